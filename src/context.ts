@@ -1,0 +1,71 @@
+import DataLoader from 'dataloader';
+import type { Snapshot } from './upstreams/snapshot-cache.js';
+import type {
+  Component,
+  Incident,
+  Maintenance,
+  StatusSummary,
+  UpcomingMaintenances,
+} from './upstreams/status-feed/model.js';
+import type { StatusFeed } from './upstreams/status-feed/status-feed.js';
+
+/** What every resolver of one operation shares. */
+export interface GatewayContext {
+  readonly statusFeed: StatusFeedLoaders;
+}
+
+/**
+ * The status feed as one operation sees it. Each document is read at most once per operation, so
+ * all of its fields answer from the same snapshot, and lookups by id are batched.
+ *
+ * The id loaders keep DataLoader's contract: for n keys they return n values in key order, `null`
+ * for an id the feed does not have.
+ */
+export interface StatusFeedLoaders {
+  summary(): Promise<Snapshot<StatusSummary>>;
+  upcoming(): Promise<Snapshot<UpcomingMaintenances>>;
+  readonly component: DataLoader<string, Component | null>;
+  readonly incident: DataLoader<string, Incident | null>;
+  /** Looks in the summary first, then in the upcoming list for ids the summary lacks. */
+  readonly maintenance: DataLoader<string, Maintenance | null>;
+}
+
+export function createContext({ statusFeed }: { statusFeed: StatusFeed }): GatewayContext {
+  return { statusFeed: createStatusFeedLoaders(statusFeed) };
+}
+
+export function createStatusFeedLoaders(feed: StatusFeed): StatusFeedLoaders {
+  const summary = once(feed.summary);
+  const upcoming = once(feed.upcoming);
+
+  return {
+    summary,
+    upcoming,
+    component: new DataLoader(async (ids) => {
+      const { value } = await summary();
+      return ids.map((id) => value.componentsById.get(id) ?? null);
+    }),
+    incident: new DataLoader(async (ids) => {
+      const { value } = await summary();
+      return ids.map((id) => value.incidentsById.get(id) ?? null);
+    }),
+    maintenance: new DataLoader(async (ids) => {
+      const { value } = await summary();
+      const found = ids.map((id) => value.maintenancesById.get(id) ?? null);
+      if (found.every((maintenance) => maintenance !== null)) return found;
+      const later = (await upcoming()).value;
+      return found.map(
+        (maintenance, i) => maintenance ?? later.maintenancesById.get(ids[i] ?? '') ?? null,
+      );
+    }),
+  };
+}
+
+/** Calls `load` on first use only; later calls get the same promise. */
+function once<Value>(load: () => Promise<Value>): () => Promise<Value> {
+  let promise: Promise<Value> | undefined;
+  return () => {
+    promise ??= load();
+    return promise;
+  };
+}

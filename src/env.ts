@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+const integer = (name: string, fallback: number, min: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int({ error: `${name} must be a whole number` })
+    .min(min, { error: `${name} must be at least ${min}` })
+    .default(fallback);
+
+const upstreamBaseUrl = (name: string, suffix?: string) =>
+  z
+    .url({ protocol: /^https?$/, error: `${name} is not an http(s) URL` })
+    .refine(
+      (url) =>
+        suffix === undefined ||
+        !URL.canParse(url) ||
+        new URL(url).pathname.replace(/\/+$/, '').endsWith(suffix),
+      { error: `${name} must end in ${suffix}` },
+    )
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional();
+
+const EnvironmentModel = z.object({
+  PORT: integer('PORT', 4000, 0).pipe(
+    z.number().max(65535, { error: 'PORT must be at most 65535' }),
+  ),
+  HOST: z.string().min(1, { error: 'HOST must not be empty' }).optional(),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+  STATUS_BASE_URL: upstreamBaseUrl('STATUS_BASE_URL', '/api/v2'),
+  VERIFY_BASE_URL: upstreamBaseUrl('VERIFY_BASE_URL'),
+  STATUS_CACHE_TTL_MS: integer('STATUS_CACHE_TTL_MS', 10_000, 0),
+  STATUS_MAX_STALE_MS: integer('STATUS_MAX_STALE_MS', 300_000, 0),
+  UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 5_000, 1),
+  UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 2, 0),
+});
+
+export type Environment = Readonly<z.output<typeof EnvironmentModel>>;
+
+export class EnvironmentError extends Error {
+  override readonly name = 'EnvironmentError';
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+/**
+ * Parses the process environment once. Every problem is reported together, so an operator fixes
+ * the configuration in one go; empty strings count as unset.
+ */
+export function parseEnvironment(source: NodeJS.ProcessEnv = process.env): Environment {
+  const present = Object.fromEntries(
+    Object.entries(source).filter(([, value]) => value !== undefined && value.trim() !== ''),
+  );
+  const result = EnvironmentModel.safeParse(present);
+  if (!result.success) {
+    throw new EnvironmentError(result.error.issues.map((issue) => issue.message));
+  }
+  return Object.freeze(result.data);
+}

@@ -1,0 +1,98 @@
+import type { Component } from '../upstreams/status-feed/model.js';
+import { builder } from './builder.js';
+import { IncidentRef } from './incident.js';
+import { MaintenanceRef } from './maintenance.js';
+
+export const ComponentStatusEnum = builder.enumType('ComponentStatus', {
+  description: 'How a component is doing right now, best first.',
+  values: {
+    OPERATIONAL: { description: 'Working normally.' },
+    DEGRADED_PERFORMANCE: { description: 'Working, but slower or less reliable than usual.' },
+    PARTIAL_OUTAGE: { description: 'Failing for some users or some requests.' },
+    MAJOR_OUTAGE: { description: 'Not working.' },
+    UNDER_MAINTENANCE: { description: 'Taken down or limited on purpose for maintenance.' },
+    UNKNOWN: {
+      description:
+        'The feed sent a status this gateway does not know yet. Show it as neutral rather than failing.',
+    },
+  } as const,
+});
+
+export const ComponentRef = builder.objectRef<Component>('Component');
+
+ComponentRef.implement({
+  description:
+    'A part of the network that has a status of its own, e.g. "Mainnet › Mirror Node REST API". Groups (e.g. "Mainnet") are components too: they have `isGroup: true` and `children`.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Identifier of the component, stable across updates.' }),
+    name: t.exposeString('name', { description: 'Display name, e.g. "JSON-RPC Relay".' }),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: 'A sentence on what the component is, when the page gives one.',
+    }),
+    status: t.expose('status', {
+      type: ComponentStatusEnum,
+      description:
+        "Current status. For a group it is the status the page gives the group, which is usually its worst child's.",
+    }),
+    position: t.exposeInt('position', {
+      description:
+        'Where the page places it among its siblings; lists here are already sorted by it.',
+    }),
+    showcase: t.exposeBoolean('showcase', {
+      description: "Whether the page shows the component's uptime history.",
+    }),
+    onlyShowIfDegraded: t.exposeBoolean('onlyShowIfDegraded', {
+      description: 'Whether the page hides the component while it is operational.',
+    }),
+    startDate: t.expose('startDate', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Since when the component has been in service, when the page says.',
+    }),
+    createdAt: t.expose('createdAt', {
+      type: 'DateTime',
+      description: 'When the component was added to the page.',
+    }),
+    updatedAt: t.expose('updatedAt', {
+      type: 'DateTime',
+      description: 'When the component last changed, e.g. its status.',
+    }),
+    isGroup: t.exposeBoolean('isGroup', {
+      description: 'Whether this is a group of other components, e.g. "Mainnet".',
+    }),
+    group: t.field({
+      type: ComponentRef,
+      nullable: true,
+      description:
+        'The group this component belongs to. Null for top-level components, and when the group is missing from the feed.',
+      resolve: (component) => component.group,
+    }),
+    children: t.field({
+      type: [ComponentRef],
+      description: 'The components of this group, by position. Empty for a plain component.',
+      resolve: (component) => component.children,
+    }),
+    incidents: t.field({
+      type: [IncidentRef],
+      description: 'Unresolved incidents that affect this component.',
+      resolve: (component) => component.incidents,
+    }),
+    maintenances: t.field({
+      type: [MaintenanceRef],
+      description:
+        'In-progress and scheduled maintenances (from the page summary) that affect this component.',
+      resolve: (component) => component.maintenances,
+    }),
+  }),
+});
+
+builder.queryField('component', (t) =>
+  t.field({
+    type: ComponentRef,
+    nullable: true,
+    description: 'One component by id, or null when the feed has no such component.',
+    args: { id: t.arg.id({ required: true, description: "The component's `id`." }) },
+    resolve: (_root, { id }, { statusFeed }) => statusFeed.component.load(String(id)),
+  }),
+);

@@ -1,0 +1,40 @@
+import type { Incident } from '../upstreams/status-feed/model.js';
+import { builder } from './builder.js';
+import { StatusEventRef } from './status-event.js';
+
+export const IncidentStatusEnum = builder.enumType('IncidentStatus', {
+  description: 'Where an incident stands, in the order it usually moves.',
+  values: {
+    INVESTIGATING: { description: 'The cause is being looked for.' },
+    IDENTIFIED: { description: 'The cause is known and a fix is under way.' },
+    MONITORING: { description: 'A fix is in place and being watched.' },
+    RESOLVED: { description: 'Over.' },
+    POSTMORTEM: { description: 'Over, and a write-up of what happened was posted.' },
+    UNKNOWN: { description: 'The feed sent a status this gateway does not know yet.' },
+  } as const,
+});
+
+export const IncidentRef = builder.objectRef<Incident>('Incident');
+
+IncidentRef.implement({
+  description: 'An unplanned problem with one or more components, and the updates posted on it.',
+  interfaces: [StatusEventRef],
+  isTypeOf: (event) => typeof event === 'object' && event !== null && !('scheduledFor' in event),
+  fields: (t) => ({
+    status: t.expose('status', {
+      type: IncidentStatusEnum,
+      description: 'Where the incident stands.',
+    }),
+  }),
+});
+
+builder.queryField('incident', (t) =>
+  t.field({
+    type: IncidentRef,
+    nullable: true,
+    description:
+      'One unresolved incident by id, or null when the feed does not list it (e.g. it was resolved since).',
+    args: { id: t.arg.id({ required: true, description: "The incident's `id`." }) },
+    resolve: (_root, { id }, { statusFeed }) => statusFeed.incident.load(String(id)),
+  }),
+);

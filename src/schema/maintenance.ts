@@ -1,0 +1,48 @@
+import type { Maintenance } from '../upstreams/status-feed/model.js';
+import { builder } from './builder.js';
+import { StatusEventRef } from './status-event.js';
+
+export const MaintenanceStatusEnum = builder.enumType('MaintenanceStatus', {
+  description: 'Where a maintenance stands, in the order it moves.',
+  values: {
+    SCHEDULED: { description: 'Planned, not started.' },
+    IN_PROGRESS: { description: 'Under way.' },
+    VERIFYING: { description: 'Done; the results are being checked.' },
+    COMPLETED: { description: 'Over.' },
+    UNKNOWN: { description: 'The feed sent a status this gateway does not know yet.' },
+  } as const,
+});
+
+export const MaintenanceRef = builder.objectRef<Maintenance>('Maintenance');
+
+MaintenanceRef.implement({
+  description:
+    'Planned work on one or more components, with its window and the updates posted on it.',
+  interfaces: [StatusEventRef],
+  isTypeOf: (event) => typeof event === 'object' && event !== null && 'scheduledFor' in event,
+  fields: (t) => ({
+    status: t.expose('status', {
+      type: MaintenanceStatusEnum,
+      description: 'Where the maintenance stands.',
+    }),
+    scheduledFor: t.expose('scheduledFor', {
+      type: 'DateTime',
+      description: 'When the maintenance window starts.',
+    }),
+    scheduledUntil: t.expose('scheduledUntil', {
+      type: 'DateTime',
+      description: 'When the maintenance window is planned to end.',
+    }),
+  }),
+});
+
+builder.queryField('maintenance', (t) =>
+  t.field({
+    type: MaintenanceRef,
+    nullable: true,
+    description:
+      'One maintenance by id: in progress, scheduled, or only in the list of upcoming ones. Null when the feed does not list it.',
+    args: { id: t.arg.id({ required: true, description: "The maintenance's `id`." }) },
+    resolve: (_root, { id }, { statusFeed }) => statusFeed.maintenance.load(String(id)),
+  }),
+);

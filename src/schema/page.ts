@@ -1,0 +1,125 @@
+import type { Snapshot } from '../upstreams/snapshot-cache.js';
+import type { PageStatus, StatusSummary } from '../upstreams/status-feed/model.js';
+import { builder } from './builder.js';
+import { ComponentRef, ComponentStatusEnum } from './component.js';
+import { IncidentRef } from './incident.js';
+import { MaintenanceRef } from './maintenance.js';
+
+export const StatusIndicatorEnum = builder.enumType('StatusIndicator', {
+  description: 'The overall state of the page, worst first: what the banner at the top shows.',
+  values: {
+    NONE: { description: 'All systems operational.' },
+    MINOR: { description: 'A minor outage or degraded performance somewhere.' },
+    MAJOR: { description: 'A major outage of at least one component.' },
+    CRITICAL: { description: 'A critical outage: the network or a core service is down.' },
+    MAINTENANCE: { description: 'Maintenance is in progress.' },
+    UNKNOWN: {
+      description:
+        'The feed sent a value this gateway does not know yet. Show a neutral state rather than failing.',
+    },
+  } as const,
+});
+
+const PageStatusRef = builder.objectRef<PageStatus>('PageStatus').implement({
+  description: 'The overall status of the page, as the banner at its top shows it.',
+  fields: (t) => ({
+    indicator: t.expose('indicator', {
+      type: StatusIndicatorEnum,
+      description: 'How bad things are overall; pick the banner colour from it.',
+    }),
+    description: t.exposeString('description', {
+      description: 'The banner text the status page shows, e.g. "Partial System Outage".',
+    }),
+  }),
+});
+
+export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implement({
+  description:
+    'The public status page of the ledger network: its overall status, its components and what is going on with them.',
+  fields: (t) => ({
+    id: t.id({ description: 'Identifier of the status page.', resolve: (s) => s.value.page.id }),
+    name: t.string({
+      description: 'Name of the status page, e.g. "Ledger Network Status".',
+      resolve: (s) => s.value.page.name,
+    }),
+    url: t.field({
+      type: 'URL',
+      description: 'Address of the human-readable status page; link to it for details.',
+      resolve: (s) => s.value.page.url,
+    }),
+    timeZone: t.string({
+      nullable: true,
+      description:
+        'The time zone the page shows times in, as an IANA name, e.g. `Etc/UTC`. Null when the feed does not say.',
+      resolve: (s) => s.value.page.timeZone,
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When anything on the page last changed.',
+      resolve: (s) => s.value.page.updatedAt,
+    }),
+    fetchedAt: t.field({
+      type: 'DateTime',
+      description:
+        'When the gateway fetched this data from the status feed. Show it as "as of …"; while the feed is down it can lag behind by a few minutes.',
+      resolve: (s) => s.fetchedAt,
+    }),
+    status: t.field({
+      type: PageStatusRef,
+      description: 'The overall status: indicator and banner text.',
+      resolve: (s) => s.value.status,
+    }),
+    components: t.field({
+      type: [ComponentRef],
+      description:
+        'Components of the network, ordered by position. Use `topLevel: true` to get the roots of the tree (groups and ungrouped components) and walk `children` from there.',
+      args: {
+        status: t.arg({
+          type: [ComponentStatusEnum],
+          required: false,
+          description:
+            'Only components in one of these statuses, e.g. `[PARTIAL_OUTAGE, MAJOR_OUTAGE]`. Omit for all.',
+        }),
+        topLevel: t.arg.boolean({
+          required: false,
+          defaultValue: false,
+          description:
+            'Only components without a group. A component whose group is missing from the feed counts as top level, so nothing disappears.',
+        }),
+      },
+      resolve: (s, { status, topLevel }) => {
+        const components = topLevel ? s.value.topLevelComponents : s.value.components;
+        if (!status) return components;
+        const wanted = new Set(status);
+        return components.filter((component) => wanted.has(component.status));
+      },
+    }),
+    incidents: t.field({
+      type: [IncidentRef],
+      description: 'Unresolved incidents, as the page lists them. Empty when all is well.',
+      resolve: (s) => s.value.incidents,
+    }),
+    scheduledMaintenances: t.field({
+      type: [MaintenanceRef],
+      description:
+        'Maintenances that are in progress or scheduled, as the page summary lists them.',
+      resolve: (s) => s.value.maintenances,
+    }),
+    upcomingMaintenances: t.field({
+      type: [MaintenanceRef],
+      description:
+        "Maintenances scheduled to start later, from the feed's list of upcoming maintenances. It can reach further ahead than `scheduledMaintenances`.",
+      resolve: async (_s, _args, { statusFeed }) =>
+        (await statusFeed.upcoming()).value.maintenances,
+    }),
+  }),
+});
+
+builder.queryField('statusPage', (t) =>
+  t.field({
+    type: PageRef,
+    description:
+      'The status page of the ledger network. Fails with `UPSTREAM_UNAVAILABLE` or `UPSTREAM_BAD_RESPONSE` only when the feed is down and no recent copy is on hand.',
+    resolve: (_root, _args, { statusFeed }) => statusFeed.summary(),
+  }),
+);

@@ -1,0 +1,211 @@
+/**
+ * HTTP control API, for driving a running simulator from another process (benchmark,
+ * docker-compose). All bodies and answers are JSON; bad input gets 400 `{ error }`.
+ *
+ * - `GET /_simulator/health` → `{ ok: true }`
+ * - `GET /_simulator/faults` → `{ faults: ActiveFault[] }`
+ * - `POST /_simulator/faults` `{ upstream, path, fault, times? }` (`fault: null` clears) → same
+ * - `DELETE /_simulator/faults` → `{ faults: [] }`
+ * - `GET /_simulator/requests` → `{ count, byPath: { [path]: n } }`; `DELETE` resets the counts
+ * - `GET /_simulator/status-feed` → page, status and component ids/statuses of the served feed
+ * - `PUT /_simulator/status-feed` `{ preset?: 'demo' | 'realistic' | 'large',
+ *   components?: { [id]: status } }` → resets to a preset and/or sets leaf component statuses
+ */
+import {
+  type FaultTable,
+  parseFault,
+  parseFaultPath,
+  parseTimes,
+  parseUpstreamName,
+} from './fault.js';
+import { jsonResponse } from './json-response.js';
+import { BodyTooLargeError } from './read-body.js';
+import type { RequestLog } from './request-log.js';
+import {
+  createStatusFeed,
+  STATUS_FEED_PRESETS,
+  type StatusFeedPreset,
+} from './status-feed/fixture.js';
+import type { StatusFeedUpstream } from './status-feed/routes.js';
+import { COMPONENT_STATUSES, setComponentStatuses } from './status-feed/status-rollup.js';
+import type { StatuspageComponentStatus } from './status-feed/types.js';
+import type { SimulatorResponse, UpstreamRequest } from './upstream.js';
+
+/** Where the control API is mounted; requests under it are not recorded in the request log. */
+export const CONTROL_PREFIX = '/_simulator';
+
+export interface ControlApiContext {
+  readonly faults: FaultTable;
+  readonly log: RequestLog;
+  readonly statusFeed: StatusFeedUpstream;
+}
+
+type Handler = (request: UpstreamRequest) => SimulatorResponse | Promise<SimulatorResponse>;
+
+/** Reported as 400 with its message: the request body was understood but is not acceptable. */
+class BadRequestError extends Error {}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+async function readJsonObject(
+  request: UpstreamRequest,
+  allowedFields: readonly string[],
+): Promise<Record<string, unknown>> {
+  const text = (await request.readBody()).toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BadRequestError('Body must be a JSON object');
+  }
+  if (!isRecord(value)) throw new BadRequestError('Body must be a JSON object');
+  const unknown = Object.keys(value).filter((field) => !allowedFields.includes(field));
+  if (unknown.length > 0) {
+    throw new BadRequestError(
+      `Unknown field(s) ${unknown.join(', ')}; expected ${allowedFields.join(', ')}`,
+    );
+  }
+  return value;
+}
+
+/** Runs a parser, turning its TypeError/RangeError into a 400. */
+function check<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof TypeError || error instanceof RangeError) {
+      throw new BadRequestError(error.message);
+    }
+    throw error;
+  }
+}
+
+function parsePreset(value: unknown): StatusFeedPreset | undefined {
+  if (value === undefined) return undefined;
+  const presets = Object.keys(STATUS_FEED_PRESETS) as StatusFeedPreset[];
+  const preset = presets.find((name) => name === value);
+  if (!preset) throw new TypeError(`preset must be one of ${presets.join(', ')}`);
+  return preset;
+}
+
+function parseComponentStatuses(
+  value: unknown,
+): Record<string, StatuspageComponentStatus> | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) {
+    throw new TypeError('components must be an object of component id to status');
+  }
+  // Null prototype, so an id like "__proto__" is kept (and reported unknown) rather than lost.
+  const statuses: Record<string, StatuspageComponentStatus> = Object.create(null);
+  for (const [id, status] of Object.entries(value)) {
+    const known = COMPONENT_STATUSES.find((candidate) => candidate === status);
+    if (!known) {
+      throw new TypeError(`components["${id}"] must be one of ${COMPONENT_STATUSES.join(', ')}`);
+    }
+    statuses[id] = known;
+  }
+  return statuses;
+}
+
+/** The HTTP control API, for driving the simulator from another process. */
+export function createControlApi(
+  context: ControlApiContext,
+): (request: UpstreamRequest) => Promise<SimulatorResponse> {
+  const { faults, log, statusFeed } = context;
+  const faultList = (): SimulatorResponse => jsonResponse(200, { faults: faults.list() });
+  const requestCounts = (): SimulatorResponse =>
+    jsonResponse(200, { count: log.count(), byPath: log.byPath() });
+  const feedOverview = (): SimulatorResponse => {
+    const { summary } = statusFeed.feed;
+    return jsonResponse(200, {
+      page: summary.page,
+      status: summary.status,
+      components: summary.components.map(({ id, name, status, group, group_id }) => ({
+        id,
+        name,
+        status,
+        group,
+        group_id,
+      })),
+      incidents: summary.incidents.length,
+      scheduledMaintenances: summary.scheduled_maintenances.length,
+      upcomingMaintenances: statusFeed.feed.upcoming.scheduled_maintenances.length,
+    });
+  };
+
+  const routes: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
+    '/health': { GET: () => jsonResponse(200, { ok: true }) },
+    '/faults': {
+      GET: faultList,
+      POST: async (request) => {
+        const body = await readJsonObject(request, ['upstream', 'path', 'fault', 'times']);
+        const upstream = check(() => parseUpstreamName(body.upstream));
+        const path = check(() => parseFaultPath(body.path));
+        if (body.fault === undefined) {
+          throw new BadRequestError('fault is required (null clears the fault on that path)');
+        }
+        const fault = body.fault === null ? null : check(() => parseFault(body.fault));
+        const times = check(() => parseTimes(body.times));
+        faults.set(upstream, path, fault, times);
+        return faultList();
+      },
+      DELETE: () => {
+        faults.clear();
+        return faultList();
+      },
+    },
+    '/requests': {
+      GET: requestCounts,
+      DELETE: () => {
+        log.reset();
+        return requestCounts();
+      },
+    },
+    '/status-feed': {
+      GET: feedOverview,
+      PUT: async (request) => {
+        const body = await readJsonObject(request, ['preset', 'components']);
+        const preset = check(() => parsePreset(body.preset));
+        const components = check(() => parseComponentStatuses(body.components));
+        if (preset === undefined && components === undefined) {
+          throw new BadRequestError('Expected "preset" and/or "components"');
+        }
+        if (preset !== undefined) {
+          const feed = createStatusFeed({ ...STATUS_FEED_PRESETS[preset], now: new Date() });
+          if (components) check(() => setComponentStatuses(feed, components));
+          statusFeed.setFeed(feed);
+        } else if (components) {
+          // setComponentStatuses validates every id before changing anything.
+          check(() => statusFeed.updateFeed((feed) => setComponentStatuses(feed, components)));
+        }
+        return feedOverview();
+      },
+    },
+  };
+
+  return async (request) => {
+    const route = Object.hasOwn(routes, request.path) ? routes[request.path] : undefined;
+    if (!route) {
+      return jsonResponse(404, {
+        error: `Unknown control path ${CONTROL_PREFIX}${request.path}`,
+        paths: Object.keys(routes).map((path) => `${CONTROL_PREFIX}${path}`),
+      });
+    }
+    const handler = Object.hasOwn(route, request.method) ? route[request.method] : undefined;
+    if (!handler) {
+      const allowed = Object.keys(route).join(', ');
+      return jsonResponse(405, { error: `Use ${allowed}` }, { allow: allowed });
+    }
+    try {
+      return await handler(request);
+    } catch (error) {
+      if (error instanceof BadRequestError) return jsonResponse(400, { error: error.message });
+      if (error instanceof BodyTooLargeError) {
+        return jsonResponse(413, { error: error.message }, { connection: 'close' });
+      }
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,57 @@
+/** The upstream's body exceeded the size the gateway accepts. */
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+
+  constructor(maxBytes: number) {
+    super(`the body is larger than ${maxBytes} bytes`);
+  }
+}
+
+/** The upstream sent its headers but not the whole body in time. */
+export class BodyTimeoutError extends Error {
+  override readonly name = 'BodyTimeoutError';
+
+  constructor(timeoutMs: number) {
+    super(`the body did not arrive within ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * Reads a response body as UTF-8 text, giving up past `maxBytes` or `timeoutMs`: `fetch` alone
+ * buffers a body of any size, for as long as the upstream takes to trickle it.
+ */
+export async function readBodyText(
+  response: Response,
+  { maxBytes, timeoutMs }: { maxBytes: number; timeoutMs: number },
+): Promise<string> {
+  if (Number(response.headers.get('content-length')) > maxBytes) {
+    await response.body?.cancel();
+    throw new BodyTooLargeError(maxBytes);
+  }
+  if (!response.body) return '';
+
+  const reader = response.body.getReader();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  }, timeoutMs);
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (timedOut) throw new BodyTimeoutError(timeoutMs);
+      if (done) return text + decoder.decode();
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel();
+        throw new BodyTooLargeError(maxBytes);
+      }
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,79 @@
+/** A value and when the gateway fetched it. */
+export interface Snapshot<Value> {
+  readonly value: Value;
+  readonly fetchedAt: Date;
+  /** True when a refresh failed and this older snapshot is served instead (stale-if-error). */
+  readonly stale: boolean;
+}
+
+export type SnapshotCacheEvent = 'hit' | 'miss' | 'coalesced' | 'stale';
+
+export interface SnapshotCacheOptions<Value> {
+  /** Fetches a fresh value; its rejection is what callers see when no snapshot can stand in. */
+  readonly load: () => Promise<Value>;
+  /** How long a snapshot is served without asking the upstream again. */
+  readonly ttlMs: number;
+  /**
+   * How long after its fetch a snapshot may still be served when a refresh fails.
+   * `0` turns stale-if-error off.
+   */
+  readonly maxStaleMs: number;
+  /** Told of every read, for metrics. */
+  readonly onEvent?: (event: SnapshotCacheEvent, error?: unknown) => void;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+/**
+ * One upstream document shared by all requests: fresh for `ttlMs`, fetched once however many
+ * requests ask for it at the same time, and kept on hand to stand in while the upstream fails.
+ */
+export class SnapshotCache<Value> {
+  readonly #options: SnapshotCacheOptions<Value>;
+  readonly #now: () => number;
+  #current: Snapshot<Value> | undefined;
+  #refreshing: Promise<Snapshot<Value>> | undefined;
+
+  constructor(options: SnapshotCacheOptions<Value>) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The last good snapshot, fresh or not, without fetching. */
+  get current(): Snapshot<Value> | undefined {
+    return this.#current;
+  }
+
+  get(): Promise<Snapshot<Value>> {
+    const current = this.#current;
+    if (current && this.#now() - current.fetchedAt.getTime() < this.#options.ttlMs) {
+      this.#options.onEvent?.('hit');
+      return Promise.resolve(current);
+    }
+    if (this.#refreshing) {
+      this.#options.onEvent?.('coalesced');
+      return this.#refreshing;
+    }
+    this.#options.onEvent?.('miss');
+    const refreshing = this.#refresh().finally(() => {
+      this.#refreshing = undefined;
+    });
+    this.#refreshing = refreshing;
+    return refreshing;
+  }
+
+  async #refresh(): Promise<Snapshot<Value>> {
+    try {
+      const value = await this.#options.load();
+      this.#current = { value, fetchedAt: new Date(this.#now()), stale: false };
+      return this.#current;
+    } catch (error) {
+      const previous = this.#current;
+      if (previous && this.#now() - previous.fetchedAt.getTime() <= this.#options.maxStaleMs) {
+        this.#options.onEvent?.('stale', error);
+        return { ...previous, stale: true };
+      }
+      throw error;
+    }
+  }
+}

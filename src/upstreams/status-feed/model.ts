@@ -1,0 +1,147 @@
+/*
+ * The status feed's domain, as the graph serves it: enum values in SCREAMING_CASE, timestamps as
+ * Dates, and the component tree linked by reference, so `group`, `children` and the incidents of a
+ * component are property reads.
+ */
+
+export const STATUS_INDICATORS = ['NONE', 'MINOR', 'MAJOR', 'CRITICAL', 'MAINTENANCE'] as const;
+export const COMPONENT_STATUSES = [
+  'OPERATIONAL',
+  'DEGRADED_PERFORMANCE',
+  'PARTIAL_OUTAGE',
+  'MAJOR_OUTAGE',
+  'UNDER_MAINTENANCE',
+] as const;
+export const INCIDENT_STATUSES = [
+  'INVESTIGATING',
+  'IDENTIFIED',
+  'MONITORING',
+  'RESOLVED',
+  'POSTMORTEM',
+] as const;
+export const MAINTENANCE_STATUSES = ['SCHEDULED', 'IN_PROGRESS', 'VERIFYING', 'COMPLETED'] as const;
+export const UPDATE_STATUSES = [...INCIDENT_STATUSES, ...MAINTENANCE_STATUSES] as const;
+export const IMPACTS = ['NONE', 'MINOR', 'MAJOR', 'CRITICAL', 'MAINTENANCE'] as const;
+
+/** Any value the upstream adds after this was written. */
+export type Unknown = 'UNKNOWN';
+export type StatusIndicator = (typeof STATUS_INDICATORS)[number] | Unknown;
+export type ComponentStatus = (typeof COMPONENT_STATUSES)[number] | Unknown;
+export type IncidentStatus = (typeof INCIDENT_STATUSES)[number] | Unknown;
+export type MaintenanceStatus = (typeof MAINTENANCE_STATUSES)[number] | Unknown;
+export type UpdateStatus = (typeof UPDATE_STATUSES)[number] | Unknown;
+export type Impact = (typeof IMPACTS)[number] | Unknown;
+
+/** Maps a wire value such as `degraded_performance` to its enum value, or `UNKNOWN`. */
+export function toEnumValue<const Known extends string>(
+  known: readonly Known[],
+  wire: string,
+): Known | Unknown {
+  const value = wire.toUpperCase();
+  return (known as readonly string[]).includes(value) ? (value as Known) : 'UNKNOWN';
+}
+
+export interface Page {
+  readonly id: string;
+  readonly name: string;
+  readonly url: string;
+  readonly timeZone: string | null;
+  readonly updatedAt: Date;
+}
+
+export interface PageStatus {
+  readonly indicator: StatusIndicator;
+  readonly description: string;
+}
+
+export interface Component {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly status: ComponentStatus;
+  readonly position: number;
+  readonly showcase: boolean;
+  readonly onlyShowIfDegraded: boolean;
+  readonly startDate: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly isGroup: boolean;
+  /** The containing group, when `group_id` names a component of the same feed. */
+  readonly group: Component | null;
+  /** Components whose `group_id` is this one, by position. */
+  readonly children: readonly Component[];
+  /** Unresolved incidents of the summary that list this component. */
+  readonly incidents: readonly Incident[];
+  /** Maintenances of the summary that list this component. */
+  readonly maintenances: readonly Maintenance[];
+}
+
+export interface AffectedComponent {
+  /** The component's id. */
+  readonly id: string;
+  readonly name: string | null;
+  readonly oldStatus: ComponentStatus;
+  readonly newStatus: ComponentStatus;
+}
+
+export interface IncidentUpdate {
+  readonly id: string;
+  readonly status: UpdateStatus;
+  readonly body: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly displayAt: Date;
+  readonly affectedComponents: readonly AffectedComponent[];
+}
+
+/** What incidents and maintenances share. */
+export interface StatusEvent {
+  readonly id: string;
+  readonly name: string;
+  readonly impact: Impact;
+  readonly shortlink: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly startedAt: Date | null;
+  readonly monitoringAt: Date | null;
+  readonly resolvedAt: Date | null;
+  /** Newest first. */
+  readonly updates: readonly IncidentUpdate[];
+  /**
+   * The affected components as the event lists them. They are resolved against the summary's
+   * component tree when served, so that they are the very nodes of the tree.
+   */
+  readonly components: readonly Component[];
+}
+
+export interface Incident extends StatusEvent {
+  readonly status: IncidentStatus;
+}
+
+export interface Maintenance extends StatusEvent {
+  readonly status: MaintenanceStatus;
+  readonly scheduledFor: Date;
+  readonly scheduledUntil: Date;
+}
+
+/** The summary endpoint, indexed once per fetch. */
+export interface StatusSummary {
+  readonly page: Page;
+  readonly status: PageStatus;
+  /** Every component, by position. */
+  readonly components: readonly Component[];
+  /** Components without a group in this feed, by position. */
+  readonly topLevelComponents: readonly Component[];
+  readonly componentsById: ReadonlyMap<string, Component>;
+  readonly incidents: readonly Incident[];
+  readonly incidentsById: ReadonlyMap<string, Incident>;
+  readonly maintenances: readonly Maintenance[];
+  readonly maintenancesById: ReadonlyMap<string, Maintenance>;
+}
+
+/** The upcoming-maintenances endpoint. */
+export interface UpcomingMaintenances {
+  readonly page: Page;
+  readonly maintenances: readonly Maintenance[];
+  readonly maintenancesById: ReadonlyMap<string, Maintenance>;
+}

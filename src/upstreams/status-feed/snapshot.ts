@@ -1,0 +1,245 @@
+import type { z } from 'zod';
+import {
+  type AffectedComponent,
+  COMPONENT_STATUSES,
+  type Component,
+  IMPACTS,
+  INCIDENT_STATUSES,
+  type Incident,
+  type IncidentUpdate,
+  MAINTENANCE_STATUSES,
+  type Maintenance,
+  type Page,
+  STATUS_INDICATORS,
+  type StatusEvent,
+  type StatusSummary,
+  toEnumValue,
+  UPDATE_STATUSES,
+  type UpcomingMaintenances,
+} from './model.js';
+import {
+  WireAffectedComponent,
+  WireComponent,
+  WireIncident,
+  WireIncidentUpdate,
+  WireMaintenance,
+  type WirePage,
+  type WireSummary,
+  type WireUpcoming,
+} from './wire.js';
+
+/**
+ * A snapshot and what was left out of it: list items that failed validation are dropped one by
+ * one, and each is described here so that the caller can log it.
+ */
+export interface Built<Snapshot> {
+  readonly snapshot: Snapshot;
+  readonly problems: readonly string[];
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer I)[] ? I[] : T[K] };
+
+export function buildSummary(wire: WireSummary): Built<StatusSummary> {
+  const problems: string[] = [];
+  const components = parseItems(wire.components, WireComponent, 'components', problems)
+    .map(toComponent)
+    .sort(byPosition);
+  const componentsById = new Map(components.map((component) => [component.id, component]));
+
+  for (const component of components) {
+    const group = component.groupId === null ? undefined : componentsById.get(component.groupId);
+    // Statuspage groups are one level deep; linking only to a top-level group also keeps a
+    // malformed feed from making a cycle.
+    if (group && group !== component && group.groupId === null) {
+      component.group = group;
+      group.children.push(component);
+      group.isGroup = true;
+    }
+  }
+
+  const incidents = parseItems(wire.incidents, WireIncident, 'incidents', problems).map((item, i) =>
+    toIncident(item, `incidents[${i}]`, problems),
+  );
+  const maintenances = parseItems(
+    wire.scheduled_maintenances,
+    WireMaintenance,
+    'scheduled_maintenances',
+    problems,
+  ).map((item, i) => toMaintenance(item, `scheduled_maintenances[${i}]`, problems));
+
+  for (const incident of incidents) {
+    incident.components = incident.components.map((listed) => {
+      const node = componentsById.get(listed.id);
+      node?.incidents.push(incident);
+      return node ?? listed;
+    });
+  }
+  for (const maintenance of maintenances) {
+    maintenance.components = maintenance.components.map((listed) => {
+      const node = componentsById.get(listed.id);
+      node?.maintenances.push(maintenance);
+      return node ?? listed;
+    });
+  }
+
+  return {
+    snapshot: {
+      page: toPage(wire.page),
+      status: {
+        indicator: toEnumValue(STATUS_INDICATORS, wire.status.indicator),
+        description: wire.status.description ?? '',
+      },
+      components,
+      topLevelComponents: components.filter((component) => component.group === null),
+      componentsById,
+      incidents,
+      incidentsById: new Map(incidents.map((incident) => [incident.id, incident])),
+      maintenances,
+      maintenancesById: new Map(maintenances.map((maintenance) => [maintenance.id, maintenance])),
+    },
+    problems,
+  };
+}
+
+export function buildUpcoming(wire: WireUpcoming): Built<UpcomingMaintenances> {
+  const problems: string[] = [];
+  const maintenances = parseItems(
+    wire.scheduled_maintenances,
+    WireMaintenance,
+    'scheduled_maintenances',
+    problems,
+  ).map((item, i) => toMaintenance(item, `scheduled_maintenances[${i}]`, problems));
+  return {
+    snapshot: {
+      page: toPage(wire.page),
+      maintenances,
+      maintenancesById: new Map(maintenances.map((maintenance) => [maintenance.id, maintenance])),
+    },
+    problems,
+  };
+}
+
+function parseItems<Output>(
+  items: readonly unknown[],
+  schema: z.ZodType<Output>,
+  where: string,
+  problems: string[],
+): Output[] {
+  const valid: Output[] = [];
+  items.forEach((item, index) => {
+    const parsed = schema.safeParse(item);
+    if (parsed.success) {
+      valid.push(parsed.data);
+    } else {
+      const issue = parsed.error.issues[0];
+      const at = issue?.path.length ? `.${issue.path.join('.')}` : '';
+      problems.push(`${where}[${index}]${at} left out: ${issue?.message ?? 'invalid'}`);
+    }
+  });
+  return valid;
+}
+
+const byPosition = (a: Component, b: Component) =>
+  a.position - b.position || a.name.localeCompare(b.name);
+
+function toPage(wire: WirePage): Page {
+  return {
+    id: wire.id,
+    name: wire.name,
+    url: wire.url,
+    timeZone: wire.time_zone,
+    updatedAt: wire.updated_at,
+  };
+}
+
+type ComponentNode = Mutable<Component> & { groupId: string | null };
+
+function toComponent(wire: WireComponent): ComponentNode {
+  return {
+    id: wire.id,
+    name: wire.name,
+    description: wire.description,
+    status: toEnumValue(COMPONENT_STATUSES, wire.status),
+    position: wire.position ?? 0,
+    showcase: wire.showcase,
+    onlyShowIfDegraded: wire.only_show_if_degraded,
+    startDate: wire.start_date,
+    createdAt: wire.created_at,
+    updatedAt: wire.updated_at,
+    isGroup: wire.group,
+    groupId: wire.group_id,
+    group: null,
+    children: [],
+    incidents: [],
+    maintenances: [],
+  };
+}
+
+function toEvent(wire: WireIncident, where: string, problems: string[]): Mutable<StatusEvent> {
+  const updates = parseItems(
+    wire.incident_updates,
+    WireIncidentUpdate,
+    `${where}.incident_updates`,
+    problems,
+  )
+    .map((update, i) => toUpdate(update, `${where}.incident_updates[${i}]`, problems))
+    .sort((a, b) => b.displayAt.getTime() - a.displayAt.getTime());
+  return {
+    id: wire.id,
+    name: wire.name,
+    impact: toEnumValue(IMPACTS, wire.impact),
+    shortlink: wire.shortlink,
+    createdAt: wire.created_at,
+    updatedAt: wire.updated_at,
+    startedAt: wire.started_at,
+    monitoringAt: wire.monitoring_at,
+    resolvedAt: wire.resolved_at,
+    updates,
+    components: parseItems(wire.components, WireComponent, `${where}.components`, problems).map(
+      toComponent,
+    ),
+  };
+}
+
+function toIncident(wire: WireIncident, where: string, problems: string[]): Mutable<Incident> {
+  return { ...toEvent(wire, where, problems), status: toEnumValue(INCIDENT_STATUSES, wire.status) };
+}
+
+function toMaintenance(
+  wire: WireMaintenance,
+  where: string,
+  problems: string[],
+): Mutable<Maintenance> {
+  return {
+    ...toEvent(wire, where, problems),
+    status: toEnumValue(MAINTENANCE_STATUSES, wire.status),
+    scheduledFor: wire.scheduled_for,
+    scheduledUntil: wire.scheduled_until,
+  };
+}
+
+function toUpdate(wire: WireIncidentUpdate, where: string, problems: string[]): IncidentUpdate {
+  return {
+    id: wire.id,
+    status: toEnumValue(UPDATE_STATUSES, wire.status),
+    body: wire.body ?? '',
+    createdAt: wire.created_at,
+    updatedAt: wire.updated_at,
+    displayAt: wire.display_at ?? wire.created_at,
+    affectedComponents: parseItems(
+      wire.affected_components,
+      WireAffectedComponent,
+      `${where}.affected_components`,
+      problems,
+    ).map(toAffectedComponent),
+  };
+}
+
+function toAffectedComponent(wire: WireAffectedComponent): AffectedComponent {
+  return {
+    id: wire.code,
+    name: wire.name,
+    oldStatus: toEnumValue(COMPONENT_STATUSES, wire.old_status),
+    newStatus: toEnumValue(COMPONENT_STATUSES, wire.new_status),
+  };
+}

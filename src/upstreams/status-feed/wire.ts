@@ -1,0 +1,130 @@
+import { z } from 'zod';
+
+/*
+ * The status feed as it arrives (Statuspage v2), validated at the boundary.
+ *
+ * The outer documents are checked whole: a body without a page is not the feed. List items are
+ * only required to be lists here and are validated one by one while the snapshot is built, so
+ * that one malformed incident leaves the rest of the page standing.
+ */
+
+const timestamp = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+
+/** Absent, null or unparseable: the UI shows "unknown" rather than losing the item. */
+const optionalTimestamp = timestamp
+  .nullish()
+  .catch(null)
+  .transform((value) => value ?? null);
+
+const optionalText = z
+  .string()
+  .nullish()
+  .catch(null)
+  .transform((value) => value ?? null);
+
+const optionalUrl = z
+  .url()
+  .nullish()
+  .catch(null)
+  .transform((value) => value ?? null);
+
+const flag = z
+  .boolean()
+  .nullish()
+  .catch(false)
+  .transform((value) => value ?? false);
+
+/** A status-like string; values outside the known sets are mapped to `UNKNOWN` later. */
+const state = z
+  .string()
+  .nullish()
+  .catch(null)
+  .transform((value) => value ?? '');
+
+/** A list that may come as `null`, or be missing; its items are checked later, one by one. */
+const list = z
+  .array(z.unknown())
+  .nullish()
+  .transform((value) => value ?? []);
+
+export const WirePage = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  url: z.url(),
+  time_zone: optionalText,
+  updated_at: timestamp,
+});
+
+export const WireComponent = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  status: state,
+  description: optionalText,
+  position: z.number().int().nullish().catch(null),
+  showcase: flag,
+  only_show_if_degraded: flag,
+  group: flag,
+  group_id: optionalText,
+  start_date: optionalTimestamp,
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const WireAffectedComponent = z.object({
+  code: z.string().min(1),
+  name: optionalText,
+  old_status: state,
+  new_status: state,
+});
+
+export const WireIncidentUpdate = z.object({
+  id: z.string().min(1),
+  status: state,
+  body: optionalText,
+  created_at: timestamp,
+  updated_at: timestamp,
+  display_at: optionalTimestamp,
+  affected_components: list,
+});
+
+export const WireIncident = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  status: state,
+  impact: state,
+  shortlink: optionalUrl,
+  created_at: timestamp,
+  updated_at: timestamp,
+  started_at: optionalTimestamp,
+  monitoring_at: optionalTimestamp,
+  resolved_at: optionalTimestamp,
+  incident_updates: list,
+  components: list,
+});
+
+export const WireMaintenance = WireIncident.extend({
+  scheduled_for: timestamp,
+  scheduled_until: timestamp,
+});
+
+export const WireSummary = z.object({
+  page: WirePage,
+  status: z.object({ indicator: state, description: optionalText }),
+  components: list,
+  incidents: list,
+  scheduled_maintenances: list,
+});
+
+export const WireUpcoming = z.object({
+  page: WirePage,
+  scheduled_maintenances: list,
+});
+
+export type WirePage = z.output<typeof WirePage>;
+export type WireComponent = z.output<typeof WireComponent>;
+export type WireAffectedComponent = z.output<typeof WireAffectedComponent>;
+export type WireIncidentUpdate = z.output<typeof WireIncidentUpdate>;
+export type WireIncident = z.output<typeof WireIncident>;
+export type WireMaintenance = z.output<typeof WireMaintenance>;
+export type WireSummary = z.output<typeof WireSummary>;
+export type WireUpcoming = z.output<typeof WireUpcoming>;

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { SnapshotCache, type SnapshotCacheEvent } from '../../src/upstreams/snapshot-cache.js';
+
+function setUp(options: { ttlMs: number; maxStaleMs: number }) {
+  let now = 1_000_000;
+  let calls = 0;
+  let next: () => Promise<string> = async () => `v${calls}`;
+  const events: SnapshotCacheEvent[] = [];
+  const cache = new SnapshotCache<string>({
+    ...options,
+    now: () => now,
+    load: () => {
+      calls += 1;
+      return next();
+    },
+    onEvent: (event) => events.push(event),
+  });
+  return {
+    cache,
+    events,
+    calls: () => calls,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    willLoad: (load: () => Promise<string>) => {
+      next = load;
+    },
+  };
+}
+
+describe('SnapshotCache', () => {
+  it('serves one snapshot within the TTL and loads again after it', async () => {
+    const t = setUp({ ttlMs: 100, maxStaleMs: 0 });
+    const first = await t.cache.get();
+    t.advance(99);
+    expect(await t.cache.get()).toBe(first);
+    t.advance(1);
+    const second = await t.cache.get();
+    expect(second.value).toBe('v2');
+    expect(second.fetchedAt.getTime() - first.fetchedAt.getTime()).toBe(100);
+    expect(t.events).toEqual(['miss', 'hit', 'miss']);
+  });
+
+  it('coalesces concurrent reads into one load', async () => {
+    const t = setUp({ ttlMs: 100, maxStaleMs: 0 });
+    const results = await Promise.all(Array.from({ length: 50 }, () => t.cache.get()));
+    expect(t.calls()).toBe(1);
+    expect(new Set(results).size).toBe(1);
+    expect(t.events.filter((e) => e === 'coalesced')).toHaveLength(49);
+  });
+
+  it('shares a failure with every waiting reader and tries again on the next read', async () => {
+    const t = setUp({ ttlMs: 100, maxStaleMs: 0 });
+    t.willLoad(async () => {
+      throw new Error('down');
+    });
+    const results = await Promise.allSettled([t.cache.get(), t.cache.get()]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    t.willLoad(async () => 'back');
+    expect((await t.cache.get()).value).toBe('back');
+    expect(t.calls()).toBe(2);
+  });
+
+  it('stands in the last good snapshot, marked stale, within maxStaleMs of its fetch', async () => {
+    const t = setUp({ ttlMs: 10, maxStaleMs: 1_000 });
+    const good = await t.cache.get();
+    t.willLoad(async () => {
+      throw new Error('down');
+    });
+    t.advance(1_000);
+    const stale = await t.cache.get();
+    expect(stale).toMatchObject({ value: good.value, fetchedAt: good.fetchedAt, stale: true });
+    expect(t.cache.current).toBe(good);
+    t.advance(1);
+    await expect(t.cache.get()).rejects.toThrow('down');
+  });
+});
