@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { GraphQLError } from 'graphql';
 import type { Snapshot } from './upstreams/snapshot-cache.js';
 import type {
   Component,
@@ -8,10 +9,32 @@ import type {
   UpcomingMaintenances,
 } from './upstreams/status-feed/model.js';
 import type { StatusFeed } from './upstreams/status-feed/status-feed.js';
+import type { UpstreamSession } from './upstreams/verification/upstream-session.js';
+import type { VerificationService } from './upstreams/verification/verification-service.js';
 
 /** What every resolver of one operation shares. */
 export interface GatewayContext {
   readonly statusFeed: StatusFeedLoaders;
+  readonly verification: VerificationService;
+  /** The calling client's own session at the verification service. */
+  readonly verificationSession: UpstreamSession;
+  /** Errors to report beside data (see `usePartialErrors`). */
+  readonly partialErrors: GraphQLError[];
+}
+
+export interface ContextSources {
+  readonly statusFeed: StatusFeed;
+  readonly verification: VerificationService;
+  readonly verificationSession: UpstreamSession;
+}
+
+export function createContext(sources: ContextSources): GatewayContext {
+  return {
+    statusFeed: createStatusFeedLoaders(sources.statusFeed),
+    verification: sources.verification,
+    verificationSession: sources.verificationSession,
+    partialErrors: [],
+  };
 }
 
 /**
@@ -28,10 +51,6 @@ export interface StatusFeedLoaders {
   readonly incident: DataLoader<string, Incident | null>;
   /** Looks in the summary first, then in the upcoming list for ids the summary lacks. */
   readonly maintenance: DataLoader<string, Maintenance | null>;
-}
-
-export function createContext({ statusFeed }: { statusFeed: StatusFeed }): GatewayContext {
-  return { statusFeed: createStatusFeedLoaders(statusFeed) };
 }
 
 export function createStatusFeedLoaders(feed: StatusFeed): StatusFeedLoaders {

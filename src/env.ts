@@ -20,6 +20,12 @@ const upstreamBaseUrl = (name: string, suffix?: string) =>
     .transform((url) => url.replace(/\/+$/, ''))
     .optional();
 
+const flag = (name: string) =>
+  z
+    .enum(['true', 'false', '1', '0'], { error: `${name} must be true or false` })
+    .transform((value) => value === 'true' || value === '1')
+    .optional();
+
 const EnvironmentModel = z.object({
   PORT: integer('PORT', 4000, 0).pipe(
     z.number().max(65535, { error: 'PORT must be at most 65535' }),
@@ -37,6 +43,9 @@ const EnvironmentModel = z.object({
   STATUS_MAX_STALE_MS: integer('STATUS_MAX_STALE_MS', 300_000, 0),
   UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 5_000, 1),
   UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 2, 0),
+  VERIFY_CHAINS_TTL_MS: integer('VERIFY_CHAINS_TTL_MS', 3_600_000, 0),
+  /** Unset: Secure in production only. */
+  SESSION_COOKIE_SECURE: flag('SESSION_COOKIE_SECURE'),
 });
 
 export type Environment = Readonly<z.output<typeof EnvironmentModel>>;

@@ -4,8 +4,11 @@ import type { Logger } from 'pino';
 import { createContext, type GatewayContext } from './context.js';
 import { maskError } from './mask-error.js';
 import { PAGE_TREE_QUERY } from './page-tree-query.js';
+import { usePartialErrors } from './plugins/use-partial-errors.js';
+import { useVerificationSession } from './plugins/use-verification-session.js';
 import { schema } from './schema/index.js';
 import { createStatusFeed } from './upstreams/status-feed/status-feed.js';
+import { createVerificationService } from './upstreams/verification/verification-service.js';
 import { toYogaLogger } from './yoga-logger.js';
 
 export interface GatewayOptions {
@@ -40,6 +43,16 @@ export interface GatewayOptions {
    */
   readonly upstreamRetryDelayMs?: number;
   /**
+   * Mark the verification session cookie `Secure`, so browsers send it over HTTPS only.
+   * @default false
+   */
+  readonly sessionCookieSecure?: boolean;
+  /**
+   * How long the verification service's chain list is trusted before it is fetched again.
+   * @default 3600000
+   */
+  readonly verifyChainsTtlMs?: number;
+  /**
    * Show internal error details to clients. Only for local development.
    * @default false
    */
@@ -64,10 +77,29 @@ export function createGateway(options: GatewayOptions): Gateway {
     logger,
   });
 
+  const verification = createVerificationService({
+    ...upstream,
+    baseUrl: options.verifyBaseUrl,
+    ...(options.verifyChainsTtlMs === undefined ? {} : { chainsTtlMs: options.verifyChainsTtlMs }),
+    logger,
+  });
+
+  const graphqlEndpoint = '/graphql';
+  const verificationSession = useVerificationSession({
+    path: graphqlEndpoint,
+    secure: options.sessionCookieSecure ?? false,
+  });
+
   return createYoga<Record<string, never>, GatewayContext>({
     schema,
-    context: () => createContext({ statusFeed }),
-    graphqlEndpoint: '/graphql',
+    context: ({ request }) =>
+      createContext({
+        statusFeed,
+        verification,
+        verificationSession: verificationSession.sessionFor(request),
+      }),
+    plugins: [verificationSession, usePartialErrors()],
+    graphqlEndpoint,
     landingPage: false,
     logging: toYogaLogger(logger),
     maskedErrors: {

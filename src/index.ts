@@ -31,6 +31,8 @@ const gateway = createGateway({
   statusMaxStaleMs: env.STATUS_MAX_STALE_MS,
   upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
   upstreamRetries: env.UPSTREAM_RETRIES,
+  verifyChainsTtlMs: env.VERIFY_CHAINS_TTL_MS,
+  sessionCookieSecure: env.SESSION_COOKIE_SECURE ?? env.NODE_ENV === 'production',
   development: env.NODE_ENV === 'development',
   logger,
 });

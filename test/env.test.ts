@@ -11,6 +11,7 @@ describe('parseEnvironment', () => {
       STATUS_MAX_STALE_MS: 300_000,
       UPSTREAM_TIMEOUT_MS: 5_000,
       UPSTREAM_RETRIES: 2,
+      VERIFY_CHAINS_TTL_MS: 3_600_000,
     });
   });
 
@@ -41,6 +42,7 @@ describe('parseEnvironment', () => {
         STATUS_CACHE_TTL_MS: '-5',
         UPSTREAM_TIMEOUT_MS: '1.5',
         LOG_LEVEL: 'chatty',
+        SESSION_COOKIE_SECURE: 'yes',
       });
     } catch (error) {
       caught = error;
@@ -53,6 +55,7 @@ describe('parseEnvironment', () => {
       'VERIFY_BASE_URL is not an http(s) URL',
       'STATUS_CACHE_TTL_MS must be at least 0',
       'UPSTREAM_TIMEOUT_MS must be a whole number',
+      'SESSION_COOKIE_SECURE must be true or false',
     ]);
   });
 

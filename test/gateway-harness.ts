@@ -1,4 +1,5 @@
 import type { ExecutionResult } from 'graphql';
+import type { LevelWithSilent } from 'pino';
 import { createGateway, type Gateway, type GatewayOptions } from '../src/gateway.js';
 import { createLogger } from '../src/logger.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../src/simulator/server.js';
@@ -8,16 +9,21 @@ export interface Harness {
   readonly gateway: Gateway;
   /** Every line the gateway logged, parsed. */
   readonly logs: Record<string, unknown>[];
-  /** POSTs an operation to `/graphql` and returns the status and the parsed body. */
+  /** Every line the gateway logged, as written. */
+  readonly rawLogs: string[];
+  /** POSTs an operation to `/graphql` and returns the status, headers and parsed body. */
   execute<Data = Record<string, unknown>>(
     query: string,
     variables?: Record<string, unknown>,
-  ): Promise<{ status: number; body: ExecutionResult<Data> }>;
+    options?: { headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; body: ExecutionResult<Data> }>;
   close(): Promise<void>;
 }
 
 export type HarnessOptions = Partial<Omit<GatewayOptions, 'logger'>> & {
   readonly simulator?: SimulatorOptions;
+  /** @default 'debug' */
+  readonly logLevel?: LevelWithSilent;
 };
 
 /**
@@ -25,11 +31,13 @@ export type HarnessOptions = Partial<Omit<GatewayOptions, 'logger'>> & {
  * wait for production backoff.
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const { simulator: simulatorOptions, ...gatewayOptions } = options;
+  const { simulator: simulatorOptions, logLevel = 'debug', ...gatewayOptions } = options;
   const simulator = await startSimulator(simulatorOptions);
   const logs: Record<string, unknown>[] = [];
-  const logger = createLogger('debug', {
+  const rawLogs: string[] = [];
+  const logger = createLogger(logLevel, {
     write: (line: string) => {
+      rawLogs.push(line);
       logs.push(JSON.parse(line) as Record<string, unknown>);
     },
   });
@@ -46,13 +54,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     simulator,
     gateway,
     logs,
-    async execute(query, variables) {
+    rawLogs,
+    async execute(query, variables, { headers = {} } = {}) {
       const response = await gateway.fetch('http://yoga/graphql', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
         body: JSON.stringify({ query, variables }),
       });
-      return { status: response.status, body: await response.json() };
+      return { status: response.status, headers: response.headers, body: await response.json() };
     },
     close: () => simulator.close(),
   };

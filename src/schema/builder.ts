@@ -1,4 +1,5 @@
 import SchemaBuilder from '@pothos/core';
+import ErrorsPlugin from '@pothos/plugin-errors';
 import { DateTimeResolver, URLResolver } from 'graphql-scalars';
 import type { GatewayContext } from '../context.js';
 
@@ -10,7 +11,9 @@ export const builder = new SchemaBuilder<{
     URL: { Input: URL; Output: URL | string };
   };
 }>({
+  plugins: [ErrorsPlugin],
   defaultFieldNullability: false,
+  errors: { defaultTypes: [] },
 });
 
 builder.addScalarType('DateTime', DateTimeResolver, {
@@ -24,4 +27,8 @@ builder.addScalarType('URL', URLResolver, {
 builder.queryType({
   description:
     'Read the status of the ledger network: start at `statusPage` for the whole page, or look up one component, incident or maintenance by id.',
+});
+
+builder.mutationType({
+  description: "Act on the ledger network's developer services: verify a contract.",
 });

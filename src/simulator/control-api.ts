@@ -10,6 +10,12 @@
  * - `GET /_simulator/status-feed` → page, status and component ids/statuses of the served feed
  * - `PUT /_simulator/status-feed` `{ preset?: 'demo' | 'realistic' | 'large',
  *   components?: { [id]: status } }` → resets to a preset and/or sets leaf component statuses
+ * - `GET /_simulator/verification` → `{ sessions: { [id]: address[] }, received, contracts,
+ *   chains }` (`received`: requests so far; `chains`: how many are listed, null when hidden)
+ * - `PUT /_simulator/verification` `{ chains?: SourcifyChain[] | null,
+ *   contracts?: VerifiableContract[] }` → replaces the chain list and/or adds contracts
+ * - `DELETE /_simulator/verification` → back to the fixture (sessions, received, chains,
+ *   contracts)
  */
 import {
   type FaultTable,
@@ -30,6 +36,8 @@ import type { StatusFeedUpstream } from './status-feed/routes.js';
 import { COMPONENT_STATUSES, setComponentStatuses } from './status-feed/status-rollup.js';
 import type { StatuspageComponentStatus } from './status-feed/types.js';
 import type { SimulatorResponse, UpstreamRequest } from './upstream.js';
+import { parseSourcifyChains, parseVerifiableContract } from './verification/parse.js';
+import type { VerificationUpstream } from './verification/routes.js';
 
 /** Where the control API is mounted; requests under it are not recorded in the request log. */
 export const CONTROL_PREFIX = '/_simulator';
@@ -38,6 +46,7 @@ export interface ControlApiContext {
   readonly faults: FaultTable;
   readonly log: RequestLog;
   readonly statusFeed: StatusFeedUpstream;
+  readonly verification: VerificationUpstream;
 }
 
 type Handler = (request: UpstreamRequest) => SimulatorResponse | Promise<SimulatorResponse>;
@@ -113,7 +122,7 @@ function parseComponentStatuses(
 export function createControlApi(
   context: ControlApiContext,
 ): (request: UpstreamRequest) => Promise<SimulatorResponse> {
-  const { faults, log, statusFeed } = context;
+  const { faults, log, statusFeed, verification } = context;
   const faultList = (): SimulatorResponse => jsonResponse(200, { faults: faults.list() });
   const requestCounts = (): SimulatorResponse =>
     jsonResponse(200, { count: log.count(), byPath: log.byPath() });
@@ -134,6 +143,14 @@ export function createControlApi(
       upcomingMaintenances: statusFeed.feed.upcoming.scheduled_maintenances.length,
     });
   };
+
+  const verificationOverview = (): SimulatorResponse =>
+    jsonResponse(200, {
+      sessions: Object.fromEntries(verification.sessions()),
+      received: verification.receivedCount,
+      contracts: verification.contracts.length,
+      chains: verification.chainsListed ? verification.chains.length : null,
+    });
 
   const routes: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
     '/health': { GET: () => jsonResponse(200, { ok: true }) },
@@ -181,6 +198,36 @@ export function createControlApi(
           check(() => statusFeed.updateFeed((feed) => setComponentStatuses(feed, components)));
         }
         return feedOverview();
+      },
+    },
+    '/verification': {
+      GET: verificationOverview,
+      PUT: async (request) => {
+        const body = await readJsonObject(request, ['chains', 'contracts']);
+        if (body.chains === undefined && body.contracts === undefined) {
+          throw new BadRequestError('Expected "chains" and/or "contracts"');
+        }
+        // Everything is checked before anything changes.
+        const chains =
+          body.chains === undefined || body.chains === null
+            ? body.chains
+            : check(() => parseSourcifyChains(body.chains));
+        const contracts =
+          body.contracts === undefined
+            ? []
+            : check(() => {
+                if (!Array.isArray(body.contracts)) {
+                  throw new TypeError('contracts must be an array of contracts');
+                }
+                return body.contracts.map(parseVerifiableContract);
+              });
+        if (chains !== undefined) verification.setChains(chains);
+        for (const contract of contracts) verification.addContract(contract);
+        return verificationOverview();
+      },
+      DELETE: () => {
+        verification.reset();
+        return verificationOverview();
       },
     },
   };

@@ -58,7 +58,8 @@ async function main(): Promise<void> {
   }
 
   process.stdout.write(
-    `Simulator ready (preset ${settings.preset}): status feed at ${simulator.statusBaseUrl}\n`,
+    `Simulator ready (preset ${settings.preset}): status feed at ${simulator.statusBaseUrl}, ` +
+      `contract verification at ${simulator.verifyBaseUrl}\n`,
   );
 
   let stopping = false;

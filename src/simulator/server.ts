@@ -15,13 +15,19 @@ import { type RecordedRequest, RequestLog } from './request-log.js';
 import { createStatusFeed, type StatusFeed } from './status-feed/fixture.js';
 import { createStatusFeedUpstream } from './status-feed/routes.js';
 import type { SimulatorResponse, Upstream, UpstreamName, UpstreamRequest } from './upstream.js';
+import type { VerifiableContract } from './verification/fixture.js';
+import type { ReceivedVerification } from './verification/received-log.js';
+import { createVerificationUpstream } from './verification/routes.js';
+import type { SourcifyChain } from './verification/types.js';
 
 export type { ActiveFault, Fault } from './fault.js';
 export type { RecordedRequest } from './request-log.js';
 export type { UpstreamName } from './upstream.js';
-
-/** Where the contract verification upstream will be mounted (its routes come later). */
-export const VERIFY_PREFIX = '/verify';
+export type { VerifiableContract } from './verification/fixture.js';
+export type { ReceivedVerification } from './verification/received-log.js';
+/** Where the contract verification upstream (Sourcify's session API) is mounted. */
+export { VERIFY_PREFIX } from './verification/routes.js';
+export type { SourcifyChain } from './verification/types.js';
 
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
 const CONTROL_MAX_BODY_BYTES = 1024 * 1024;
@@ -33,8 +39,38 @@ export interface SimulatorOptions {
   host?: string;
   /** Initial status feed. Default `createStatusFeed()`, the demo feed. */
   statusFeed?: StatusFeed;
-  /** Requests kept in the log (older ones are dropped but still counted). Default 10,000. */
+  /**
+   * Requests kept in the log (older ones are dropped but still counted); also bounds
+   * `verification.received`. Default 10,000.
+   */
   requestLogCapacity?: number;
+}
+
+/** The contract verification upstream: what it received, its sessions, its fake explorer. */
+export interface SimulatorVerification {
+  /**
+   * Every verification request received (`POST /verify/session/verify/:explorer`, faulted ones
+   * that never reached the upstream excepted), oldest first, with the body as sent (apiKey
+   * included: tests check it arrived). Bounded like the request log; a fresh copy on each read.
+   */
+  readonly received: ReadonlyArray<ReceivedVerification>;
+  /** Contract addresses (checksummed, in the order added) held by each live session id. */
+  sessions(): ReadonlyMap<string, readonly string[]>;
+  /**
+   * The chain list verification uses (a copy): what GET /chains serves, unless hidden by
+   * `setChains(null)`.
+   */
+  readonly chains: ReadonlyArray<SourcifyChain>;
+  /**
+   * Replace the chain list (verification follows it); null makes GET /chains answer 404 (a
+   * server without a chain list) while verification keeps the last list. Throws a TypeError on
+   * a bad list.
+   */
+  setChains(chains: readonly SourcifyChain[] | null): void;
+  /** Add or replace a contract the fake explorer knows. Throws a TypeError on a bad contract. */
+  addContract(contract: VerifiableContract): void;
+  /** Sessions, received, chains, contracts (and matches Sourcify stored) back to the fixture. */
+  reset(): void;
 }
 
 export interface Simulator {
@@ -42,7 +78,7 @@ export interface Simulator {
   readonly origin: string;
   /** `${origin}/status/api/v2`. */
   readonly statusBaseUrl: string;
-  /** `${origin}/verify` (routes come later). */
+  /** `${origin}/verify`: Sourcify's session API, standing for `https://sourcify.dev/server`. */
   readonly verifyBaseUrl: string;
   /** The feed being served. Treat it as read-only; edit it through `updateStatusFeed`. */
   readonly statusFeed: StatusFeed;
@@ -53,7 +89,7 @@ export interface Simulator {
    * Inject a fault on one path (relative to the upstream's base, e.g. '/summary.json') or on every
    * path of that upstream ('*'); an exact path wins over '*'. `fault: null` clears it. `times`
    * limits how many requests get it (default: until cleared). Throws a TypeError on bad input.
-   * Faults for 'verify' take effect once that upstream is added to the route table.
+   * A faulted answer comes from in front of the upstream: no session, no `Set-Cookie`.
    */
   setFault(
     upstream: UpstreamName,
@@ -70,6 +106,8 @@ export interface Simulator {
   /** Exact path match, e.g. '/status/api/v2/summary.json' (query ignored); no path = all. */
   requestCount(path?: string): number;
   resetRequests(): void;
+  /** The contract verification upstream mounted at `verifyBaseUrl`. */
+  readonly verification: SimulatorVerification;
   /** Stops listening and destroys every open socket (hanging ones too); resolves when closed. */
   close(): Promise<void>;
 }
@@ -123,13 +161,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 0;
   const statusFeed = createStatusFeedUpstream(options.statusFeed ?? createStatusFeed());
+  const verification = createVerificationUpstream(
+    options.requestLogCapacity === undefined
+      ? {}
+      : { receivedCapacity: options.requestLogCapacity },
+  );
   // The route table: one entry per simulated upstream, matched by path prefix.
-  const upstreams: readonly Upstream[] = [statusFeed];
+  const upstreams: readonly Upstream[] = [statusFeed, verification];
   const faults = new FaultTable();
   const log = new RequestLog(
     options.requestLogCapacity === undefined ? {} : { capacity: options.requestLogCapacity },
   );
-  const control = createControlApi({ faults, log, statusFeed });
+  const control = createControlApi({ faults, log, statusFeed, verification });
   const closing = new AbortController();
 
   /** Resolves true after `ms`, or false early if the client goes away or the simulator closes. */
@@ -293,7 +336,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   return {
     origin,
     statusBaseUrl: `${origin}${statusFeed.prefix}`,
-    verifyBaseUrl: `${origin}${VERIFY_PREFIX}`,
+    verifyBaseUrl: `${origin}${verification.prefix}`,
     get statusFeed() {
       return statusFeed.feed;
     },
@@ -313,6 +356,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     requestCount: (path) => log.count(path),
     resetRequests: () => log.reset(),
+    verification: {
+      get received() {
+        return verification.received;
+      },
+      sessions: () => verification.sessions(),
+      get chains() {
+        return verification.chains;
+      },
+      setChains: (chains) => verification.setChains(chains),
+      addContract: (contract) => verification.addContract(contract),
+      reset: () => verification.reset(),
+    },
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort();

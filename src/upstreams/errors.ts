@@ -7,51 +7,67 @@ export interface UpstreamEndpoint {
   readonly path: string;
 }
 
-const describe = ({ upstream, method, path }: UpstreamEndpoint) => `${upstream} ${method} ${path}`;
+export type UpstreamErrorCode = 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_BAD_RESPONSE';
 
 /**
- * The upstream could not be reached, timed out, or answered with an error status. Safe to show
- * to clients: the message names the endpoint by its path, never the upstream's host or a secret.
+ * An upstream failed to give a usable answer. Safe to show to clients: the message names the
+ * endpoint by its path, never the upstream's host or anything the caller sent.
  */
-export class UpstreamUnavailableError extends Error {
-  override readonly name = 'UpstreamUnavailableError';
-  readonly code = 'UPSTREAM_UNAVAILABLE';
+export class UpstreamError extends Error {
+  override readonly name: string = 'UpstreamError';
+  readonly code: UpstreamErrorCode;
   readonly endpoint: UpstreamEndpoint;
+
+  constructor(
+    code: UpstreamErrorCode,
+    endpoint: UpstreamEndpoint,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.endpoint = endpoint;
+  }
+
+  /** Copied by graphql-js onto the GraphQL error that wraps this one. */
+  get extensions(): { code: UpstreamErrorCode; upstream: string } {
+    return { code: this.code, upstream: this.endpoint.upstream };
+  }
+}
+
+const describe = ({ upstream, method, path }: UpstreamEndpoint) => `${upstream} ${method} ${path}`;
+
+/** The upstream could not be reached, timed out, or answered with an error status. */
+export class UpstreamUnavailableError extends UpstreamError {
+  override readonly name = 'UpstreamUnavailableError';
   /** The HTTP status the upstream answered, when it answered at all. */
   readonly status: number | undefined;
-  /** Copied by graphql-js onto the GraphQL error that wraps this one. */
-  readonly extensions: { readonly code: 'UPSTREAM_UNAVAILABLE'; readonly upstream: string };
 
   constructor(
     endpoint: UpstreamEndpoint,
     reason: string,
     options: { status?: number; cause?: unknown } = {},
   ) {
-    super(`The ${describe(endpoint)} is unavailable: ${reason}`, { cause: options.cause });
-    this.endpoint = endpoint;
+    super('UPSTREAM_UNAVAILABLE', endpoint, `The ${describe(endpoint)} is unavailable: ${reason}`, {
+      cause: options.cause,
+    });
     this.status = options.status;
-    this.extensions = { code: this.code, upstream: endpoint.upstream };
   }
 }
 
 /** The upstream answered 2xx, but with a body that is not what the endpoint serves. */
-export class UpstreamBadResponseError extends Error {
+export class UpstreamBadResponseError extends UpstreamError {
   override readonly name = 'UpstreamBadResponseError';
-  readonly code = 'UPSTREAM_BAD_RESPONSE';
-  readonly endpoint: UpstreamEndpoint;
-  /** Copied by graphql-js onto the GraphQL error that wraps this one. */
-  readonly extensions: { readonly code: 'UPSTREAM_BAD_RESPONSE'; readonly upstream: string };
 
   constructor(endpoint: UpstreamEndpoint, reason: string, options: { cause?: unknown } = {}) {
-    super(`The ${describe(endpoint)} answered an unexpected body: ${reason}`, {
-      cause: options.cause,
-    });
-    this.endpoint = endpoint;
-    this.extensions = { code: this.code, upstream: endpoint.upstream };
+    super(
+      'UPSTREAM_BAD_RESPONSE',
+      endpoint,
+      `The ${describe(endpoint)} answered an unexpected body: ${reason}`,
+      options,
+    );
   }
 }
 
-export type UpstreamError = UpstreamUnavailableError | UpstreamBadResponseError;
-
 export const isUpstreamError = (error: unknown): error is UpstreamError =>
-  error instanceof UpstreamUnavailableError || error instanceof UpstreamBadResponseError;
+  error instanceof UpstreamError;

@@ -18,6 +18,12 @@ export interface SnapshotCacheOptions<Value> {
    * `0` turns stale-if-error off.
    */
   readonly maxStaleMs: number;
+  /**
+   * How long a failed load, with no snapshot to stand in, is answered from memory before the
+   * upstream is asked again. `0` asks again on the next read.
+   * @default 0
+   */
+  readonly failureTtlMs?: number;
   /** Told of every read, for metrics. */
   readonly onEvent?: (event: SnapshotCacheEvent, error?: unknown) => void;
   /** @default Date.now */
@@ -33,6 +39,7 @@ export class SnapshotCache<Value> {
   readonly #now: () => number;
   #current: Snapshot<Value> | undefined;
   #refreshing: Promise<Snapshot<Value>> | undefined;
+  #failure: { error: unknown; at: number } | undefined;
 
   constructor(options: SnapshotCacheOptions<Value>) {
     this.#options = options;
@@ -50,6 +57,10 @@ export class SnapshotCache<Value> {
       this.#options.onEvent?.('hit');
       return Promise.resolve(current);
     }
+    const failure = this.#failure;
+    if (failure && this.#now() - failure.at < (this.#options.failureTtlMs ?? 0)) {
+      return Promise.reject(failure.error);
+    }
     if (this.#refreshing) {
       this.#options.onEvent?.('coalesced');
       return this.#refreshing;
@@ -66,6 +77,7 @@ export class SnapshotCache<Value> {
     try {
       const value = await this.#options.load();
       this.#current = { value, fetchedAt: new Date(this.#now()), stale: false };
+      this.#failure = undefined;
       return this.#current;
     } catch (error) {
       const previous = this.#current;
@@ -73,6 +85,7 @@ export class SnapshotCache<Value> {
         this.#options.onEvent?.('stale', error);
         return { ...previous, stale: true };
       }
+      this.#failure = { error, at: this.#now() };
       throw error;
     }
   }

@@ -20,7 +20,7 @@ export interface UpstreamClientOptions {
   readonly timeoutMs?: number;
   /**
    * Retries of a GET after a network error or a 5xx answer, with exponential backoff.
-   * Other methods are never retried.
+   * Other methods are never retried: they may not be idempotent.
    * @default 2
    */
   readonly retries?: number;
@@ -39,9 +39,30 @@ export interface UpstreamClientOptions {
   readonly fetch?: typeof fetch;
 }
 
+/** An upstream's answer, whatever its status, with the body read in full. */
+export interface UpstreamResponse {
+  readonly endpoint: UpstreamEndpoint;
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
 export interface UpstreamClient {
-  /** GET `path`, parse the body as JSON and validate it with `schema`. */
+  /**
+   * GET `path`, parse the body as JSON and validate it with `schema`. A non-2xx answer is an
+   * `UpstreamUnavailableError`; a body of the wrong shape an `UpstreamBadResponseError`.
+   */
   getJson<Output>(path: string, schema: z.ZodType<Output>): Promise<Output>;
+  /**
+   * POST `json` to `path` once. Any HTTP status resolves, for the caller to interpret; only a
+   * failure to get a whole answer rejects (`UpstreamUnavailableError`). Neither the request body
+   * nor the headers are ever logged: they may carry secrets.
+   */
+  postJson(
+    path: string,
+    json: unknown,
+    options?: { headers?: Record<string, string> },
+  ): Promise<UpstreamResponse>;
 }
 
 const RETRIED_STATUS_CODES = [500, 502, 503, 504];
@@ -60,7 +81,6 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const http: KyInstance = ky.create({
     prefixUrl: baseUrl,
     timeout: timeoutMs,
-    throwHttpErrors: true,
     headers: { accept: 'application/json' },
     retry: {
       limit: retries,
@@ -73,47 +93,82 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 
-  async function getJson<Output>(path: string, schema: z.ZodType<Output>): Promise<Output> {
-    const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
+  /** Sends one request (with ky's retries), reads the whole body, and logs the outcome once. */
+  async function exchange(
+    endpoint: UpstreamEndpoint,
+    request: () => Promise<Response>,
+  ): Promise<UpstreamResponse> {
     const started = performance.now();
     try {
-      const response = await send(endpoint, () => http.get(path.replace(/^\//, '')));
-      const text = await readBodyText(response, { maxBytes: maxBodyBytes, timeoutMs }).catch(
-        (error: unknown) => {
-          throw toUpstreamError(endpoint, error, timeoutMs);
-        },
-      );
-      const value = parseJson(endpoint, text, response.headers.get('content-type'));
-      const parsed = schema.safeParse(value);
-      if (!parsed.success) {
-        throw new UpstreamBadResponseError(
-          endpoint,
-          `it does not have the expected shape (${summarizeIssues(parsed.error)})`,
-        );
-      }
+      const response = await request();
+      const text = await readBodyText(response, { maxBytes: maxBodyBytes, timeoutMs });
       logger?.debug(
-        { upstream: name, path, status: response.status, ms: elapsed(started) },
+        { upstream: name, path: endpoint.path, status: response.status, ms: elapsed(started) },
         'upstream request',
       );
-      return parsed.data;
+      return { endpoint, status: response.status, headers: response.headers, text };
     } catch (error) {
+      const failure = toUpstreamError(endpoint, error, timeoutMs);
       logger?.warn(
-        { upstream: name, path, ms: elapsed(started), err: error },
+        { upstream: name, path: endpoint.path, ms: elapsed(started), err: failure },
         'upstream request failed',
       );
-      throw error;
+      throw failure;
     }
   }
 
-  async function send(endpoint: UpstreamEndpoint, request: () => Promise<Response>) {
-    try {
-      return await request();
-    } catch (error) {
-      throw toUpstreamError(endpoint, error, timeoutMs);
-    }
-  }
+  return {
+    async getJson(path, schema) {
+      const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
+      const response = await exchange(endpoint, () => http.get(relative(path)));
+      try {
+        return parseJsonBody(response, schema);
+      } catch (error) {
+        logger?.warn({ upstream: name, path, err: error }, 'upstream request failed');
+        throw error;
+      }
+    },
+    postJson(path, json, { headers } = {}) {
+      const endpoint: UpstreamEndpoint = { upstream: name, method: 'POST', path };
+      return exchange(endpoint, () =>
+        http.post(relative(path), {
+          json,
+          throwHttpErrors: false,
+          retry: 0,
+          ...(headers ? { headers } : {}),
+        }),
+      );
+    },
+  };
+}
 
-  return { getJson };
+/** Parses an upstream's body as JSON of the shape `schema` describes. */
+export function parseJsonBody<Output>(
+  response: UpstreamResponse,
+  schema: z.ZodType<Output>,
+): Output {
+  const { endpoint, text } = response;
+  if (text.trim() === '') {
+    throw new UpstreamBadResponseError(endpoint, 'the body is empty');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const contentType = response.headers.get('content-type');
+    const kind = contentType ? `a ${contentType.split(';')[0]} body` : 'a body';
+    throw new UpstreamBadResponseError(endpoint, `${kind} that is not valid JSON`, {
+      cause: error,
+    });
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new UpstreamBadResponseError(
+      endpoint,
+      `it does not have the expected shape (${summarizeIssues(parsed.error)})`,
+    );
+  }
+  return parsed.data;
 }
 
 function toUpstreamError(endpoint: UpstreamEndpoint, error: unknown, timeoutMs: number) {
@@ -140,20 +195,6 @@ function toUpstreamError(endpoint: UpstreamEndpoint, error: unknown, timeoutMs: 
   return new UpstreamUnavailableError(endpoint, 'the connection failed', { cause: error });
 }
 
-function parseJson(endpoint: UpstreamEndpoint, text: string, contentType: string | null): unknown {
-  if (text.trim() === '') {
-    throw new UpstreamBadResponseError(endpoint, 'the body is empty');
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    const kind = contentType ? `a ${contentType.split(';')[0]} body` : 'a body';
-    throw new UpstreamBadResponseError(endpoint, `${kind} that is not valid JSON`, {
-      cause: error,
-    });
-  }
-}
-
 function summarizeIssues(error: z.ZodError): string {
   const shown = error.issues.slice(0, 3).map((issue) => {
     const at = issue.path.length > 0 ? issue.path.join('.') : 'the root';
@@ -163,4 +204,5 @@ function summarizeIssues(error: z.ZodError): string {
   return more > 0 ? `${shown.join('; ')}; and ${more} more` : shown.join('; ');
 }
 
+const relative = (path: string) => path.replace(/^\//, '');
 const elapsed = (started: number) => Math.round(performance.now() - started);

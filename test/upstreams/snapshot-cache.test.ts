@@ -75,3 +75,28 @@ describe('SnapshotCache', () => {
     await expect(t.cache.get()).rejects.toThrow('down');
   });
 });
+
+describe('SnapshotCache with failureTtlMs', () => {
+  it('answers a failure from memory for failureTtlMs, then asks again', async () => {
+    let now = 0;
+    let calls = 0;
+    const cache = new SnapshotCache<string>({
+      ttlMs: 100,
+      maxStaleMs: 0,
+      failureTtlMs: 50,
+      now: () => now,
+      load: async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('no list');
+        return 'list';
+      },
+    });
+    await expect(cache.get()).rejects.toThrow('no list');
+    now = 49;
+    await expect(cache.get()).rejects.toThrow('no list');
+    expect(calls).toBe(1);
+    now = 50;
+    expect((await cache.get()).value).toBe('list');
+    expect(calls).toBe(2);
+  });
+});

@@ -1,3 +1,5 @@
+import type { Unknown } from '../enum-value.js';
+
 /*
  * The status feed's domain, as the graph serves it: enum values in SCREAMING_CASE, timestamps as
  * Dates, and the component tree linked by reference, so `group`, `children` and the incidents of a
@@ -23,23 +25,12 @@ export const MAINTENANCE_STATUSES = ['SCHEDULED', 'IN_PROGRESS', 'VERIFYING', 'C
 export const UPDATE_STATUSES = [...INCIDENT_STATUSES, ...MAINTENANCE_STATUSES] as const;
 export const IMPACTS = ['NONE', 'MINOR', 'MAJOR', 'CRITICAL', 'MAINTENANCE'] as const;
 
-/** Any value the upstream adds after this was written. */
-export type Unknown = 'UNKNOWN';
 export type StatusIndicator = (typeof STATUS_INDICATORS)[number] | Unknown;
 export type ComponentStatus = (typeof COMPONENT_STATUSES)[number] | Unknown;
 export type IncidentStatus = (typeof INCIDENT_STATUSES)[number] | Unknown;
 export type MaintenanceStatus = (typeof MAINTENANCE_STATUSES)[number] | Unknown;
 export type UpdateStatus = (typeof UPDATE_STATUSES)[number] | Unknown;
 export type Impact = (typeof IMPACTS)[number] | Unknown;
-
-/** Maps a wire value such as `degraded_performance` to its enum value, or `UNKNOWN`. */
-export function toEnumValue<const Known extends string>(
-  known: readonly Known[],
-  wire: string,
-): Known | Unknown {
-  const value = wire.toUpperCase();
-  return (known as readonly string[]).includes(value) ? (value as Known) : 'UNKNOWN';
-}
 
 export interface Page {
   readonly id: string;

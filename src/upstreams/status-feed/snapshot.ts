@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { toEnumValue } from '../enum-value.js';
 import {
   type AffectedComponent,
   COMPONENT_STATUSES,
@@ -13,7 +14,6 @@ import {
   STATUS_INDICATORS,
   type StatusEvent,
   type StatusSummary,
-  toEnumValue,
   UPDATE_STATUSES,
   type UpcomingMaintenances,
 } from './model.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { optionalText, optionalTimestamp, timestamp } from '../wire-fields.js';
 
 /*
  * The status feed as it arrives (Statuspage v2), validated at the boundary.
@@ -7,20 +8,6 @@ import { z } from 'zod';
  * only required to be lists here and are validated one by one while the snapshot is built, so
  * that one malformed incident leaves the rest of the page standing.
  */
-
-const timestamp = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
-
-/** Absent, null or unparseable: the UI shows "unknown" rather than losing the item. */
-const optionalTimestamp = timestamp
-  .nullish()
-  .catch(null)
-  .transform((value) => value ?? null);
-
-const optionalText = z
-  .string()
-  .nullish()
-  .catch(null)
-  .transform((value) => value ?? null);
 
 const optionalUrl = z
   .url()

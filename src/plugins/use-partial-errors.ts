@@ -1,0 +1,26 @@
+import type { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+/** The part of the context where resolvers report errors while still answering with data. */
+export interface PartialErrorsContext {
+  readonly partialErrors: GraphQLError[];
+}
+
+/**
+ * Lets a resolver answer and say what went wrong at once: `supportedChains` is an empty list with
+ * an error beside it when the upstream has no list, rather than null for the whole response.
+ * The errors reported during an operation are appended to its result.
+ */
+export function usePartialErrors(): Plugin<PartialErrorsContext> {
+  return {
+    onExecute({ args }) {
+      return {
+        onExecuteDone({ result, setResult }) {
+          const { partialErrors } = args.contextValue;
+          if (partialErrors.length === 0 || Symbol.asyncIterator in result) return;
+          setResult({ ...result, errors: [...(result.errors ?? []), ...partialErrors] });
+        },
+      };
+    },
+  };
+}

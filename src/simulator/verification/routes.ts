@@ -1,0 +1,272 @@
+import { JSON_CONTENT_TYPE, jsonResponse } from '../json-response.js';
+import type { SimulatorResponse, Upstream, UpstreamRequest } from '../upstream.js';
+import { SOURCIFY_MESSAGES, sourcifyError, validatorError } from './errors.js';
+import { SOURCIFY_CHAINS, VERIFIABLE_CONTRACTS, type VerifiableContract } from './fixture.js';
+import { parseSourcifyChains, parseVerifiableContract } from './parse.js';
+import { ReceivedLog, type ReceivedVerification } from './received-log.js';
+import {
+  checkMediaType,
+  checkVerifyBody,
+  readJsonBody,
+  type SentFields,
+  sentFields,
+  type VerifyRequest,
+} from './request-body.js';
+import {
+  filesOf,
+  type MatchStorage,
+  storageKey,
+  verificationIdOf,
+  verifySession,
+} from './session-json.js';
+import { SessionStore, type VerificationSession } from './sessions.js';
+import type { SourcifyChain } from './types.js';
+
+/** Where the verification upstream is mounted, standing for `https://sourcify.dev/server`. */
+export const VERIFY_PREFIX = '/verify';
+
+/** The one explorer Sourcify's session API imports from. */
+const ETHERSCAN = 'etherscan';
+const VERIFY_PATH = /^\/session\/verify\/([^/]+)$/i;
+
+export interface VerificationUpstreamOptions {
+  /** Received requests kept (older ones are dropped but still counted). Default 10,000. */
+  receivedCapacity?: number;
+  /** Sessions kept (least recently used dropped first). Default 10,000. */
+  sessionCapacity?: number;
+}
+
+/**
+ * Sourcify's session verification API over a fake Etherscan:
+ *
+ * - `POST /session/verify/etherscan` `{ address, chainId, apiKey? }` → the caller's session
+ * - `GET /chains` → the chain list (404 after `setChains(null)`)
+ */
+export interface VerificationUpstream extends Upstream {
+  readonly name: 'verify';
+  /** Verification requests received, oldest first, as a fresh copy on each read. */
+  readonly received: ReceivedVerification[];
+  /** Every verification request received since the last reset. */
+  readonly receivedCount: number;
+  /** The chain list in use (a copy): served by `GET /chains` unless hidden. */
+  readonly chains: readonly SourcifyChain[];
+  /** False after `setChains(null)`: `GET /chains` answers 404. */
+  readonly chainsListed: boolean;
+  /** The contracts the fake explorer knows. */
+  readonly contracts: readonly VerifiableContract[];
+  /** Contract addresses of each live session. */
+  sessions(): Map<string, string[]>;
+  /**
+   * Replaces the chain list (verification follows it); null hides it (`GET /chains` → 404) while
+   * verification keeps using the last list. Throws a TypeError on a bad list.
+   */
+  setChains(chains: readonly SourcifyChain[] | null): void;
+  /** Adds a contract to the fake explorer, or replaces the one at its chain and address. */
+  addContract(contract: VerifiableContract): void;
+  /** Sessions, received requests, chains, contracts and stored matches back to the fixture. */
+  reset(): void;
+}
+
+function seedStorage(contracts: Iterable<VerifiableContract>): MatchStorage {
+  const storage: MatchStorage = new Map();
+  for (const contract of contracts) {
+    if (contract.storageTimestamp !== undefined) {
+      storage.set(storageKey(contract.chainId, contract.address), {
+        status: contract.status,
+        storageTimestamp: contract.storageTimestamp,
+      });
+    }
+  }
+  return storage;
+}
+
+/** Express answers 404 for a path without a route; Sourcify's error handler words it as JSON. */
+function notFound(request: UpstreamRequest): SimulatorResponse {
+  return sourcifyError(404, `Cannot ${request.method} ${request.path}`);
+}
+
+/** The OpenAPI validator's answer for a documented path asked with another method. */
+function methodNotAllowed(request: UpstreamRequest, path: string): SimulatorResponse {
+  const message = `${request.method} method not allowed`;
+  return validatorError(405, message, [{ path, message }]);
+}
+
+export function createVerificationUpstream(
+  options: VerificationUpstreamOptions = {},
+): VerificationUpstream {
+  const received = new ReceivedLog(options.receivedCapacity);
+  const sessionStore = new SessionStore(
+    options.sessionCapacity === undefined ? {} : { capacity: options.sessionCapacity },
+  );
+  let chains: readonly SourcifyChain[] = [];
+  let chainsById = new Map<string, SourcifyChain>();
+  let chainsBody: Buffer | null = null;
+  let contracts = new Map<string, VerifiableContract>();
+  let storage: MatchStorage = new Map();
+
+  const useChains = (list: readonly SourcifyChain[]): void => {
+    chains = list;
+    chainsById = new Map(list.map((chain) => [String(chain.chainId), chain]));
+    chainsBody = Buffer.from(JSON.stringify(list));
+  };
+
+  const useFixture = (): void => {
+    useChains(parseSourcifyChains(SOURCIFY_CHAINS));
+    const fixture = VERIFIABLE_CONTRACTS.map(parseVerifiableContract);
+    contracts = new Map(fixture.map((c) => [storageKey(c.chainId, c.address), c]));
+    storage = seedStorage(fixture);
+  };
+  useFixture();
+
+  /** Serves a request within its session (opened as express-session does) and sets the cookie. */
+  const inSession = (
+    request: UpstreamRequest,
+    serve: (session: VerificationSession) => SimulatorResponse,
+  ): { response: SimulatorResponse; sessionId: string } => {
+    const session = sessionStore.open(request.headers.cookie);
+    const response = serve(session);
+    response.headers['set-cookie'] = sessionStore.touch(session);
+    return { response, sessionId: session.id };
+  };
+
+  const record = (
+    request: UpstreamRequest,
+    explorer: string,
+    fields: SentFields,
+    outcome: { response: SimulatorResponse; sessionId: string | null },
+  ): SimulatorResponse => {
+    received.record({
+      explorer,
+      ...fields,
+      sessionId: outcome.sessionId,
+      cookie: request.headers.cookie,
+      status: outcome.response.status,
+    });
+    return outcome.response;
+  };
+
+  /** `sessionVerifyFromEtherscan`, for a request that passed the validator. */
+  const verifyFromEtherscan = (
+    session: VerificationSession,
+    { address, chainId }: VerifyRequest,
+  ): SimulatorResponse => {
+    const chain = chainsById.get(chainId);
+    if (!chain?.etherscanAPI) {
+      return sourcifyError(400, SOURCIFY_MESSAGES.chainWithoutEtherscan(chain?.chainId ?? chainId));
+    }
+    const contract = contracts.get(storageKey(chainId, address));
+    if (!contract) return sourcifyError(404, SOURCIFY_MESSAGES.notVerifiedOnEtherscan);
+
+    const verificationId = verificationIdOf(contract);
+    const files = [...filesOf(contract, verificationId)].filter(
+      ([id]) => !session.inputFiles.has(id),
+    );
+    if (files.length === 0) return sourcifyError(400, SOURCIFY_MESSAGES.noNewFile);
+    for (const [id, path] of files) session.inputFiles.set(id, path);
+    if (!session.contracts.has(verificationId)) {
+      session.contracts.set(verificationId, { verificationId, contract, address, chainId });
+    }
+    return jsonResponse(200, verifySession(session, storage, new Date()));
+  };
+
+  const handleVerify = async (
+    request: UpstreamRequest,
+    explorer: string,
+  ): Promise<SimulatorResponse> => {
+    const isPost = request.method === 'POST';
+    if (explorer.toLowerCase() !== ETHERSCAN) {
+      // No such route: body-parser still reads JSON bodies, then Express answers 404.
+      if (!isPost) return inSession(request, () => notFound(request)).response;
+      const body = await readJsonBody(request);
+      if (!body.ok) return record(request, explorer, sentFields({}), { ...body, sessionId: null });
+      return record(
+        request,
+        explorer,
+        sentFields(body.value),
+        inSession(request, () => notFound(request)),
+      );
+    }
+    if (!isPost) return methodNotAllowed(request, `/session/verify/${ETHERSCAN}`);
+
+    const unsupported = checkMediaType(request);
+    if (unsupported) {
+      return record(request, explorer, sentFields({}), { response: unsupported, sessionId: null });
+    }
+    const body = await readJsonBody(request);
+    if (!body.ok) return record(request, explorer, sentFields({}), { ...body, sessionId: null });
+    const fields = sentFields(body.value);
+    const checked = checkVerifyBody(
+      body.value,
+      (chainId) => chainsById.get(chainId)?.supported === true,
+    );
+    if (!checked.ok) return record(request, explorer, fields, { ...checked, sessionId: null });
+    return record(
+      request,
+      explorer,
+      fields,
+      inSession(request, (session) => verifyFromEtherscan(session, checked.value)),
+    );
+  };
+
+  const handleChains = (request: UpstreamRequest): SimulatorResponse => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return methodNotAllowed(request, '/chains');
+    }
+    return inSession(request, () =>
+      chainsBody === null
+        ? notFound(request)
+        : { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: chainsBody },
+    ).response;
+  };
+
+  return {
+    name: 'verify',
+    prefix: VERIFY_PREFIX,
+    get received() {
+      return received.entries();
+    },
+    get receivedCount() {
+      return received.count;
+    },
+    get chains() {
+      return structuredClone(chains);
+    },
+    get chainsListed() {
+      return chainsBody !== null;
+    },
+    get contracts() {
+      return [...contracts.values()];
+    },
+    sessions: () => sessionStore.snapshot(),
+    setChains(list) {
+      if (list === null) {
+        chainsBody = null;
+        return;
+      }
+      useChains(parseSourcifyChains(list));
+    },
+    addContract(contract) {
+      const parsed = parseVerifiableContract(contract);
+      const key = storageKey(parsed.chainId, parsed.address);
+      contracts.set(key, parsed);
+      if (parsed.storageTimestamp === undefined) storage.delete(key);
+      else storage.set(key, { status: parsed.status, storageTimestamp: parsed.storageTimestamp });
+    },
+    reset() {
+      sessionStore.clear();
+      received.reset();
+      useFixture();
+    },
+    handle(request) {
+      // Express routing: case-insensitive, a trailing slash allowed.
+      const path =
+        request.path.length > 1 && request.path.endsWith('/')
+          ? request.path.slice(0, -1)
+          : request.path;
+      if (path.toLowerCase() === '/chains') return handleChains(request);
+      const explorer = VERIFY_PATH.exec(path)?.[1];
+      if (explorer !== undefined) return handleVerify(request, explorer);
+      return inSession(request, () => notFound(request)).response;
+    },
+  };
+}

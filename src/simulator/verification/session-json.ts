@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import type { VerifiableContract } from './fixture.js';
+import type { SessionContract, VerificationSession } from './sessions.js';
+import type {
+  SourcifySessionContract,
+  SourcifySessionResponse,
+  SourcifyVerificationStatus,
+} from './types.js';
+
+/** A match Sourcify has stored: later answers, in any session, show it with its timestamp. */
+export interface StoredMatch {
+  readonly status: SourcifyVerificationStatus;
+  /** ISO 8601. */
+  readonly storageTimestamp: string;
+}
+
+/** Sourcify's storage of matches, keyed by `storageKey`. */
+export type MatchStorage = Map<string, StoredMatch>;
+
+export function storageKey(chainId: string, address: string): string {
+  return `${chainId}:${address.toLowerCase()}`;
+}
+
+/** The session id of a contract's compilation (Sourcify hashes the metadata with SHA-1). */
+export function verificationIdOf(contract: VerifiableContract): string {
+  const compilation = {
+    name: contract.name,
+    compiledPath: contract.compiledPath,
+    compilerVersion: contract.compilerVersion ?? null,
+    sources: [...contract.sources].sort(),
+    missing: Object.keys(contract.missing ?? {}).sort(),
+  };
+  return createHash('sha1').update(JSON.stringify(compilation)).digest('hex');
+}
+
+/** The files a contract brings into a session, by identity: its sources and its metadata. */
+export function filesOf(contract: VerifiableContract, verificationId: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const path of [...contract.sources, 'metadata.json']) {
+    files.set(`${verificationId}:${path}`, path);
+  }
+  return files;
+}
+
+/**
+ * A contract's entry, in `getSendableContract`'s field order; undefined fields are left out. Shares
+ * nested objects with the fixture: serialize it, do not edit it.
+ */
+function sendable(
+  entry: SessionContract,
+  outcome: {
+    status: SourcifyVerificationStatus;
+    statusMessage?: string;
+    storageTimestamp?: string;
+  },
+): SourcifySessionContract {
+  const { contract } = entry;
+  return {
+    verificationId: entry.verificationId,
+    ...(contract.constructorArgumentsArray
+      ? { constructorArgumentsArray: [...contract.constructorArgumentsArray] }
+      : {}),
+    compiledPath: contract.compiledPath,
+    name: contract.name,
+    ...(contract.compilerVersion === undefined
+      ? {}
+      : { compilerVersion: contract.compilerVersion }),
+    address: entry.address,
+    chainId: entry.chainId,
+    files: {
+      found: [...contract.sources],
+      missing: { ...contract.missing },
+      invalid: { ...contract.invalid },
+    },
+    status: outcome.status,
+    ...(outcome.statusMessage === undefined ? {} : { statusMessage: outcome.statusMessage }),
+    ...(outcome.storageTimestamp === undefined
+      ? {}
+      : { storageTimestamp: outcome.storageTimestamp }),
+  };
+}
+
+/**
+ * Verifies every contract of the session, as `verifyContractsInSession` does on each request,
+ * and answers `getSessionJSON`. A contract already in storage shows the stored match with its
+ * timestamp; otherwise it gets its fixture outcome, and a match is stored (with `now`) for later
+ * answers, so the answer that first verifies a contract has no `storageTimestamp`.
+ */
+export function verifySession(
+  session: VerificationSession,
+  storage: MatchStorage,
+  now: Date,
+): SourcifySessionResponse {
+  const contracts = [...session.contracts.values()].map((entry) => {
+    const key = storageKey(entry.chainId, entry.address);
+    const stored = storage.get(key);
+    if (stored) {
+      return sendable(entry, { status: stored.status, storageTimestamp: stored.storageTimestamp });
+    }
+    const { status, statusMessage } = entry.contract;
+    if (status === 'perfect' || status === 'partial') {
+      storage.set(key, { status, storageTimestamp: now.toISOString() });
+    }
+    return sendable(entry, statusMessage === undefined ? { status } : { status, statusMessage });
+  });
+  return { contracts, unused: [], files: [...session.inputFiles.values()] };
+}

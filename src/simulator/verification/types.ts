@@ -1,0 +1,99 @@
+/**
+ * Wire format of Sourcify's session verification API (`POST /session/verify/etherscan`,
+ * `GET /chains`), as its server sends it. Fields Sourcify leaves `undefined` are absent from the
+ * JSON, never `null`.
+ */
+
+/** `perfect` and `partial` are matches; `error` is also what a contract not yet verified shows. */
+export type SourcifyVerificationStatus = 'perfect' | 'partial' | 'error' | 'extra-file-input-bug';
+
+/** A source the metadata names but the session lacks, keyed by its path in `files.missing`. */
+export interface SourcifyMissingSource {
+  /** `0x` + 64 hex digits: the hash the metadata expects. */
+  keccak256: string;
+  /** Where Sourcify would fetch it from, e.g. `dweb:/ipfs/Qm…`, `bzz-raw://…`. */
+  urls: string[];
+}
+
+/** A source whose content does not hash to what the metadata expects. */
+export interface SourcifyInvalidSource {
+  expectedHash: string;
+  calculatedHash: string;
+  /** Kept by Sourcify for its legacy UI. */
+  msg?: string;
+}
+
+/** An ABI parameter, as in the `inputs` of the contract's constructor. */
+export interface SourcifyAbiParameter {
+  internalType?: string;
+  name: string;
+  type: string;
+  components?: SourcifyAbiParameter[];
+}
+
+/** One contract of a session, as `getSessionJSON` sends it. */
+export interface SourcifySessionContract {
+  /** Sourcify's id for the contract within the session (a hash of its metadata). */
+  verificationId: string;
+  /** The constructor's inputs; absent when the ABI has no constructor. */
+  constructorArgumentsArray?: SourcifyAbiParameter[];
+  /** Path of the source file that defines the contract, e.g. `contracts/Greeter.sol`. */
+  compiledPath: string;
+  name: string;
+  /** Sent by older servers only (it is in the OpenAPI example, not in current responses). */
+  compilerVersion?: string;
+  /** EIP-55 checksummed. */
+  address?: string;
+  /** Decimal, as a string: `"1"`. */
+  chainId?: string;
+  files: {
+    found: string[];
+    /** Keyed by path; `{}` when nothing is missing. */
+    missing: Record<string, SourcifyMissingSource>;
+    /** Keyed by path; `{}` when nothing is invalid. */
+    invalid: Record<string, SourcifyInvalidSource>;
+  };
+  status: SourcifyVerificationStatus;
+  statusMessage?: string;
+  /** ISO 8601 with milliseconds; only when the match was already in Sourcify's storage. */
+  storageTimestamp?: string;
+}
+
+/** The whole session: every contract added so far, oldest first. */
+export interface SourcifySessionResponse {
+  contracts: SourcifySessionContract[];
+  /** Paths of session files no contract uses. */
+  unused: string[];
+  /** Paths of every file in the session (sent by current servers, not by older ones). */
+  files: string[];
+}
+
+/** An entry of `GET /chains`. */
+export interface SourcifyChain {
+  name: string;
+  title?: string;
+  chainId: number;
+  /** RPC URLs, with provider keys replaced by placeholders such as `{INFURA_API_KEY}`. */
+  rpc: string[];
+  traceSupportedRPCs?: Array<{ type: string; index: number }>;
+  /** Whether Sourcify verifies contracts on this chain at all. */
+  supported: boolean;
+  /**
+   * Whether it can import verified sources from Etherscan for this chain. Older servers sent the
+   * explorer's API URL instead (absent or `undefined` when there was none).
+   */
+  etherscanAPI: boolean | string;
+}
+
+/** How Sourcify's error handler answers most errors (`error` is kept for old clients). */
+export interface SourcifyErrorBody {
+  error: string;
+  message: string;
+}
+
+/** How its OpenAPI request validator answers a request that does not match the schema. */
+export interface SourcifyValidationErrorBody {
+  /** Every error's message, joined with `, `. */
+  message: string;
+  errors: Array<{ path: string; message: string; errorCode?: string }>;
+}

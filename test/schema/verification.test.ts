@@ -1,0 +1,329 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { VERIFIABLE_CONTRACTS } from '../../src/simulator/verification/fixture.js';
+import { type Harness, startHarness } from '../gateway-harness.js';
+
+const VERIFY_PATH = '/verify/session/verify/etherscan';
+
+const VERIFY = /* GraphQL */ `
+  mutation Verify($input: VerifyContractInput!) {
+    verifyContract(input: $input) {
+      __typename
+      ... on Error { message }
+      ... on InvalidInputError { field }
+      ... on VerificationRejectedError { status }
+      ... on RateLimitedError { retryAfterSeconds }
+      ... on VerificationResult {
+        unused
+        contracts {
+          verificationId compiledPath name compilerVersion address chainId
+          files { found missing invalid }
+          status statusMessage storageTimestamp
+        }
+      }
+    }
+  }
+`;
+
+interface Contract {
+  address: string | null;
+  chainId: string | null;
+  status: string;
+  compilerVersion: string | null;
+  storageTimestamp: string | null;
+  files: { found: string[]; missing: string[]; invalid: string[] };
+}
+interface VerifyResult {
+  verifyContract: {
+    __typename: string;
+    message?: string;
+    field?: string;
+    status?: number;
+    retryAfterSeconds?: number | null;
+    contracts?: Contract[];
+    unused?: string[];
+  };
+}
+
+/** A browser-like client: keeps the cookies the gateway sets and sends them back. */
+function client(harness: Harness) {
+  const jar = new Map<string, string>();
+  return {
+    jar,
+    async verify(input: Record<string, unknown>) {
+      const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+      const response = await harness.execute<VerifyResult>(
+        VERIFY,
+        { input },
+        {
+          headers: cookie ? { cookie } : {},
+        },
+      );
+      for (const header of response.headers.getSetCookie()) {
+        const [pair = ''] = header.split(';');
+        const [name = '', value = ''] = pair.split('=');
+        if (value) jar.set(name, value);
+        else jar.delete(name);
+      }
+      return response;
+    },
+  };
+}
+
+const [first, second, third] = VERIFIABLE_CONTRACTS;
+if (!first || !second || !third) throw new Error('the simulator knows at least three contracts');
+
+describe('Mutation.verifyContract', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+  afterAll(() => harness.close());
+  beforeEach(() => {
+    harness.simulator.verification.reset();
+    harness.simulator.clearFaults();
+    harness.simulator.resetRequests();
+  });
+
+  it('verifies a contract and sets an HttpOnly, SameSite=Lax session cookie on the GraphQL path', async () => {
+    const { body, headers } = await client(harness).verify({
+      address: first.address,
+      chainId: first.chainId,
+    });
+    expect(body.errors).toBeUndefined();
+    const result = body.data?.verifyContract;
+    expect(result?.__typename).toBe('VerificationResult');
+    expect(result?.contracts).toHaveLength(1);
+    const [contract] = result?.contracts ?? [];
+    expect(contract?.address).toBe(first.address);
+    expect(contract?.chainId).toBe(first.chainId);
+    expect(['PERFECT', 'PARTIAL']).toContain(contract?.status);
+    expect(Array.isArray(contract?.files.missing)).toBe(true);
+    expect(result?.unused).toEqual([]);
+
+    const [cookie] = headers.getSetCookie();
+    expect(cookie).toMatch(/^verify_session=[\w-]+;/);
+    expect(cookie).toMatch(/Path=\/graphql/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/sourcify_vid/);
+  });
+
+  it('keeps each client in its own upstream session', async () => {
+    const alice = client(harness);
+    const bob = client(harness);
+
+    const a1 = await alice.verify({ address: first.address, chainId: first.chainId });
+    const b1 = await bob.verify({ address: second.address, chainId: second.chainId });
+    const a2 = await alice.verify({ address: third.address, chainId: third.chainId });
+
+    const addresses = (result: typeof a1) =>
+      (result.body.data?.verifyContract.contracts ?? []).map((c) => c.address).sort();
+    expect(addresses(a1)).toEqual([first.address]);
+    expect(addresses(b1)).toEqual([second.address]);
+    expect(addresses(a2)).toEqual([first.address, third.address].sort());
+
+    const received = harness.simulator.verification.received;
+    expect(received).toHaveLength(3);
+    const [ra1, rb1, ra2] = received;
+    expect(ra1?.cookie).toBeUndefined();
+    expect(rb1?.cookie).toBeUndefined();
+    expect(ra2?.sessionId).toBe(ra1?.sessionId);
+    expect(rb1?.sessionId).not.toBe(ra1?.sessionId);
+    const sessions = harness.simulator.verification.sessions();
+    expect(sessions.get(rb1?.sessionId ?? '')).toEqual([second.address]);
+  });
+
+  it('starts a new session for a cookie that is not one of ours', async () => {
+    const { body } = await harness.execute<VerifyResult>(
+      VERIFY,
+      { input: { address: first.address, chainId: first.chainId } },
+      { headers: { cookie: 'verify_session=%%%not-base64; other=1' } },
+    );
+    expect(body.data?.verifyContract.__typename).toBe('VerificationResult');
+    expect(harness.simulator.verification.received[0]?.cookie).toBeUndefined();
+  });
+
+  it.each([
+    ['a short address', { address: '0x1234', chainId: '1' }, 'address', /40 hexadecimal digits/],
+    [
+      'a bad checksum',
+      { address: `0x${'aB'.repeat(20)}`, chainId: '1' },
+      'address',
+      /EIP-55 checksum/,
+    ],
+    ['a huge address', { address: `0x${'a'.repeat(1_000_000)}`, chainId: '1' }, 'address', /40/],
+    ['a chain name', { address: first.address, chainId: 'mainnet' }, 'chainId', /decimal chain id/],
+    [
+      'an API key with spaces',
+      { address: first.address, chainId: first.chainId, apiKey: 'my key' },
+      'apiKey',
+      /printable characters/,
+    ],
+    [
+      'an unsupported chain',
+      { address: first.address, chainId: '999999999' },
+      'chainId',
+      /Chain 999999999 is not supported/,
+    ],
+  ])('refuses %s before anything goes upstream', async (_name, input, field, message) => {
+    const { body } = await client(harness).verify(input);
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.verifyContract).toMatchObject({ __typename: 'InvalidInputError', field });
+    expect(body.data?.verifyContract.message).toMatch(message);
+    expect(harness.simulator.requestCount(VERIFY_PATH)).toBe(0);
+  });
+
+  it('accepts an all-lowercase address', async () => {
+    const { body } = await client(harness).verify({
+      address: first.address.toLowerCase(),
+      chainId: first.chainId,
+    });
+    expect(body.data?.verifyContract.__typename).toBe('VerificationResult');
+  });
+
+  it('refuses a chain that is supported but not through the explorer', async () => {
+    const chains = harness.simulator.verification.chains;
+    const noExplorer = chains.find((chain) => chain.supported && !chain.etherscanAPI);
+    if (!noExplorer) throw new Error('the simulator lists such a chain');
+    const { body } = await client(harness).verify({
+      address: first.address,
+      chainId: String(noExplorer.chainId),
+    });
+    expect(body.data?.verifyContract).toMatchObject({
+      __typename: 'InvalidInputError',
+      field: 'chainId',
+    });
+    expect(body.data?.verifyContract.message).toContain(
+      'does not support verification from etherscan',
+    );
+  });
+
+  it("answers a contract the explorer has not verified with the service's own message and status", async () => {
+    const { body } = await client(harness).verify({
+      address: '0x0000000000000000000000000000000000000001',
+      chainId: '1',
+    });
+    expect(body.data?.verifyContract).toMatchObject({
+      __typename: 'VerificationRejectedError',
+      status: 404,
+      message: 'This contract is not verified on Etherscan',
+    });
+  });
+
+  it('answers a contract already in the session as rejected: nothing new to add', async () => {
+    const alice = client(harness);
+    await alice.verify({ address: first.address, chainId: first.chainId });
+    const { body } = await alice.verify({ address: first.address, chainId: first.chainId });
+    expect(body.data?.verifyContract).toMatchObject({
+      __typename: 'VerificationRejectedError',
+      status: 400,
+    });
+    expect(body.data?.verifyContract.message).toMatch(/didn't add any new file/);
+  });
+
+  it('answers 429 as RateLimitedError with Retry-After in seconds, or null without it', async () => {
+    harness.simulator.setFault(
+      'verify',
+      '/session/verify/etherscan',
+      {
+        kind: 'status',
+        status: 429,
+        headers: { 'retry-after': '30' },
+        body: JSON.stringify({ error: 'Etherscan API rate limit reached, try later' }),
+      },
+      { times: 1 },
+    );
+    const limited = await client(harness).verify({
+      address: first.address,
+      chainId: first.chainId,
+    });
+    expect(limited.body.data?.verifyContract).toEqual({
+      __typename: 'RateLimitedError',
+      message: 'Etherscan API rate limit reached, try later',
+      retryAfterSeconds: 30,
+    });
+
+    harness.simulator.setFault('verify', '/session/verify/etherscan', {
+      kind: 'status',
+      status: 429,
+    });
+    const unknown = await client(harness).verify({
+      address: first.address,
+      chainId: first.chainId,
+    });
+    expect(unknown.body.data?.verifyContract.retryAfterSeconds).toBeNull();
+  });
+
+  it.each([
+    ['a 503', { kind: 'status', status: 503 } as const, /HTTP 503/],
+    ['an HTML page', { kind: 'html' } as const, /not valid JSON/],
+    ['an empty 200', { kind: 'empty' } as const, /body is empty/],
+    ['a reset', { kind: 'reset' } as const, /connection failed/],
+    ['no answer in time', { kind: 'hang' } as const, /no answer within/],
+  ])(
+    'answers %s as UpstreamUnavailableError, sent once, never retried',
+    async (_name, fault, message) => {
+      harness.simulator.setFault('verify', '/session/verify/etherscan', fault);
+      const { body } = await client(harness).verify({
+        address: first.address,
+        chainId: first.chainId,
+      });
+      expect(body.errors).toBeUndefined();
+      expect(body.data?.verifyContract.__typename).toBe('UpstreamUnavailableError');
+      expect(body.data?.verifyContract.message).toContain(
+        'verification service POST /session/verify/etherscan',
+      );
+      expect(body.data?.verifyContract.message).toMatch(message);
+      expect(harness.simulator.requestCount(VERIFY_PATH)).toBe(1);
+    },
+  );
+
+  it('leaves the chain check to the service when it has no chain list', async () => {
+    harness.simulator.verification.setChains(null);
+    const isolated = await startHarness();
+    isolated.simulator.verification.setChains(null);
+    const { body } = await client(isolated).verify({
+      address: first.address,
+      chainId: '999999999',
+    });
+    expect(body.data?.verifyContract.__typename).toBe('VerificationRejectedError');
+    expect(body.data?.verifyContract.status).toBe(400);
+    expect(isolated.simulator.requestCount(VERIFY_PATH)).toBe(1);
+    await isolated.close();
+  });
+});
+
+describe('Query.supportedChains', () => {
+  it('lists the chains the service supports', async () => {
+    const harness = await startHarness();
+    const { body } = await harness.execute<{
+      supportedChains: { id: string; name: string; supportsExplorerVerification: boolean }[];
+    }>('{ supportedChains { id name supportsExplorerVerification } }');
+    expect(body.errors).toBeUndefined();
+    const expected = harness.simulator.verification.chains.filter(
+      (chain) => chain.supported !== false,
+    );
+    expect(body.data?.supportedChains.map((chain) => chain.id)).toEqual(
+      expected.map((chain) => String(chain.chainId)),
+    );
+    expect(
+      body.data?.supportedChains.find((chain) => chain.id === '1')?.supportsExplorerVerification,
+    ).toBe(true);
+    await harness.close();
+  });
+
+  it('is empty, with an error beside it, when the service has no list', async () => {
+    const harness = await startHarness();
+    harness.simulator.verification.setChains(null);
+    const { body } = await harness.execute('{ supportedChains { id } statusPage { name } }');
+    expect(body.data?.supportedChains).toEqual([]);
+    expect(body.data?.statusPage).toBeTruthy();
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors?.[0]).toMatchObject({
+      path: ['supportedChains'],
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: 'verification service' },
+    });
+    expect(body.errors?.[0]?.message).toContain('GET /chains');
+    await harness.close();
+  });
+});

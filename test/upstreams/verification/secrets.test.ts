@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Fault } from '../../../src/simulator/server.js';
+import { VERIFIABLE_CONTRACTS } from '../../../src/simulator/verification/fixture.js';
+import { type Harness, startHarness } from '../../gateway-harness.js';
+
+const API_KEY = 'SECRET-KEY-7f3a9c1e5b2d4f6a8c0e';
+const [contract] = VERIFIABLE_CONTRACTS;
+if (!contract) throw new Error('the simulator knows a contract');
+
+const VERIFY = /* GraphQL */ `
+  mutation ($input: VerifyContractInput!) {
+    verifyContract(input: $input) {
+      __typename
+      ... on Error { message }
+      ... on VerificationResult { contracts { name statusMessage } unused }
+    }
+  }
+`;
+
+describe('the explorer API key', () => {
+  let harness: Harness;
+  const responses: string[] = [];
+
+  beforeAll(async () => {
+    harness = await startHarness({ logLevel: 'trace', upstreamTimeoutMs: 200 });
+  });
+  afterAll(() => harness.close());
+
+  async function verify(input: Record<string, unknown>) {
+    const response = await harness.gateway.fetch('http://yoga/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: VERIFY, variables: { input } }),
+    });
+    const text = await response.text();
+    responses.push(text, JSON.stringify([...response.headers]));
+    return JSON.parse(text) as {
+      data?: { verifyContract: { __typename: string; message?: string } };
+    };
+  }
+
+  const input = { address: contract.address, chainId: contract.chainId, apiKey: API_KEY };
+  const faults: [string, Fault][] = [
+    ['a 503', { kind: 'status', status: 503 }],
+    [
+      'a 429',
+      { kind: 'status', status: 429, body: JSON.stringify({ error: `limit for ${API_KEY}` }) },
+    ],
+    [
+      'a 400 echoing the key',
+      {
+        kind: 'status',
+        status: 400,
+        body: JSON.stringify({ error: `Invalid API key ${API_KEY}` }),
+      },
+    ],
+    ['a timeout', { kind: 'hang' }],
+    ['a reset', { kind: 'reset' }],
+    ['HTML', { kind: 'html' }],
+  ];
+
+  it('reaches the upstream', async () => {
+    const result = await verify(input);
+    expect(result.data?.verifyContract.__typename).toBe('VerificationResult');
+    expect(harness.simulator.verification.received.at(-1)?.apiKey).toBe(API_KEY);
+  });
+
+  for (const [name, fault] of faults) {
+    it(`stays out of the answer to ${name}`, async () => {
+      harness.simulator.setFault('verify', '/session/verify/etherscan', fault);
+      const result = await verify(input);
+      harness.simulator.clearFaults();
+      expect(result.data?.verifyContract.__typename).not.toBe('VerificationResult');
+      expect(JSON.stringify(result)).not.toContain(API_KEY);
+    });
+  }
+
+  it('stays out of the answer to invalid input', async () => {
+    const result = await verify({ ...input, address: 'nope' });
+    expect(result.data?.verifyContract.__typename).toBe('InvalidInputError');
+  });
+
+  it('is redacted where the upstream echoed it', async () => {
+    harness.simulator.setFault('verify', '/session/verify/etherscan', {
+      kind: 'status',
+      status: 400,
+      body: JSON.stringify({ error: `Invalid API key ${API_KEY}` }),
+    });
+    const result = await verify(input);
+    harness.simulator.clearFaults();
+    expect(result.data?.verifyContract.message).toBe('Invalid API key [redacted]');
+  });
+
+  it('never appears in any response or log line, at trace level', () => {
+    expect(harness.rawLogs.length).toBeGreaterThan(10);
+    for (const line of harness.rawLogs) expect(line).not.toContain(API_KEY);
+    for (const text of responses) expect(text).not.toContain(API_KEY);
+  });
+});
