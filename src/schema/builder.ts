@@ -1,5 +1,7 @@
 import SchemaBuilder from '@pothos/core';
+import DirectivePlugin from '@pothos/plugin-directives';
 import ErrorsPlugin from '@pothos/plugin-errors';
+import FederationPlugin from '@pothos/plugin-federation';
 import { DateTimeResolver, URLResolver } from 'graphql-scalars';
 import type { GatewayContext } from '../context.js';
 
@@ -11,7 +13,8 @@ export const builder = new SchemaBuilder<{
     URL: { Input: URL; Output: URL | string };
   };
 }>({
-  plugins: [ErrorsPlugin],
+  // Federation comes last: it wraps the resolvers the other plugins have set up.
+  plugins: [ErrorsPlugin, DirectivePlugin, FederationPlugin],
   defaultFieldNullability: false,
   errors: { defaultTypes: [] },
 });

@@ -87,6 +87,11 @@ ComponentRef.implement({
   }),
 });
 
+builder.asEntity(ComponentRef, {
+  key: builder.selection<{ id: string }>('id'),
+  resolveReference: ({ id }, { statusFeed }) => statusFeed.component.load(id),
+});
+
 builder.queryField('component', (t) =>
   t.field({
     type: ComponentRef,

@@ -28,6 +28,11 @@ IncidentRef.implement({
   }),
 });
 
+builder.asEntity(IncidentRef, {
+  key: builder.selection<{ id: string }>('id'),
+  resolveReference: ({ id }, { statusFeed }) => statusFeed.incident.load(id),
+});
+
 builder.queryField('incident', (t) =>
   t.field({
     type: IncidentRef,

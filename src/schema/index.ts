@@ -8,4 +8,9 @@ import './page.js';
 import './status-event.js';
 import './verification.js';
 
-export const schema = builder.toSchema({ sortSchema: false });
+/** The graph, as an Apollo Federation v2 subgraph: `_service` and `_entities` come with it. */
+export const schema = builder.toSubGraphSchema({
+  linkUrl: 'https://specs.apollo.dev/federation/v2.6',
+  federationDirectives: ['@key'],
+  sortSchema: false,
+});

@@ -36,6 +36,11 @@ MaintenanceRef.implement({
   }),
 });
 
+builder.asEntity(MaintenanceRef, {
+  key: builder.selection<{ id: string }>('id'),
+  resolveReference: ({ id }, { statusFeed }) => statusFeed.maintenance.load(id),
+});
+
 builder.queryField('maintenance', (t) =>
   t.field({
     type: MaintenanceRef,

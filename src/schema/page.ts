@@ -115,6 +115,14 @@ export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implem
   }),
 });
 
+builder.asEntity(PageRef, {
+  key: builder.selection<{ id: string }>('id'),
+  resolveReference: async ({ id }, { statusFeed }) => {
+    const snapshot = await statusFeed.summary();
+    return snapshot.value.page.id === id ? snapshot : null;
+  },
+});
+
 builder.queryField('statusPage', (t) =>
   t.field({
     type: PageRef,

@@ -1,7 +1,10 @@
-import { printSchema } from 'graphql';
+import { printSubgraphSchema } from '@apollo/subgraph';
 import { schema } from './index.js';
 
-/** The schema as committed in `schema.graphql`, in the order the code declares it. */
+/**
+ * The subgraph SDL, as committed in `schema.graphql` and served by `_service { sdl }`: the public
+ * schema plus the federation directives (`@link`, `@key`) a composer needs.
+ */
 export function printSchemaDocument(): string {
-  return `${printSchema(schema)}\n`;
+  return `${printSubgraphSchema(schema)}\n`;
 }

@@ -1,0 +1,128 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGatewayRuntime, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { composeServices } from '@theguild/federation-composition';
+import { parse } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printSchemaDocument } from '../../src/schema/print.js';
+import { type Harness, startHarness } from '../gateway-harness.js';
+import {
+  createRpcEndpointsSubgraph,
+  RPC_ENDPOINTS_TYPE_DEFS,
+  type RpcEndpoint,
+} from './rpc-endpoints-subgraph.js';
+
+async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` };
+}
+
+describe('composed with another subgraph behind a federation gateway', () => {
+  let harness: Harness;
+  let router: GatewayRuntime;
+  const servers: Server[] = [];
+  let endpoints: RpcEndpoint[];
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    const relays = harness.simulator.statusFeed.summary.components.filter(
+      (c) => c.name === 'JSON-RPC Relay',
+    );
+    endpoints = relays.map((relay, i) => ({
+      url: `https://rpc-${i}.example-ledger.com/api`,
+      network: `network-${i}`,
+      componentId: relay.id,
+    }));
+
+    const ours = await listen(harness.gateway);
+    const theirs = await listen(createRpcEndpointsSubgraph(endpoints));
+    servers.push(ours.server, theirs.server);
+
+    const composed = composeServices([
+      { name: 'ledger-status', url: ours.url, typeDefs: parse(printSchemaDocument()) },
+      {
+        name: 'rpc-endpoints',
+        url: theirs.url,
+        typeDefs: RPC_ENDPOINTS_TYPE_DEFS,
+      },
+    ]);
+    expect(composed.errors?.map((error) => error.message)).toBeUndefined();
+    if (!composed.supergraphSdl) throw new Error('no supergraph');
+    router = createGatewayRuntime({ supergraph: composed.supergraphSdl, logging: false });
+  });
+
+  afterAll(async () => {
+    await router?.dispose();
+    for (const server of servers) server.closeAllConnections();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    await harness?.close();
+  });
+
+  async function query<Data>(document: string) {
+    const response = await router.fetch('http://router/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: document }),
+    });
+    return (await response.json()) as { data?: Data; errors?: unknown[] };
+  }
+
+  it('resolves our Component from the other subgraph: status, group and incidents', async () => {
+    const { data, errors } = await query<{
+      rpcEndpoints: {
+        url: string;
+        component: {
+          name: string;
+          status: string;
+          group: { name: string };
+          incidents: { name: string }[];
+        };
+      }[];
+    }>(`{
+      rpcEndpoints {
+        url
+        component { name status group { name } incidents { name } }
+      }
+    }`);
+    expect(errors).toBeUndefined();
+    expect(data?.rpcEndpoints).toHaveLength(endpoints.length);
+    const components = harness.simulator.statusFeed.summary.components;
+    for (const endpoint of data?.rpcEndpoints ?? []) {
+      const relay = endpoints.find((e) => e.url === endpoint.url);
+      const wire = components.find((c) => c.id === relay?.componentId);
+      const group = components.find((c) => c.id === wire?.group_id);
+      expect(endpoint.component.name).toBe('JSON-RPC Relay');
+      expect(endpoint.component.status).toBe(wire?.status.toUpperCase());
+      expect(endpoint.component.group.name).toBe(group?.name);
+      expect(Array.isArray(endpoint.component.incidents)).toBe(true);
+    }
+  });
+
+  it('reaches the field the other subgraph adds to our Component', async () => {
+    const { data, errors } = await query<{
+      statusPage: {
+        components: {
+          name: string;
+          children: { name: string; rpcEndpoints: { url: string }[] }[];
+        }[];
+      };
+    }>(`{
+      statusPage {
+        components(topLevel: true) { name children { name rpcEndpoints { url network } } }
+      }
+    }`);
+    expect(errors).toBeUndefined();
+    const relays = (data?.statusPage.components ?? []).flatMap((group) =>
+      group.children.filter((child) => child.name === 'JSON-RPC Relay'),
+    );
+    expect(relays.length).toBe(endpoints.length);
+    expect(relays.flatMap((relay) => relay.rpcEndpoints.map((e) => e.url)).sort()).toEqual(
+      endpoints.map((e) => e.url).sort(),
+    );
+    const others = (data?.statusPage.components ?? []).flatMap((g) => g.children);
+    expect(
+      others.filter((c) => c.name !== 'JSON-RPC Relay').every((c) => c.rpcEndpoints.length === 0),
+    ).toBe(true);
+  });
+});
