@@ -14,6 +14,8 @@ import type { VerificationService } from './upstreams/verification/verification-
 
 /** What every resolver of one operation shares. */
 export interface GatewayContext {
+  /** Identifies the HTTP request in logs, and upstream as `x-request-id`. */
+  readonly requestId: string;
   readonly statusFeed: StatusFeedLoaders;
   readonly verification: VerificationService;
   /** The calling client's own session at the verification service. */
@@ -23,6 +25,7 @@ export interface GatewayContext {
 }
 
 export interface ContextSources {
+  readonly requestId: string;
   readonly statusFeed: StatusFeed;
   readonly verification: VerificationService;
   readonly verificationSession: UpstreamSession;
@@ -30,7 +33,8 @@ export interface ContextSources {
 
 export function createContext(sources: ContextSources): GatewayContext {
   return {
-    statusFeed: createStatusFeedLoaders(sources.statusFeed),
+    requestId: sources.requestId,
+    statusFeed: createStatusFeedLoaders(sources.statusFeed, sources.requestId),
     verification: sources.verification,
     verificationSession: sources.verificationSession,
     partialErrors: [],
@@ -53,9 +57,9 @@ export interface StatusFeedLoaders {
   readonly maintenance: DataLoader<string, Maintenance | null>;
 }
 
-export function createStatusFeedLoaders(feed: StatusFeed): StatusFeedLoaders {
-  const summary = once(feed.summary);
-  const upcoming = once(feed.upcoming);
+export function createStatusFeedLoaders(feed: StatusFeed, requestId?: string): StatusFeedLoaders {
+  const summary = once(() => feed.summary(requestId));
+  const upcoming = once(() => feed.upcoming(requestId));
 
   return {
     summary,

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 
-const integer = (name: string, fallback: number, min: number) =>
+const wholeNumber = (name: string, min: number) =>
   z.coerce
     .number({ error: `${name} must be a number` })
     .int({ error: `${name} must be a whole number` })
-    .min(min, { error: `${name} must be at least ${min}` })
-    .default(fallback);
+    .min(min, { error: `${name} must be at least ${min}` });
+
+const integer = (name: string, fallback: number, min: number) =>
+  wholeNumber(name, min).default(fallback);
 
 const upstreamBaseUrl = (name: string, suffix?: string) =>
   z
@@ -43,7 +45,40 @@ const EnvironmentModel = z.object({
   STATUS_MAX_STALE_MS: integer('STATUS_MAX_STALE_MS', 300_000, 0),
   UPSTREAM_TIMEOUT_MS: integer('UPSTREAM_TIMEOUT_MS', 5_000, 1),
   UPSTREAM_RETRIES: integer('UPSTREAM_RETRIES', 2, 0),
+  /** Unset: UPSTREAM_TIMEOUT_MS. */
+  STATUS_TIMEOUT_MS: wholeNumber('STATUS_TIMEOUT_MS', 1).optional(),
+  /** Unset: UPSTREAM_TIMEOUT_MS. */
+  VERIFY_TIMEOUT_MS: wholeNumber('VERIFY_TIMEOUT_MS', 1).optional(),
+  CIRCUIT_FAILURE_THRESHOLD: integer('CIRCUIT_FAILURE_THRESHOLD', 5, 1),
+  CIRCUIT_COOLDOWN_MS: integer('CIRCUIT_COOLDOWN_MS', 30_000, 0),
   VERIFY_CHAINS_TTL_MS: integer('VERIFY_CHAINS_TTL_MS', 3_600_000, 0),
+  MAX_BODY_BYTES: integer('MAX_BODY_BYTES', 262_144, 1),
+  MAX_DEPTH: integer('MAX_DEPTH', 12, 1),
+  MAX_ALIASES: integer('MAX_ALIASES', 30, 0),
+  MAX_COST: integer('MAX_COST', 5_000, 1),
+  MAX_TOKENS: integer('MAX_TOKENS', 2_000, 1),
+  MAX_DIRECTIVES: integer('MAX_DIRECTIVES', 20, 0),
+  /** Unset: on outside production. */
+  GRAPHIQL: flag('GRAPHIQL'),
+  /** Unset: on outside production. */
+  INTROSPECTION: flag('INTROSPECTION'),
+  CORS_ORIGINS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z.url({
+          protocol: /^https?$/,
+          error: 'CORS_ORIGINS must be a comma-separated list of http(s) origins',
+        }),
+      ),
+    )
+    .default([]),
   /** Unset: Secure in production only. */
   SESSION_COOKIE_SECURE: flag('SESSION_COOKIE_SECURE'),
 });

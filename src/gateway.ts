@@ -3,8 +3,15 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { createContext, type GatewayContext } from './context.js';
 import { maskError } from './mask-error.js';
+import { GatewayMetrics } from './metrics.js';
 import { PAGE_TREE_QUERY } from './page-tree-query.js';
+import { useBodyLimit } from './plugins/use-body-limit.js';
+import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
+import { useMetrics } from './plugins/use-metrics.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
+import { type QueryLimits, useQueryLimits } from './plugins/use-query-limits.js';
+import { useReadiness } from './plugins/use-readiness.js';
+import { useRequestLog } from './plugins/use-request-log.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
 import { schema } from './schema/index.js';
 import { createStatusFeed } from './upstreams/status-feed/status-feed.js';
@@ -33,7 +40,17 @@ export interface GatewayOptions {
    */
   readonly upstreamTimeoutMs?: number;
   /**
-   * Retries of an upstream GET after a network error or a 5xx.
+   * `upstreamTimeoutMs` for the status feed alone.
+   * @default upstreamTimeoutMs
+   */
+  readonly statusTimeoutMs?: number;
+  /**
+   * `upstreamTimeoutMs` for the verification service alone; verifying can take a while.
+   * @default upstreamTimeoutMs
+   */
+  readonly verifyTimeoutMs?: number;
+  /**
+   * Retries of an upstream GET after a network error or a 5xx. POSTs are never retried.
    * @default 2
    */
   readonly upstreamRetries?: number;
@@ -42,6 +59,16 @@ export interface GatewayOptions {
    * @default 300
    */
   readonly upstreamRetryDelayMs?: number;
+  /**
+   * Consecutive failures that open an upstream's circuit.
+   * @default 5
+   */
+  readonly circuitFailureThreshold?: number;
+  /**
+   * How long an open circuit fails fast before probing the upstream again.
+   * @default 30000
+   */
+  readonly circuitCooldownMs?: number;
   /**
    * Mark the verification session cookie `Secure`, so browsers send it over HTTPS only.
    * @default false
@@ -52,6 +79,24 @@ export interface GatewayOptions {
    * @default 3600000
    */
   readonly verifyChainsTtlMs?: number;
+  /** Bounds on operations, and whether introspection is served (see `QueryLimits`). */
+  readonly limits?: QueryLimits;
+  /**
+   * Largest request body accepted.
+   * @default 262144
+   */
+  readonly maxBodyBytes?: number;
+  /**
+   * Serve GraphiQL to browsers at the GraphQL endpoint.
+   * @default true
+   */
+  readonly graphiql?: boolean;
+  /**
+   * Origins allowed to call the gateway from a browser, with credentials (the session cookie).
+   * Empty: same-origin only.
+   * @default []
+   */
+  readonly corsOrigins?: readonly string[];
   /**
    * Show internal error details to clients. Only for local development.
    * @default false
@@ -64,51 +109,76 @@ export type Gateway = YogaServerInstance<Record<string, never>, GatewayContext>;
 /** Builds the gateway's request handler. It never listens: `index.ts` does. */
 export function createGateway(options: GatewayOptions): Gateway {
   const { logger } = options;
+  const metrics = new GatewayMetrics();
   const upstream = {
-    timeoutMs: options.upstreamTimeoutMs ?? 5_000,
     retries: options.upstreamRetries ?? 2,
     retryDelayMs: options.upstreamRetryDelayMs ?? 300,
+    circuitFailureThreshold: options.circuitFailureThreshold ?? 5,
+    circuitCooldownMs: options.circuitCooldownMs ?? 30_000,
+    observer: metrics,
+    logger,
   };
+  const timeoutMs = options.upstreamTimeoutMs ?? 5_000;
   const statusFeed = createStatusFeed({
     ...upstream,
     baseUrl: options.statusBaseUrl,
+    timeoutMs: options.statusTimeoutMs ?? timeoutMs,
     cacheTtlMs: options.statusCacheTtlMs ?? 10_000,
     maxStaleMs: options.statusMaxStaleMs ?? 300_000,
-    logger,
+    onCacheEvent: (path, event) => metrics.cacheRead(path, event),
   });
-
   const verification = createVerificationService({
     ...upstream,
     baseUrl: options.verifyBaseUrl,
+    timeoutMs: options.verifyTimeoutMs ?? timeoutMs,
     ...(options.verifyChainsTtlMs === undefined ? {} : { chainsTtlMs: options.verifyChainsTtlMs }),
-    logger,
   });
 
   const graphqlEndpoint = '/graphql';
+  const requestLog = useRequestLog({ logger, metrics });
   const verificationSession = useVerificationSession({
     path: graphqlEndpoint,
     secure: options.sessionCookieSecure ?? false,
   });
+  const corsOrigins = options.corsOrigins ?? [];
 
   return createYoga<Record<string, never>, GatewayContext>({
     schema,
     context: ({ request }) =>
       createContext({
+        requestId: requestLog.requestIdFor(request),
         statusFeed,
         verification,
         verificationSession: verificationSession.sessionFor(request),
       }),
-    plugins: [verificationSession, usePartialErrors()],
+    plugins: [
+      requestLog,
+      useBodyLimit(options.maxBodyBytes === undefined ? {} : { maxBytes: options.maxBodyBytes }),
+      useCsrfPrevention(),
+      useReadiness({ statusFeed }),
+      useMetrics({ metrics }),
+      ...useQueryLimits(options.limits),
+      verificationSession,
+      usePartialErrors(),
+    ],
     graphqlEndpoint,
     landingPage: false,
     logging: toYogaLogger(logger),
-    maskedErrors: {
-      maskError,
-      isDev: options.development ?? false,
-    },
+    maskedErrors: { maskError, isDev: options.development ?? false },
+    cors:
+      corsOrigins.length > 0
+        ? {
+            origin: [...corsOrigins],
+            credentials: true,
+            methods: ['GET', 'POST'],
+            allowedHeaders: ['content-type', 'x-request-id'],
+            exposedHeaders: ['x-request-id'],
+            maxAge: 600,
+          }
+        : false,
     // The bundled GraphiQL needs no CDN, so it works offline and under a strict CSP.
     renderGraphiQL,
-    graphiql: {
+    graphiql: (options.graphiql ?? true) && {
       title: 'Ledger status gateway',
       defaultQuery: PAGE_TREE_QUERY,
     },

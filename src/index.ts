@@ -24,15 +24,31 @@ if (!env.STATUS_BASE_URL || !env.VERIFY_BASE_URL) {
   );
 }
 
+const production = env.NODE_ENV === 'production';
 const gateway = createGateway({
   statusBaseUrl: env.STATUS_BASE_URL ?? (simulator as Simulator).statusBaseUrl,
   verifyBaseUrl: env.VERIFY_BASE_URL ?? (simulator as Simulator).verifyBaseUrl,
   statusCacheTtlMs: env.STATUS_CACHE_TTL_MS,
   statusMaxStaleMs: env.STATUS_MAX_STALE_MS,
   upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+  ...(env.STATUS_TIMEOUT_MS ? { statusTimeoutMs: env.STATUS_TIMEOUT_MS } : {}),
+  ...(env.VERIFY_TIMEOUT_MS ? { verifyTimeoutMs: env.VERIFY_TIMEOUT_MS } : {}),
   upstreamRetries: env.UPSTREAM_RETRIES,
+  circuitFailureThreshold: env.CIRCUIT_FAILURE_THRESHOLD,
+  circuitCooldownMs: env.CIRCUIT_COOLDOWN_MS,
   verifyChainsTtlMs: env.VERIFY_CHAINS_TTL_MS,
-  sessionCookieSecure: env.SESSION_COOKIE_SECURE ?? env.NODE_ENV === 'production',
+  sessionCookieSecure: env.SESSION_COOKIE_SECURE ?? production,
+  maxBodyBytes: env.MAX_BODY_BYTES,
+  limits: {
+    maxDepth: env.MAX_DEPTH,
+    maxAliases: env.MAX_ALIASES,
+    maxCost: env.MAX_COST,
+    maxTokens: env.MAX_TOKENS,
+    maxDirectives: env.MAX_DIRECTIVES,
+    introspection: env.INTROSPECTION ?? !production,
+  },
+  graphiql: env.GRAPHIQL ?? !production,
+  corsOrigins: env.CORS_ORIGINS,
   development: env.NODE_ENV === 'development',
   logger,
 });

@@ -12,6 +12,15 @@ describe('parseEnvironment', () => {
       UPSTREAM_TIMEOUT_MS: 5_000,
       UPSTREAM_RETRIES: 2,
       VERIFY_CHAINS_TTL_MS: 3_600_000,
+      CIRCUIT_FAILURE_THRESHOLD: 5,
+      CIRCUIT_COOLDOWN_MS: 30_000,
+      MAX_BODY_BYTES: 262_144,
+      MAX_DEPTH: 12,
+      MAX_ALIASES: 30,
+      MAX_COST: 5_000,
+      MAX_TOKENS: 2_000,
+      MAX_DIRECTIVES: 20,
+      CORS_ORIGINS: [],
     });
   });
 
@@ -57,6 +66,16 @@ describe('parseEnvironment', () => {
       'UPSTREAM_TIMEOUT_MS must be a whole number',
       'SESSION_COOKIE_SECURE must be true or false',
     ]);
+  });
+
+  it('reads CORS origins as a list', () => {
+    expect(
+      parseEnvironment({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' })
+        .CORS_ORIGINS,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(() => parseEnvironment({ CORS_ORIGINS: 'app.example.com' })).toThrow(
+      'CORS_ORIGINS must be a comma-separated list of http(s) origins',
+    );
   });
 
   it('insists that the status feed URL is the v2 API', () => {

@@ -60,6 +60,36 @@ describe('the gateway process', () => {
     expect(code).toBe(0);
   });
 
+  it('finishes in-flight operations on SIGTERM before it exits', async () => {
+    const started = start({ PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production' });
+    child = started.child;
+    const ready = await waitFor(() =>
+      started.lines.find((line) => String(line.msg).startsWith('GraphQL and GraphiQL at')),
+    );
+    const url = String(ready.msg).replace('GraphQL and GraphiQL at ', '');
+    const simulatorOrigin = new URL(String(started.lines[0]?.statusBaseUrl)).origin;
+    await fetch(`${simulatorOrigin}/_simulator/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ upstream: 'status', path: '*', fault: { kind: 'delay', ms: 800 } }),
+    });
+
+    const inFlight = fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ statusPage { name } }' }),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    child.kill('SIGTERM');
+
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { data: { statusPage: { name: string } } };
+    expect(body.data.statusPage.name).toBeTruthy();
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+
   it('exits 1 and lists every configuration problem', async () => {
     const started = start({ PORT: 'x', STATUS_BASE_URL: 'nope' });
     child = started.child;

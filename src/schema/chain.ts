@@ -20,9 +20,9 @@ builder.queryField('supportedChains', (t) =>
     type: [ChainRef],
     description:
       'The chains the verification service verifies contracts on. Empty, with an error beside it, when the service has no chain list; `verifyContract` then leaves the check to the service.',
-    resolve: async (_root, _args, { verification, partialErrors }, info) => {
+    resolve: async (_root, _args, { verification, partialErrors, requestId }, info) => {
       try {
-        return await verification.supportedChains();
+        return await verification.supportedChains(requestId);
       } catch (error) {
         if (!isUpstreamError(error)) throw error;
         partialErrors.push(

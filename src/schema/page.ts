@@ -64,6 +64,10 @@ export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implem
         'When the gateway fetched this data from the status feed. Show it as "as of …"; while the feed is down it can lag behind by a few minutes.',
       resolve: (s) => s.fetchedAt,
     }),
+    stale: t.exposeBoolean('stale', {
+      description:
+        'True while the status feed cannot be reached and this is the last good copy (see `fetchedAt` for its age). Show a "data may be out of date" hint.',
+    }),
     status: t.field({
       type: PageStatusRef,
       description: 'The overall status: indicator and banner text.',

@@ -144,7 +144,7 @@ builder.mutationField('verifyContract', (t) =>
         description: 'The session after a successful verification, or why it did not happen.',
       },
     },
-    resolve: (_root, { input }, { verification, verificationSession }) =>
-      verification.verifyContract(input, verificationSession),
+    resolve: (_root, { input }, { verification, verificationSession, requestId }) =>
+      verification.verifyContract(input, verificationSession, requestId),
   }),
 );

@@ -15,7 +15,11 @@
  * - `PUT /_simulator/verification` `{ chains?: SourcifyChain[] | null,
  *   contracts?: VerifiableContract[] }` → replaces the chain list and/or adds contracts
  * - `DELETE /_simulator/verification` → back to the fixture (sessions, received, chains,
- *   contracts)
+ *   contracts, APIv2 jobs, outcomes, job delay)
+ * - `GET /_simulator/verification/v2` → `{ jobDelayMs, jobs, outcomes }` (APIv2 jobs with their
+ *   state, scripted outcomes in force)
+ * - `PUT /_simulator/verification/v2` `{ jobDelayMs?: number | null, outcomes?: Array<{ target:
+ *   '*' | { chainId, address }, outcome: { reject } | { jobError } | null, times? }> }` → same
  */
 import {
   type FaultTable,
@@ -38,6 +42,7 @@ import type { StatuspageComponentStatus } from './status-feed/types.js';
 import type { SimulatorResponse, UpstreamRequest } from './upstream.js';
 import { parseSourcifyChains, parseVerifiableContract } from './verification/parse.js';
 import type { VerificationUpstream } from './verification/routes.js';
+import { parseJobDelay, parseOutcome, parseOutcomeTarget } from './verification/v2-outcomes.js';
 
 /** Where the control API is mounted; requests under it are not recorded in the request log. */
 export const CONTROL_PREFIX = '/_simulator';
@@ -118,6 +123,34 @@ function parseComponentStatuses(
   return statuses;
 }
 
+/** `[{ target, outcome, times? }]`, each checked; `outcome: null` clears that target's. */
+function parseOutcomes(value: unknown) {
+  if (!Array.isArray(value)) {
+    throw new TypeError('outcomes must be an array of { target, outcome, times? }');
+  }
+  return value.map((item: unknown, index) => {
+    const where = `outcomes[${index}]`;
+    if (!isRecord(item)) throw new TypeError(`${where} must be { target, outcome, times? }`);
+    const unknown = Object.keys(item).filter(
+      (key) => !['target', 'outcome', 'times'].includes(key),
+    );
+    if (unknown.length > 0) throw new TypeError(`${where}: unknown field(s) ${unknown.join(', ')}`);
+    if (item.outcome === undefined) {
+      throw new TypeError(`${where}.outcome is required (null clears the outcome of that target)`);
+    }
+    try {
+      return {
+        target: parseOutcomeTarget(item.target),
+        outcome: item.outcome === null ? null : parseOutcome(item.outcome),
+        times: parseTimes(item.times),
+      };
+    } catch (error) {
+      if (error instanceof TypeError) throw new TypeError(`${where}: ${error.message}`);
+      throw error;
+    }
+  });
+}
+
 /** The HTTP control API, for driving the simulator from another process. */
 export function createControlApi(
   context: ControlApiContext,
@@ -150,6 +183,13 @@ export function createControlApi(
       received: verification.receivedCount,
       contracts: verification.contracts.length,
       chains: verification.chainsListed ? verification.chains.length : null,
+    });
+
+  const apiV2Overview = (): SimulatorResponse =>
+    jsonResponse(200, {
+      jobDelayMs: verification.jobDelayMs,
+      jobs: verification.jobs(),
+      outcomes: verification.outcomes(),
     });
 
   const routes: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
@@ -228,6 +268,25 @@ export function createControlApi(
       DELETE: () => {
         verification.reset();
         return verificationOverview();
+      },
+    },
+    '/verification/v2': {
+      GET: apiV2Overview,
+      PUT: async (request) => {
+        const body = await readJsonObject(request, ['jobDelayMs', 'outcomes']);
+        if (body.jobDelayMs === undefined && body.outcomes === undefined) {
+          throw new BadRequestError('Expected "jobDelayMs" and/or "outcomes"');
+        }
+        // Everything is checked before anything changes.
+        const delay =
+          body.jobDelayMs === undefined ? undefined : check(() => parseJobDelay(body.jobDelayMs));
+        const outcomes =
+          body.outcomes === undefined ? [] : check(() => parseOutcomes(body.outcomes));
+        if (delay !== undefined) verification.setJobDelay(delay);
+        for (const { target, outcome, times } of outcomes) {
+          verification.setOutcome(target, outcome, times === null ? {} : { times });
+        }
+        return apiV2Overview();
       },
     },
   };

@@ -15,19 +15,38 @@ import { type RecordedRequest, RequestLog } from './request-log.js';
 import { createStatusFeed, type StatusFeed } from './status-feed/fixture.js';
 import { createStatusFeedUpstream } from './status-feed/routes.js';
 import type { SimulatorResponse, Upstream, UpstreamName, UpstreamRequest } from './upstream.js';
+import type { VerificationJobInfo } from './verification/apiv2.js';
 import type { VerifiableContract } from './verification/fixture.js';
 import type { ReceivedVerification } from './verification/received-log.js';
 import { createVerificationUpstream } from './verification/routes.js';
 import type { SourcifyChain } from './verification/types.js';
+import type { ActiveV2Outcome, V2Outcome, V2OutcomeTarget } from './verification/v2-outcomes.js';
 
 export type { ActiveFault, Fault } from './fault.js';
 export type { RecordedRequest } from './request-log.js';
 export type { UpstreamName } from './upstream.js';
+export {
+  DEFAULT_JOB_DELAY_MS,
+  type VerificationJobInfo,
+  type VerificationJobState,
+} from './verification/apiv2.js';
 export type { VerifiableContract } from './verification/fixture.js';
 export type { ReceivedVerification } from './verification/received-log.js';
-/** Where the contract verification upstream (Sourcify's session API) is mounted. */
+/** Where the contract verification upstream (Sourcify's session API and APIv2) is mounted. */
 export { VERIFY_PREFIX } from './verification/routes.js';
-export type { SourcifyChain } from './verification/types.js';
+export type {
+  SourcifyChain,
+  SourcifyMatchLevel,
+  SourcifyV2Contract,
+  SourcifyV2ErrorBody,
+  SourcifyV2Job,
+} from './verification/types.js';
+export type { V2JobErrorCode, V2RejectCode } from './verification/v2-errors.js';
+export type {
+  ActiveV2Outcome,
+  V2Outcome,
+  V2OutcomeTarget,
+} from './verification/v2-outcomes.js';
 
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
 const CONTROL_MAX_BODY_BYTES = 1024 * 1024;
@@ -46,12 +65,16 @@ export interface SimulatorOptions {
   requestLogCapacity?: number;
 }
 
-/** The contract verification upstream: what it received, its sessions, its fake explorer. */
+/**
+ * The contract verification upstream: what it received, its sessions and APIv2 jobs, its fake
+ * explorer.
+ */
 export interface SimulatorVerification {
   /**
-   * Every verification request received (`POST /verify/session/verify/:explorer`, faulted ones
-   * that never reached the upstream excepted), oldest first, with the body as sent (apiKey
-   * included: tests check it arrived). Bounded like the request log; a fresh copy on each read.
+   * Every verification request received (`POST /verify/session/verify/:explorer`, and
+   * `POST /verify/v2/verify/etherscan/:chainId/:address` with `api: 'v2'`; faulted ones that
+   * never reached the upstream excepted), oldest first, with the apiKey as sent (tests check it
+   * arrived). Bounded like the request log; a fresh copy on each read.
    */
   readonly received: ReadonlyArray<ReceivedVerification>;
   /** Contract addresses (checksummed, in the order added) held by each live session id. */
@@ -69,7 +92,39 @@ export interface SimulatorVerification {
   setChains(chains: readonly SourcifyChain[] | null): void;
   /** Add or replace a contract the fake explorer knows. Throws a TypeError on a bad contract. */
   addContract(contract: VerifiableContract): void;
-  /** Sessions, received, chains, contracts (and matches Sourcify stored) back to the fixture. */
+  /**
+   * APIv2 verification jobs, oldest first, with their state (jobs due by now are completed
+   * first). At most 10,000 are kept: the oldest are dropped (and then answer 404).
+   */
+  jobs(): ReadonlyArray<VerificationJobInfo>;
+  /** How long an APIv2 job stays pending, in ms (default 150); null: forever. */
+  readonly jobDelayMs: number | null;
+  /**
+   * Set how long APIv2 jobs stay pending: 0 completes them at the next request, null never.
+   * Pending jobs follow the new delay, counted from their start (never completing in the past).
+   * Throws a TypeError unless null or 0 to 600,000.
+   */
+  setJobDelay(ms: number | null): void;
+  /**
+   * Script APIv2 verifications of one contract (`{ chainId, address }`) or of all (`'*'`; an exact
+   * contract wins): `{ reject: code }` answers `POST /v2/verify/etherscan/...` with that error at
+   * once (`unsupported_chain` 400, `already_verified` 409, `duplicate_verification_request` 429,
+   * `not_etherscan_verified` 404, `etherscan_limit` 429, `etherscan_request_failed` 502,
+   * `internal_error` 500); `{ jobError: code }` accepts it and fails its job with that error.
+   * `outcome: null` clears; `times` limits how many requests it decides (default: until cleared).
+   * Throws a TypeError on bad input.
+   */
+  setOutcome(
+    target: V2OutcomeTarget,
+    outcome: V2Outcome | null,
+    options?: { times?: number },
+  ): void;
+  /** The scripted outcomes in force. */
+  outcomes(): ReadonlyArray<ActiveV2Outcome>;
+  /**
+   * Sessions, received, chains, contracts (and matches Sourcify stored), APIv2 jobs, scripted
+   * outcomes and the job delay back to the fixture and defaults.
+   */
   reset(): void;
 }
 
@@ -78,7 +133,10 @@ export interface Simulator {
   readonly origin: string;
   /** `${origin}/status/api/v2`. */
   readonly statusBaseUrl: string;
-  /** `${origin}/verify`: Sourcify's session API, standing for `https://sourcify.dev/server`. */
+  /**
+   * `${origin}/verify`, standing for `https://sourcify.dev/server`: Sourcify's session API and
+   * its APIv2 (`${verifyBaseUrl}/v2/...`).
+   */
   readonly verifyBaseUrl: string;
   /** The feed being served. Treat it as read-only; edit it through `updateStatusFeed`. */
   readonly statusFeed: StatusFeed;
@@ -366,6 +424,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       },
       setChains: (chains) => verification.setChains(chains),
       addContract: (contract) => verification.addContract(contract),
+      jobs: () => verification.jobs(),
+      get jobDelayMs() {
+        return verification.jobDelayMs;
+      },
+      setJobDelay: (ms) => verification.setJobDelay(ms),
+      setOutcome: (target, outcome, outcomeOptions) =>
+        verification.setOutcome(target, outcome, outcomeOptions),
+      outcomes: () => verification.outcomes(),
       reset: () => verification.reset(),
     },
     close() {

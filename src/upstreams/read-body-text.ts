@@ -17,11 +17,11 @@ export class BodyTimeoutError extends Error {
 }
 
 /**
- * Reads a response body as UTF-8 text, giving up past `maxBytes` or `timeoutMs`: `fetch` alone
- * buffers a body of any size, for as long as the upstream takes to trickle it.
+ * Reads a request's or response's body as UTF-8 text, giving up past `maxBytes` or `timeoutMs`:
+ * `fetch` alone buffers a body of any size, for as long as the other side takes to trickle it.
  */
 export async function readBodyText(
-  response: Response,
+  response: Pick<Response, 'headers' | 'body'>,
   { maxBytes, timeoutMs }: { maxBytes: number; timeoutMs: number },
 ): Promise<string> {
   if (Number(response.headers.get('content-length')) > maxBytes) {

@@ -9,8 +9,11 @@ export interface Snapshot<Value> {
 export type SnapshotCacheEvent = 'hit' | 'miss' | 'coalesced' | 'stale';
 
 export interface SnapshotCacheOptions<Value> {
-  /** Fetches a fresh value; its rejection is what callers see when no snapshot can stand in. */
-  readonly load: () => Promise<Value>;
+  /**
+   * Fetches a fresh value; its rejection is what callers see when no snapshot can stand in.
+   * `requestId` is the id of the request whose read started the load.
+   */
+  readonly load: (requestId?: string) => Promise<Value>;
   /** How long a snapshot is served without asking the upstream again. */
   readonly ttlMs: number;
   /**
@@ -51,7 +54,8 @@ export class SnapshotCache<Value> {
     return this.#current;
   }
 
-  get(): Promise<Snapshot<Value>> {
+  /** The snapshot to serve; `requestId` is passed on to a load this read starts. */
+  get(requestId?: string): Promise<Snapshot<Value>> {
     const current = this.#current;
     if (current && this.#now() - current.fetchedAt.getTime() < this.#options.ttlMs) {
       this.#options.onEvent?.('hit');
@@ -66,16 +70,16 @@ export class SnapshotCache<Value> {
       return this.#refreshing;
     }
     this.#options.onEvent?.('miss');
-    const refreshing = this.#refresh().finally(() => {
+    const refreshing = this.#refresh(requestId).finally(() => {
       this.#refreshing = undefined;
     });
     this.#refreshing = refreshing;
     return refreshing;
   }
 
-  async #refresh(): Promise<Snapshot<Value>> {
+  async #refresh(requestId: string | undefined): Promise<Snapshot<Value>> {
     try {
-      const value = await this.#options.load();
+      const value = await this.#options.load(requestId);
       this.#current = { value, fetchedAt: new Date(this.#now()), stale: false };
       this.#failure = undefined;
       return this.#current;

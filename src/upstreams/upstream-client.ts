@@ -1,6 +1,7 @@
 import ky, { HTTPError, type KyInstance, TimeoutError } from 'ky';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import {
   UpstreamBadResponseError,
   type UpstreamEndpoint,
@@ -8,8 +9,19 @@ import {
 } from './errors.js';
 import { BodyTimeoutError, BodyTooLargeError, readBodyText } from './read-body-text.js';
 
+/** Told of every upstream request and circuit change, for metrics. */
+export interface UpstreamObserver {
+  /** `outcome` is the HTTP status, `error` when no whole answer came, `rejected` when the circuit was open. */
+  request(
+    endpoint: UpstreamEndpoint,
+    outcome: number | 'error' | 'rejected',
+    seconds: number,
+  ): void;
+  circuit(upstream: string, state: CircuitState): void;
+}
+
 export interface UpstreamClientOptions {
-  /** Name of the upstream in errors and logs, e.g. `status feed`. */
+  /** Name of the upstream in errors, logs and metrics, e.g. `status feed`. */
   readonly name: string;
   /** Base URL without a trailing slash; request paths are appended to it. */
   readonly baseUrl: string;
@@ -34,7 +46,18 @@ export interface UpstreamClientOptions {
    * @default 10 MiB
    */
   readonly maxBodyBytes?: number;
+  /**
+   * Consecutive failed requests (after retries) that open the circuit.
+   * @default 5
+   */
+  readonly circuitFailureThreshold?: number;
+  /**
+   * How long an open circuit fails fast before it probes the upstream again.
+   * @default 30000
+   */
+  readonly circuitCooldownMs?: number;
   readonly logger?: Logger;
+  readonly observer?: UpstreamObserver;
   /** @default globalThis.fetch */
   readonly fetch?: typeof fetch;
 }
@@ -47,22 +70,28 @@ export interface UpstreamResponse {
   readonly text: string;
 }
 
+export interface RequestOptions {
+  /** Sent as `x-request-id`, so the upstream's logs can be matched with the gateway's. */
+  readonly requestId?: string | undefined;
+  readonly headers?: Record<string, string>;
+}
+
 export interface UpstreamClient {
   /**
    * GET `path`, parse the body as JSON and validate it with `schema`. A non-2xx answer is an
    * `UpstreamUnavailableError`; a body of the wrong shape an `UpstreamBadResponseError`.
    */
-  getJson<Output>(path: string, schema: z.ZodType<Output>): Promise<Output>;
+  getJson<Output>(
+    path: string,
+    schema: z.ZodType<Output>,
+    options?: RequestOptions,
+  ): Promise<Output>;
   /**
    * POST `json` to `path` once. Any HTTP status resolves, for the caller to interpret; only a
    * failure to get a whole answer rejects (`UpstreamUnavailableError`). Neither the request body
    * nor the headers are ever logged: they may carry secrets.
    */
-  postJson(
-    path: string,
-    json: unknown,
-    options?: { headers?: Record<string, string> },
-  ): Promise<UpstreamResponse>;
+  postJson(path: string, json: unknown, options?: RequestOptions): Promise<UpstreamResponse>;
 }
 
 const RETRIED_STATUS_CODES = [500, 502, 503, 504];
@@ -76,6 +105,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     retryDelayMs = 300,
     maxBodyBytes = 10 * 1024 * 1024,
     logger,
+    observer,
   } = options;
 
   const http: KyInstance = ky.create({
@@ -93,50 +123,87 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 
-  /** Sends one request (with ky's retries), reads the whole body, and logs the outcome once. */
-  async function exchange(
+  const circuit = new CircuitBreaker({
+    failureThreshold: options.circuitFailureThreshold ?? 5,
+    cooldownMs: options.circuitCooldownMs ?? 30_000,
+    onStateChange: (state) => {
+      observer?.circuit(name, state);
+      const log = state === 'open' ? logger?.warn : logger?.info;
+      log?.call(logger, { upstream: name, circuit: state }, `upstream circuit ${state}`);
+    },
+  });
+
+  /**
+   * Sends one request (with ky's retries) through the circuit and reads the whole body. `judge`
+   * decides whether the answer counts as the upstream failing; the outcome is logged once.
+   */
+  async function exchange<Result>(
     endpoint: UpstreamEndpoint,
     request: () => Promise<Response>,
-  ): Promise<UpstreamResponse> {
+    judge: (response: UpstreamResponse) => Result,
+  ): Promise<Result> {
+    if (!circuit.admit()) {
+      observer?.request(endpoint, 'rejected', 0);
+      const seconds = Math.ceil(circuit.retryInMs / 1000);
+      throw new UpstreamUnavailableError(
+        endpoint,
+        `it failed repeatedly; the gateway waits ${seconds} s before asking again`,
+      );
+    }
     const started = performance.now();
+    let status: number | 'error' = 'error';
     try {
       const response = await request();
+      status = response.status;
       const text = await readBodyText(response, { maxBytes: maxBodyBytes, timeoutMs });
+      const result = judge({ endpoint, status: response.status, headers: response.headers, text });
+      if (response.status >= 500) circuit.failed();
+      else circuit.succeeded();
       logger?.debug(
         { upstream: name, path: endpoint.path, status: response.status, ms: elapsed(started) },
         'upstream request',
       );
-      return { endpoint, status: response.status, headers: response.headers, text };
+      return result;
     } catch (error) {
+      circuit.failed();
+      if (error instanceof HTTPError) status = error.response.status;
       const failure = toUpstreamError(endpoint, error, timeoutMs);
       logger?.warn(
         { upstream: name, path: endpoint.path, ms: elapsed(started), err: failure },
         'upstream request failed',
       );
       throw failure;
+    } finally {
+      observer?.request(endpoint, status, (performance.now() - started) / 1000);
     }
   }
 
+  const headersFor = ({ requestId, headers }: RequestOptions) => ({
+    ...headers,
+    ...(requestId ? { 'x-request-id': requestId } : {}),
+  });
+
   return {
-    async getJson(path, schema) {
+    getJson(path, schema, options = {}) {
       const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
-      const response = await exchange(endpoint, () => http.get(relative(path)));
-      try {
-        return parseJsonBody(response, schema);
-      } catch (error) {
-        logger?.warn({ upstream: name, path, err: error }, 'upstream request failed');
-        throw error;
-      }
+      return exchange(
+        endpoint,
+        () => http.get(relative(path), { headers: headersFor(options) }),
+        (response) => parseJsonBody(response, schema),
+      );
     },
-    postJson(path, json, { headers } = {}) {
+    postJson(path, json, options = {}) {
       const endpoint: UpstreamEndpoint = { upstream: name, method: 'POST', path };
-      return exchange(endpoint, () =>
-        http.post(relative(path), {
-          json,
-          throwHttpErrors: false,
-          retry: 0,
-          ...(headers ? { headers } : {}),
-        }),
+      return exchange(
+        endpoint,
+        () =>
+          http.post(relative(path), {
+            json,
+            throwHttpErrors: false,
+            retry: 0,
+            headers: headersFor(options),
+          }),
+        (response) => response,
       );
     },
   };

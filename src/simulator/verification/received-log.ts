@@ -1,17 +1,28 @@
-/** A verification request as the upstream received it. */
+/**
+ * A verification request as the upstream received it: `POST /session/verify/:explorer` (session
+ * API) or `POST /v2/verify/etherscan/:chainId/:address` (APIv2, `api: 'v2'`).
+ */
 export interface ReceivedVerification {
-  /** The `:explorer` path segment, as sent (`etherscan`, or an unknown one). */
+  /** `'v2'` for an APIv2 request; absent for the session API. */
+  readonly api?: 'v2';
+  /** The explorer path segment, as sent (`etherscan`, or an unknown one). */
   readonly explorer: string;
   /**
-   * Body fields as sent: a string as is, an absent field as `''` (`undefined` for `apiKey`), any
-   * other JSON value as its JSON text. All are `''` when the body was not a JSON object.
+   * Session API: body fields as sent: a string as is, an absent field as `''` (`undefined` for
+   * `apiKey`), any other JSON value as its JSON text; all are `''` when the body was not a JSON
+   * object. APIv2: the path segments as sent (URL-decoded), and the body's `apiKey` as sent.
    */
   readonly address: string;
   /** `chainId`, or Sourcify's older `chain` when `chainId` is absent. */
   readonly chainId: string;
   readonly apiKey: string | undefined;
-  /** The session the request was served in; null when it was refused before reaching one. */
+  /**
+   * The session the request was served in; null when it was refused before reaching one, and
+   * always for APIv2 (it has no sessions).
+   */
   readonly sessionId: string | null;
+  /** APIv2 only: the job the request started, or null when it was refused. */
+  readonly verificationId?: string | null;
   /** The raw `Cookie` header. */
   readonly cookie: string | undefined;
   /** The status the upstream answered (a fault may still have mangled the answer). */

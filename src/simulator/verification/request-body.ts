@@ -48,9 +48,11 @@ export function mediaType(request: UpstreamRequest): string | undefined {
 /**
  * The body as body-parser's `json()` leaves it: parsed for `application/json` (an empty body is
  * `{}`), otherwise untouched and `{}`. Malformed JSON, or JSON that is not an object or array
- * (strict mode), is a 400 with the parser's message.
+ * (strict mode), fails with the parser's message.
  */
-export async function readJsonBody(request: UpstreamRequest): Promise<Checked<unknown>> {
+export async function parseJsonBody(
+  request: UpstreamRequest,
+): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
   if (mediaType(request) !== 'application/json') return { ok: true, value: {} };
   const text = (await request.readBody()).toString('utf8');
   if (text.length === 0) return { ok: true, value: {} };
@@ -65,11 +67,18 @@ export async function readJsonBody(request: UpstreamRequest): Promise<Checked<un
   } catch (error) {
     const raw = error instanceof Error ? error.message : String(error);
     const message = raw.replace(/#+/g, (run) => text.slice(start, start + run.length));
-    return { ok: false, response: sourcifyError(400, message) };
+    return { ok: false, message };
   }
 }
 
-function sent(value: unknown): string | undefined {
+/** `parseJsonBody`, failing with Sourcify's v1 error handler's 400 `{ error, message }`. */
+export async function readJsonBody(request: UpstreamRequest): Promise<Checked<unknown>> {
+  const body = await parseJsonBody(request);
+  return body.ok ? body : { ok: false, response: sourcifyError(400, body.message) };
+}
+
+/** A body field as sent: a string as is, any other JSON value as its JSON text. */
+export function sent(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   return typeof value === 'string' ? value : JSON.stringify(value);
 }

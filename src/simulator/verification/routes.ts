@@ -1,7 +1,10 @@
+import { parseTimes } from '../fault.js';
 import { JSON_CONTENT_TYPE, jsonResponse } from '../json-response.js';
 import type { SimulatorResponse, Upstream, UpstreamRequest } from '../upstream.js';
+import { type ApiV2, createApiV2, type VerificationJobInfo } from './apiv2.js';
 import { SOURCIFY_MESSAGES, sourcifyError, validatorError } from './errors.js';
 import { SOURCIFY_CHAINS, VERIFIABLE_CONTRACTS, type VerifiableContract } from './fixture.js';
+import { MatchStorage, storageKey } from './match-storage.js';
 import { parseSourcifyChains, parseVerifiableContract } from './parse.js';
 import { ReceivedLog, type ReceivedVerification } from './received-log.js';
 import {
@@ -12,17 +15,22 @@ import {
   sentFields,
   type VerifyRequest,
 } from './request-body.js';
-import {
-  filesOf,
-  type MatchStorage,
-  storageKey,
-  verificationIdOf,
-  verifySession,
-} from './session-json.js';
+import { filesOf, verificationIdOf, verifySession } from './session-json.js';
 import { SessionStore, type VerificationSession } from './sessions.js';
 import type { SourcifyChain } from './types.js';
+import {
+  type ActiveV2Outcome,
+  parseJobDelay,
+  parseOutcome,
+  parseOutcomeTarget,
+  type V2Outcome,
+  type V2OutcomeTarget,
+} from './v2-outcomes.js';
 
-/** Where the verification upstream is mounted, standing for `https://sourcify.dev/server`. */
+/**
+ * Where the verification upstream is mounted, standing for `https://sourcify.dev/server`: both
+ * the session API and APIv2 (`/v2/...`) are served there.
+ */
 export const VERIFY_PREFIX = '/verify';
 
 /** The one explorer Sourcify's session API imports from. */
@@ -34,13 +42,18 @@ export interface VerificationUpstreamOptions {
   receivedCapacity?: number;
   /** Sessions kept (least recently used dropped first). Default 10,000. */
   sessionCapacity?: number;
+  /** APIv2 jobs kept (oldest dropped first). Default 10,000. */
+  jobCapacity?: number;
 }
 
 /**
- * Sourcify's session verification API over a fake Etherscan:
+ * Sourcify's session verification API and its APIv2 over one fake Etherscan, one chain list and
+ * one match storage:
  *
  * - `POST /session/verify/etherscan` `{ address, chainId, apiKey? }` → the caller's session
  * - `GET /chains` → the chain list (404 after `setChains(null)`)
+ * - `POST /v2/verify/etherscan/:chainId/:address` `{ apiKey? }` → 202 `{ verificationId }`
+ * - `GET /v2/verify/:verificationId` → the job; `GET /v2/contract/:chainId/:address` → the match
  */
 export interface VerificationUpstream extends Upstream {
   readonly name: 'verify';
@@ -63,18 +76,36 @@ export interface VerificationUpstream extends Upstream {
   setChains(chains: readonly SourcifyChain[] | null): void;
   /** Adds a contract to the fake explorer, or replaces the one at its chain and address. */
   addContract(contract: VerifiableContract): void;
-  /** Sessions, received requests, chains, contracts and stored matches back to the fixture. */
+  /** APIv2 jobs, oldest first (due ones completed first). */
+  jobs(): VerificationJobInfo[];
+  /** How long an APIv2 job takes; null: jobs never complete. */
+  readonly jobDelayMs: number | null;
+  /** Throws a TypeError on a bad delay. Pending jobs follow the new delay, from their start. */
+  setJobDelay(ms: number | null): void;
+  /** Scripts APIv2 verifications of a contract (or `'*'`); throws a TypeError on bad input. */
+  setOutcome(
+    target: V2OutcomeTarget,
+    outcome: V2Outcome | null,
+    options?: { times?: number },
+  ): void;
+  /** Scripted outcomes in force. */
+  outcomes(): ActiveV2Outcome[];
+  /**
+   * Sessions, received requests, chains, contracts, stored matches, APIv2 jobs, outcomes and the
+   * job delay back to the fixture and defaults.
+   */
   reset(): void;
 }
 
 function seedStorage(contracts: Iterable<VerifiableContract>): MatchStorage {
-  const storage: MatchStorage = new Map();
+  const storage = new MatchStorage();
   for (const contract of contracts) {
     if (contract.storageTimestamp !== undefined) {
-      storage.set(storageKey(contract.chainId, contract.address), {
-        status: contract.status,
-        storageTimestamp: contract.storageTimestamp,
-      });
+      storage.store(
+        storageKey(contract.chainId, contract.address),
+        contract.status,
+        contract.storageTimestamp,
+      );
     }
   }
   return storage;
@@ -102,7 +133,7 @@ export function createVerificationUpstream(
   let chainsById = new Map<string, SourcifyChain>();
   let chainsBody: Buffer | null = null;
   let contracts = new Map<string, VerifiableContract>();
-  let storage: MatchStorage = new Map();
+  let storage = new MatchStorage();
 
   const useChains = (list: readonly SourcifyChain[]): void => {
     chains = list;
@@ -117,6 +148,17 @@ export function createVerificationUpstream(
     storage = seedStorage(fixture);
   };
   useFixture();
+
+  const apiV2: ApiV2 = createApiV2(
+    {
+      chain: (chainId) => chainsById.get(chainId),
+      contract: (key) => contracts.get(key),
+      storage: () => storage,
+      record: (entry) => received.record(entry),
+      notFound,
+    },
+    options.jobCapacity === undefined ? {} : { jobCapacity: options.jobCapacity },
+  );
 
   /** Serves a request within its session (opened as express-session does) and sets the cookie. */
   const inSession = (
@@ -250,19 +292,37 @@ export function createVerificationUpstream(
       const key = storageKey(parsed.chainId, parsed.address);
       contracts.set(key, parsed);
       if (parsed.storageTimestamp === undefined) storage.delete(key);
-      else storage.set(key, { status: parsed.status, storageTimestamp: parsed.storageTimestamp });
+      else storage.store(key, parsed.status, parsed.storageTimestamp);
     },
+    jobs: () => apiV2.jobs(),
+    get jobDelayMs() {
+      return apiV2.jobDelayMs;
+    },
+    setJobDelay: (ms) => apiV2.setJobDelay(parseJobDelay(ms)),
+    setOutcome(target, outcome, outcomeOptions = {}) {
+      apiV2.setOutcome(
+        parseOutcomeTarget(target),
+        outcome === null ? null : parseOutcome(outcome),
+        parseTimes(outcomeOptions.times),
+      );
+    },
+    outcomes: () => apiV2.outcomes(),
     reset() {
       sessionStore.clear();
       received.reset();
+      apiV2.reset();
       useFixture();
     },
     handle(request) {
+      // Jobs due by now complete first: both APIs see their matches.
+      apiV2.settle();
       // Express routing: case-insensitive, a trailing slash allowed.
       const path =
         request.path.length > 1 && request.path.endsWith('/')
           ? request.path.slice(0, -1)
           : request.path;
+      const v2 = apiV2.handle(request, path);
+      if (v2 !== null) return v2;
       if (path.toLowerCase() === '/chains') return handleChains(request);
       const explorer = VERIFY_PATH.exec(path)?.[1];
       if (explorer !== undefined) return handleVerify(request, explorer);

@@ -1,25 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { VerifiableContract } from './fixture.js';
+import { type MatchStorage, storageKey } from './match-storage.js';
 import type { SessionContract, VerificationSession } from './sessions.js';
 import type {
   SourcifySessionContract,
   SourcifySessionResponse,
   SourcifyVerificationStatus,
 } from './types.js';
-
-/** A match Sourcify has stored: later answers, in any session, show it with its timestamp. */
-export interface StoredMatch {
-  readonly status: SourcifyVerificationStatus;
-  /** ISO 8601. */
-  readonly storageTimestamp: string;
-}
-
-/** Sourcify's storage of matches, keyed by `storageKey`. */
-export type MatchStorage = Map<string, StoredMatch>;
-
-export function storageKey(chainId: string, address: string): string {
-  return `${chainId}:${address.toLowerCase()}`;
-}
 
 /** The session id of a contract's compilation (Sourcify hashes the metadata with SHA-1). */
 export function verificationIdOf(contract: VerifiableContract): string {
@@ -98,9 +85,7 @@ export function verifySession(
       return sendable(entry, { status: stored.status, storageTimestamp: stored.storageTimestamp });
     }
     const { status, statusMessage } = entry.contract;
-    if (status === 'perfect' || status === 'partial') {
-      storage.set(key, { status, storageTimestamp: now.toISOString() });
-    }
+    if (status === 'perfect' || status === 'partial') storage.store(key, status, now.toISOString());
     return sendable(entry, statusMessage === undefined ? { status } : { status, statusMessage });
   });
   return { contracts, unused: [], files: [...session.inputFiles.values()] };

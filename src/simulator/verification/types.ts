@@ -97,3 +97,58 @@ export interface SourcifyValidationErrorBody {
   message: string;
   errors: Array<{ path: string; message: string; errorCode?: string }>;
 }
+
+/*
+ * Sourcify's APIv2 (`/v2/...`, apiv2.yaml), the only API of sourcify-server 3.10.0 and later.
+ * Fields its server leaves `undefined` are absent from the JSON; nullable ones are `null`.
+ */
+
+/** `exact_match` when the metadata hash matches too (the session API's `perfect`), else `match`. */
+export type SourcifyMatchLevel = 'exact_match' | 'match';
+
+/** Every APIv2 error: `GenericErrorResponse`. */
+export interface SourcifyV2ErrorBody {
+  /** e.g. `unsupported_chain`, `job_not_found`. */
+  customCode: string;
+  message: string;
+  /** A new UUID for each error, for Sourcify's logs. */
+  errorId: string;
+}
+
+/** The error of a failed job: `MatchingErrorResponse` (the bytecodes are left out here). */
+export interface SourcifyV2JobError extends SourcifyV2ErrorBody {
+  /** e.g. `{ compilerErrors: [...] }` for `compiler_error`. */
+  errorData?: Record<string, unknown>;
+}
+
+/** `VerifiedContractMinimal`: the three match fields are null while not verified. */
+export interface SourcifyV2Contract {
+  match: SourcifyMatchLevel | null;
+  creationMatch: SourcifyMatchLevel | null;
+  runtimeMatch: SourcifyMatchLevel | null;
+  /** Decimal, as a string: `"1"`. */
+  chainId: string;
+  /** EIP-55 checksummed. */
+  address: string;
+  /** `2024-07-24T12:00:00Z`: whole seconds, as Sourcify's database formats it. */
+  verifiedAt?: string;
+  /** A decimal string. */
+  matchId?: string;
+}
+
+/** `GET /v2/verify/{verificationId}`: a verification job, pending or completed. */
+export interface SourcifyV2Job {
+  isJobCompleted: boolean;
+  /** A UUID. */
+  verificationId: string;
+  /** Whole seconds, `Z`: `2024-07-24T12:00:00Z`. */
+  jobStartTime: string;
+  /** Once completed. */
+  jobFinishTime?: string;
+  /** Milliseconds, as a string (`"1333"`); only when the job compiled and matched. */
+  compilationTime?: string;
+  /** While pending, and after a failure, the match fields are null. */
+  contract: SourcifyV2Contract;
+  /** When the job failed; `isJobCompleted` is true. */
+  error?: SourcifyV2JobError;
+}

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type Snapshot, SnapshotCache } from '../snapshot-cache.js';
+import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamClientOptions } from '../upstream-client.js';
 import type { StatusSummary, UpcomingMaintenances } from './model.js';
 import { type Built, buildSummary, buildUpcoming } from './snapshot.js';
@@ -11,32 +11,41 @@ export interface StatusFeedOptions extends Omit<UpstreamClientOptions, 'name' | 
   /** How long after its fetch a document stands in while the feed fails. */
   readonly maxStaleMs: number;
   readonly logger: Logger;
+  /** Told of every cache read, by endpoint path, for metrics. */
+  readonly onCacheEvent?: (path: string, event: SnapshotCacheEvent) => void;
 }
 
 /** The two documents of a Statuspage v2 feed, cached and shared by all requests. */
 export interface StatusFeed {
   /** `GET /summary.json`: page, indicator, components, unresolved incidents, maintenances. */
-  summary(): Promise<Snapshot<StatusSummary>>;
+  summary(requestId?: string): Promise<Snapshot<StatusSummary>>;
   /** `GET /scheduled-maintenances/upcoming.json`. */
-  upcoming(): Promise<Snapshot<UpcomingMaintenances>>;
+  upcoming(requestId?: string): Promise<Snapshot<UpcomingMaintenances>>;
 }
 
+export const SUMMARY_PATH = '/summary.json';
+export const UPCOMING_PATH = '/scheduled-maintenances/upcoming.json';
+
 export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
-  const { cacheTtlMs, maxStaleMs, logger, ...clientOptions } = options;
+  const { cacheTtlMs, maxStaleMs, logger, onCacheEvent, ...clientOptions } = options;
   const client = createUpstreamClient({ ...clientOptions, name: 'status feed', logger });
 
-  function cached<Value>(path: string, fetchAndBuild: () => Promise<Built<Value>>) {
+  function cached<Value>(
+    path: string,
+    fetchAndBuild: (requestId: string | undefined) => Promise<Built<Value>>,
+  ) {
     return new SnapshotCache<Value>({
       ttlMs: cacheTtlMs,
       maxStaleMs,
-      load: async () => {
-        const { snapshot, problems } = await fetchAndBuild();
+      load: async (requestId) => {
+        const { snapshot, problems } = await fetchAndBuild(requestId);
         if (problems.length > 0) {
           logger.warn({ upstream: 'status feed', path, problems }, 'status feed items left out');
         }
         return snapshot;
       },
       onEvent: (event, error) => {
+        onCacheEvent?.(path, event);
         if (event === 'stale') {
           logger.warn(
             { upstream: 'status feed', path, err: error },
@@ -47,15 +56,15 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     });
   }
 
-  const summary = cached('/summary.json', async () =>
-    buildSummary(await client.getJson('/summary.json', WireSummary)),
+  const summary = cached(SUMMARY_PATH, async (requestId) =>
+    buildSummary(await client.getJson(SUMMARY_PATH, WireSummary, { requestId })),
   );
-  const upcoming = cached('/scheduled-maintenances/upcoming.json', async () =>
-    buildUpcoming(await client.getJson('/scheduled-maintenances/upcoming.json', WireUpcoming)),
+  const upcoming = cached(UPCOMING_PATH, async (requestId) =>
+    buildUpcoming(await client.getJson(UPCOMING_PATH, WireUpcoming, { requestId })),
   );
 
   return {
-    summary: () => summary.get(),
-    upcoming: () => upcoming.get(),
+    summary: (requestId) => summary.get(requestId),
+    upcoming: (requestId) => upcoming.get(requestId),
   };
 }

@@ -43,9 +43,13 @@ export interface VerificationService {
    * the session's contracts; rejects with `InvalidInputError`, `VerificationRejectedError`,
    * `RateLimitedError` or an upstream error.
    */
-  verifyContract(input: VerifyContractInput, session: UpstreamSession): Promise<VerificationResult>;
+  verifyContract(
+    input: VerifyContractInput,
+    session: UpstreamSession,
+    requestId?: string,
+  ): Promise<VerificationResult>;
   /** The chains the upstream verifies on; rejects with an upstream error when it has no list. */
-  supportedChains(): Promise<readonly Chain[]>;
+  supportedChains(requestId?: string): Promise<readonly Chain[]>;
 }
 
 const LONGEST_MESSAGE = 500;
@@ -61,24 +65,26 @@ export function createVerificationService(
     maxStaleMs: 24 * chainsTtlMs,
     // A server without a chain list should not cost a request on every verification.
     failureTtlMs: 60_000,
-    load: async () => toChains(await client.getJson('/chains', WireChains), logger),
+    load: async (requestId) =>
+      toChains(await client.getJson('/chains', WireChains, { requestId }), logger),
   });
 
-  async function knownChains(): Promise<readonly Chain[] | undefined> {
+  async function knownChains(requestId?: string): Promise<readonly Chain[] | undefined> {
     try {
-      return (await chains.get()).value;
+      return (await chains.get(requestId)).value;
     } catch {
       return undefined;
     }
   }
 
   return {
-    supportedChains: async () => (await chains.get()).value.filter((chain) => chain.supported),
+    supportedChains: async (requestId) =>
+      (await chains.get(requestId)).value.filter((chain) => chain.supported),
 
-    async verifyContract(input, session) {
+    async verifyContract(input, session, requestId) {
       checkInput(input);
       const explorer = EXPLORER_PATHS[input.explorer];
-      const list = await knownChains();
+      const list = await knownChains(requestId);
       if (list) checkChain(input.chainId, explorer, list);
 
       const { cookieHeader } = session;
@@ -89,7 +95,7 @@ export function createVerificationService(
           chainId: input.chainId,
           ...(input.apiKey ? { apiKey: input.apiKey } : {}),
         },
-        cookieHeader ? { headers: { cookie: cookieHeader } } : {},
+        { requestId, ...(cookieHeader ? { headers: { cookie: cookieHeader } } : {}) },
       );
       session.absorb(response.headers);
       return interpret(response, input.apiKey ?? undefined);

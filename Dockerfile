@@ -1,0 +1,38 @@
+# syntax=docker/dockerfile:1
+#
+# One image for the gateway (the default command) and the upstream simulator
+# (`node dist/simulator/main.js`); docker-compose.yml runs both.
+
+# --- build: all dependencies, compile src/ to dist/ ---------------------------------------------
+FROM node:22-slim AS build
+WORKDIR /app
+
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# --- runtime: production dependencies and the compiled output only ------------------------------
+FROM node:22-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+COPY --from=build /app/dist ./dist
+COPY schema.graphql ./
+
+# Files stay owned by root: the app only reads them.
+USER node
+
+EXPOSE 4000
+
+# Yoga answers 200 on GET /health. Slim images have no curl: node's fetch does the probe.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+
+# node directly (not npm) so SIGTERM reaches the app's graceful shutdown.
+CMD ["node", "dist/index.js"]

@@ -1,0 +1,84 @@
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../upstreams/read-body-text.js';
+
+export interface BodyLimitOptions {
+  /**
+   * Largest request body accepted; larger ones get 413.
+   * @default 262144 (256 KiB)
+   */
+  readonly maxBytes?: number;
+  /**
+   * Time allowed for a client to send its whole body; slower ones get 408.
+   * @default 10000
+   */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Caps the size of request bodies, which Yoga does not: a declared `content-length` over the cap is
+ * refused before the body is read, and a body sent without one is read only up to the cap. Node
+ * drains whatever the client still sends after the 413.
+ */
+export function useBodyLimit({
+  maxBytes = 262_144,
+  timeoutMs = 10_000,
+}: BodyLimitOptions = {}): Plugin {
+  const tooLarge = `The request body is larger than the limit of ${maxBytes} bytes.`;
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      if (Number(request.headers.get('content-length')) > maxBytes) {
+        endResponse(
+          new fetchAPI.Response(
+            JSON.stringify({
+              errors: [{ message: tooLarge, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
+            }),
+            { status: 413, headers: { 'content-type': 'application/json; charset=utf-8' } },
+          ),
+        );
+      }
+    },
+    onRequestParse({ request, setRequestParser }) {
+      if (request.method !== 'POST' || !isJson(request.headers.get('content-type'))) return;
+      setRequestParser(async (request) => {
+        let text: string;
+        try {
+          text = await readBodyText(request, { maxBytes, timeoutMs });
+        } catch (error) {
+          if (error instanceof BodyTooLargeError)
+            throw httpError(tooLarge, 413, 'PAYLOAD_TOO_LARGE');
+          if (error instanceof BodyTimeoutError) {
+            throw httpError('The request body did not arrive in time.', 408, 'REQUEST_TIMEOUT');
+          }
+          throw error;
+        }
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          throw httpError('The request body is not valid JSON.', 400, 'BAD_REQUEST');
+        }
+        if (Array.isArray(body)) {
+          throw httpError(
+            'Batched operations are not supported: send one operation per request.',
+            400,
+            'BAD_REQUEST',
+          );
+        }
+        if (typeof body !== 'object' || body === null) {
+          throw httpError(
+            'The request body must be a JSON object with a "query".',
+            400,
+            'BAD_REQUEST',
+          );
+        }
+        return body;
+      });
+    },
+  };
+}
+
+const isJson = (contentType: string | null) =>
+  contentType !== null && /^application\/(graphql\+)?json\b/i.test(contentType.trim());
+
+const httpError = (message: string, status: number, code: string) =>
+  createGraphQLError(message, { extensions: { http: { status }, code } });

@@ -1,0 +1,35 @@
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayMetrics } from '../metrics.js';
+import { executedOperation } from './executed-operation.js';
+
+/**
+ * `GET /metrics` in Prometheus text format, and the timing of every GraphQL operation by name,
+ * type and outcome. Upstream, cache and circuit metrics are fed by the upstream clients.
+ */
+export function useMetrics({ metrics }: { metrics: GatewayMetrics }): Plugin {
+  return {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (request.method !== 'GET' || url.pathname !== '/metrics') return;
+      endResponse(
+        new fetchAPI.Response(await metrics.registry.metrics(), {
+          headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },
+        }),
+      );
+    },
+    onExecute({ args }) {
+      const started = performance.now();
+      const { name, type } = executedOperation(args.document, args.operationName);
+      return {
+        onExecuteDone({ result }) {
+          const failed = 'errors' in result && (result.errors?.length ?? 0) > 0;
+          metrics.operation(
+            name,
+            type,
+            failed ? 'error' : 'ok',
+            (performance.now() - started) / 1000,
+          );
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { jsonResponse } from '../json-response.js';
+import type { SimulatorResponse } from '../upstream.js';
+import type { SourcifyV2ErrorBody } from './types.js';
+
+/*
+ * APIv2 errors as Sourcify's server words them (services/server/src/server/apiv2/errors.ts,
+ * middlewares.ts, services/utils/etherscan-util.ts; lib-sourcify's SourcifyLibError.ts).
+ */
+
+/** Answered synchronously by `POST /v2/verify/etherscan/{chainId}/{address}`, with its status. */
+export const V2_REJECTION_STATUS = {
+  /** An unknown chain, or one Sourcify cannot import from Etherscan for. */
+  unsupported_chain: 400,
+  /** Both runtime and creation bytecode already have an exact match. */
+  already_verified: 409,
+  /** A job for the same chain and address is still pending. */
+  duplicate_verification_request: 429,
+  /** Etherscan has no verified sources for the address. */
+  not_etherscan_verified: 404,
+  /** Etherscan's rate limit for the API key. */
+  etherscan_limit: 429,
+  /** Network or HTTP error talking to Etherscan, or an error in its answer (bad API key). */
+  etherscan_request_failed: 502,
+  internal_error: 500,
+} as const;
+
+export type V2RejectCode = keyof typeof V2_REJECTION_STATUS;
+
+/** Codes a job can fail with (`error.customCode`); the job still answers 200. */
+export const V2_JOB_ERROR_CODES = [
+  'compiler_error',
+  'no_match',
+  'extra_file_input_bug',
+  'already_verified',
+  'cannot_fetch_bytecode',
+  'contract_not_deployed',
+  'internal_error',
+] as const;
+
+export type V2JobErrorCode = (typeof V2_JOB_ERROR_CODES)[number];
+
+export const SOURCIFY_V2_MESSAGES = {
+  chainNotFound: (chainId: string) => `Chain ${chainId} not found`,
+  chainWithoutEtherscan: (chainId: string) =>
+    `Requested chain ${chainId} is not supported for importing from Etherscan.`,
+  invalidAddress: (address: string) => `Invalid address: ${address}`,
+  alreadyVerified: (address: string, chainId: string) =>
+    `Contract ${address} on chain ${chainId} is already verified with runtimeMatch and creationMatch both being exact matches.`,
+  beingVerified: (address: string, chainId: string) =>
+    `Contract ${address} on chain ${chainId} is already being verified`,
+  notVerifiedOnEtherscan: 'This contract is not verified on Etherscan.',
+  etherscanRateLimited: 'Etherscan API rate limit reached, try later.',
+  etherscanNetworkError: 'Network error while connecting to Etherscan API.',
+  internalError: 'The server encountered an unexpected error.',
+  jobNotFound: (verificationId: string) => `No verification job found for id ${verificationId}`,
+  unsupportedMediaType: (type: string) => `unsupported media type ${type}`,
+  fieldsAndOmit: 'Cannot specify both fields and omit',
+  allWithOtherFields: "Cannot specify 'all' with other fields",
+  tooDeepField: (field: string) =>
+    `Field selector cannot have more than one level subselectors: ${field}`,
+  unknownField: (field: string) => `Field selector ${field} is not a valid field`,
+  // Job errors (getVerificationErrorMessage).
+  jobAlreadyVerified: "The contract is already verified and the job didn't yield a better match.",
+  noMatch: "The deployed and recompiled bytecode don't match.",
+  compilerError: (errors: unknown) => `Compiler error. ${JSON.stringify(errors)}`,
+  extraFileInputBug:
+    "It seems your contract's metadata hashes match but not the bytecodes. If you are verifying via metadata.json, use the original full standard JSON input file that has all files including those not needed by this contract. See the issue for more information: https://github.com/argotorg/sourcify/issues/618",
+  cannotFetchBytecode: (chainId: string, address: string) =>
+    `Cannot fetch bytecode for chain #${chainId} and address ${address}.`,
+  contractNotDeployed: (chainId: string, address: string) =>
+    `Chain #${chainId} does not have a contract deployed at ${address}.`,
+} as const;
+
+/** The message Sourcify gives a rejection when nothing more specific applies. */
+export function defaultRejectionMessage(code: V2RejectCode, chainId: string, address: string) {
+  switch (code) {
+    case 'unsupported_chain':
+      return SOURCIFY_V2_MESSAGES.chainNotFound(chainId);
+    case 'already_verified':
+      return SOURCIFY_V2_MESSAGES.alreadyVerified(address, chainId);
+    case 'duplicate_verification_request':
+      return SOURCIFY_V2_MESSAGES.beingVerified(address, chainId);
+    case 'not_etherscan_verified':
+      return SOURCIFY_V2_MESSAGES.notVerifiedOnEtherscan;
+    case 'etherscan_limit':
+      return SOURCIFY_V2_MESSAGES.etherscanRateLimited;
+    case 'etherscan_request_failed':
+      return SOURCIFY_V2_MESSAGES.etherscanNetworkError;
+    case 'internal_error':
+      return SOURCIFY_V2_MESSAGES.internalError;
+  }
+}
+
+/** `{ customCode, message, errorId }` with a fresh errorId. */
+export function v2ErrorBody(customCode: string, message: string): SourcifyV2ErrorBody {
+  return { customCode, message, errorId: randomUUID() };
+}
+
+/** An APIv2 error answer. */
+export function v2Error(status: number, customCode: string, message: string): SimulatorResponse {
+  return jsonResponse(status, v2ErrorBody(customCode, message));
+}

@@ -1,0 +1,530 @@
+/**
+ * The compose stack, checked without a Docker engine: what the files say, and the parts that can run
+ * on this machine (the healthcheck scripts, against the real simulator and gateway on loopback).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, posix, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseEnvironment } from '../../src/env.js';
+import { startSimulator } from '../../src/simulator/server.js';
+import { startHarness } from '../gateway-harness.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/** The image's working directory (`WORKDIR /gateway` in Hive Gateway's Dockerfile). */
+const HIVE_GATEWAY_WORKDIR = '/gateway';
+/** Hive Gateway's port when neither `--port` nor `PORT` says otherwise. */
+const HIVE_GATEWAY_DEFAULT_PORT = 4000;
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
+
+// --- docker-compose.yml -------------------------------------------------------------------------
+
+type Scalar = string | number | boolean | null;
+interface Service {
+  image?: string;
+  build?: string | { context?: string; dockerfile?: string };
+  command?: string | string[];
+  environment?: Record<string, Scalar> | string[];
+  ports?: (string | number | { target: number; published?: string | number; host_ip?: string })[];
+  volumes?: (string | { type?: string; source?: string; target?: string; read_only?: boolean })[];
+  healthcheck?: { test?: string | string[]; disable?: boolean };
+  depends_on?: string[] | Record<string, { condition?: string }>;
+}
+
+const compose = parse(read('docker-compose.yml')) as { services?: Record<string, Service> };
+const services = compose.services ?? {};
+
+function service(name: string): Service {
+  const found = services[name];
+  if (!found) throw new Error(`docker-compose.yml has no "${name}" service`);
+  return found;
+}
+
+/** The environment a service sets, as the process sees it (every value a string). */
+function environmentOf(name: string): Record<string, string> {
+  const { environment = {} } = service(name);
+  if (Array.isArray(environment)) {
+    return Object.fromEntries(
+      environment.map((entry) => {
+        const at = entry.indexOf('=');
+        return at === -1 ? [entry, ''] : [entry.slice(0, at), entry.slice(at + 1)];
+      }),
+    );
+  }
+  return Object.fromEntries(
+    Object.entries(environment).map(([key, value]) => [key, value === null ? '' : String(value)]),
+  );
+}
+
+interface PortMapping {
+  hostIp?: string;
+  published?: number;
+  target: number;
+}
+
+function portsOf(name: string): PortMapping[] {
+  return (service(name).ports ?? []).map((port): PortMapping => {
+    if (typeof port === 'number') return { target: port };
+    if (typeof port === 'object') {
+      return {
+        target: Number(port.target),
+        ...(port.published === undefined ? {} : { published: Number(port.published) }),
+        ...(port.host_ip === undefined ? {} : { hostIp: port.host_ip }),
+      };
+    }
+    const parts = port.replace(/\/(tcp|udp)$/, '').split(':');
+    const target = Number(parts.pop());
+    const published = parts.pop();
+    const hostIp = parts.join(':') || undefined;
+    return {
+      target,
+      ...(published ? { published: Number(published) } : {}),
+      ...(hostIp ? { hostIp } : {}),
+    };
+  });
+}
+
+interface BindMount {
+  source: string;
+  target: string;
+  readOnly: boolean;
+}
+
+function bindMountsOf(name: string): BindMount[] {
+  return (service(name).volumes ?? []).flatMap((volume): BindMount[] => {
+    if (typeof volume === 'string') {
+      const [source = '', target = '', mode = ''] = volume.split(':');
+      // A bare name is a named volume, not a file of the repository.
+      if (!/^[./~]/.test(source)) return [];
+      return [{ source, target, readOnly: mode.split(',').includes('ro') }];
+    }
+    if (volume.type !== 'bind' || !volume.source || !volume.target) return [];
+    return [{ source: volume.source, target: volume.target, readOnly: volume.read_only === true }];
+  });
+}
+
+function commandOf(name: string): string[] {
+  const { command } = service(name);
+  if (command === undefined) return [];
+  return Array.isArray(command) ? command : command.split(/\s+/).filter(Boolean);
+}
+
+/** The `node -e` script of a healthcheck written as `["CMD", "node", "-e", script]`. */
+function nodeHealthcheckScript(test: string | string[] | undefined): string {
+  expect(Array.isArray(test), 'exec form: ["CMD", "node", "-e", script]').toBe(true);
+  const [form, program, flag, script] = test as string[];
+  // node:22-slim has neither curl nor wget: the probe must be node itself.
+  expect([form, program, flag]).toEqual(['CMD', 'node', '-e']);
+  expect(typeof script).toBe('string');
+  return script as string;
+}
+
+/** Runs a healthcheck script the way the container would, and resolves its exit code. */
+function runNode(script: string, env: Record<string, string> = {}): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', script], {
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code));
+  });
+}
+
+/** An image reference's tag, or its digest when it has one. */
+function imageVersion(image: string): string | undefined {
+  const at = image.indexOf('@');
+  if (at !== -1) return image.slice(at + 1);
+  const lastSegment = image.slice(image.lastIndexOf('/') + 1);
+  const colon = lastSegment.lastIndexOf(':');
+  return colon === -1 ? undefined : lastSegment.slice(colon + 1);
+}
+
+describe('docker-compose.yml', () => {
+  it('defines the simulator, the gateway and Hive Gateway', () => {
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining(['simulator', 'gateway', 'hive-gateway']),
+    );
+  });
+
+  it('builds the simulator and the gateway from a context and a Dockerfile that exist', () => {
+    for (const name of ['simulator', 'gateway']) expect(service(name).build).toBeDefined();
+    for (const [name, { build }] of Object.entries(services)) {
+      if (build === undefined) continue;
+      const { context = '.', dockerfile = 'Dockerfile' } =
+        typeof build === 'string' ? { context: build } : build;
+      const contextDir = resolve(ROOT, context);
+      expect(statSync(contextDir).isDirectory(), `${name}: build context ${context}`).toBe(true);
+      expect(existsSync(resolve(contextDir, dockerfile)), `${name}: ${dockerfile}`).toBe(true);
+    }
+  });
+
+  it('runs the simulator with the command of its built entry point', () => {
+    expect(commandOf('simulator')).toEqual(['node', 'dist/simulator/main.js']);
+    expect(existsSync(join(ROOT, 'src/simulator/main.ts'))).toBe(true);
+  });
+
+  it('pins every image it pulls to a version, never latest', () => {
+    const pulled = Object.entries(services).filter(([, { image, build }]) => image && !build);
+    expect(pulled.map(([name]) => name)).toContain('hive-gateway');
+    for (const [name, { image = '' }] of pulled) {
+      const version = imageVersion(image);
+      expect(version, `${name}: ${image} has no tag`).toBeDefined();
+      expect(version, `${name}: ${image}`).not.toBe('latest');
+      // A full x.y.z (a major or minor tag moves) or a digest.
+      expect(version, `${name}: ${image}`).toMatch(
+        /^(\d+\.\d+\.\d+([-.][\w.]+)?|sha256:[0-9a-f]{64})$/,
+      );
+    }
+    expect(service('hive-gateway').image).toMatch(/^ghcr\.io\/graphql-hive\/gateway[:@]/);
+  });
+
+  describe('the gateway environment', () => {
+    it('sets only settings src/env.ts knows, each to a value it accepts', () => {
+      // parseEnvironment drops keys it does not know; make sure it still does, or this test proves
+      // nothing.
+      expect(parseEnvironment({ NOT_A_GATEWAY_SETTING: 'x' })).not.toHaveProperty(
+        'NOT_A_GATEWAY_SETTING',
+      );
+
+      const environment = environmentOf('gateway');
+      expect(Object.keys(environment).length).toBeGreaterThan(0);
+      const parsed = parseEnvironment(environment);
+      for (const [key, value] of Object.entries(environment)) {
+        // An empty value counts as unset, and null would pass the host's value through.
+        expect(value.trim(), `${key} is empty`).not.toBe('');
+        expect(parsed, `${key} is not a setting of src/env.ts`).toHaveProperty(key);
+      }
+    });
+
+    it('runs in production, listens beyond loopback, and keeps the cookie usable over http', () => {
+      const parsed = parseEnvironment(environmentOf('gateway'));
+      expect(parsed.NODE_ENV).toBe('production');
+      expect(LOOPBACK).not.toContain(parsed.HOST);
+      expect(parsed.SESSION_COOKIE_SECURE).toBe(false);
+      expect(portsOf('gateway').map((port) => port.target)).toContain(parsed.PORT);
+    });
+
+    it('points both upstreams at the simulator service, on the paths the simulator serves', async () => {
+      const simulatorEnvironment = environmentOf('simulator');
+      const simulatorPort = Number(simulatorEnvironment.SIMULATOR_PORT || 4010);
+      // The simulator listens on 127.0.0.1 unless told otherwise: unreachable from the gateway.
+      expect(simulatorEnvironment.SIMULATOR_HOST).toBeDefined();
+      expect(LOOPBACK).not.toContain(simulatorEnvironment.SIMULATOR_HOST);
+
+      const parsed = parseEnvironment(environmentOf('gateway'));
+      const status = new URL(parsed.STATUS_BASE_URL ?? 'missing:');
+      const verify = new URL(parsed.VERIFY_BASE_URL ?? 'missing:');
+      for (const url of [status, verify]) {
+        expect(url.hostname).toBe('simulator');
+        expect(Number(url.port || 80)).toBe(simulatorPort);
+      }
+
+      const simulator = await startSimulator();
+      try {
+        expect(status.pathname).toBe(new URL(simulator.statusBaseUrl).pathname);
+        expect(verify.pathname).toBe(new URL(simulator.verifyBaseUrl).pathname);
+      } finally {
+        await simulator.close();
+      }
+    });
+  });
+
+  it('publishes each host port once', () => {
+    const published = Object.keys(services).flatMap((name) =>
+      portsOf(name).flatMap((port) => (port.published === undefined ? [] : [port.published])),
+    );
+    expect(published.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(published).size).toBe(published.length);
+    expect(portsOf('hive-gateway').map((port) => port.published)).toContain(4001);
+    expect(portsOf('gateway').map((port) => port.published)).toContain(4000);
+  });
+
+  it('has a healthcheck on every service', () => {
+    for (const [name, { healthcheck }] of Object.entries(services)) {
+      expect(healthcheck?.disable, name).not.toBe(true);
+      const test = healthcheck?.test;
+      expect(test, `${name} has no healthcheck`).toBeDefined();
+      expect(Array.isArray(test) ? test[0] : test, name).not.toBe('NONE');
+    }
+  });
+
+  it('starts each service once what it depends on is healthy', () => {
+    expect(Object.keys(service('gateway').depends_on ?? {})).toContain('simulator');
+    expect(Object.keys(service('hive-gateway').depends_on ?? {})).toContain('gateway');
+    for (const [name, { depends_on: dependsOn }] of Object.entries(services)) {
+      if (dependsOn === undefined) continue;
+      // The list form means service_started.
+      expect(Array.isArray(dependsOn), `${name}: depends_on needs conditions`).toBe(false);
+      for (const [dependency, { condition }] of Object.entries(dependsOn)) {
+        expect(Object.keys(services), `${name} depends on ${dependency}`).toContain(dependency);
+        expect(condition, `${name} → ${dependency}`).toBe('service_healthy');
+        expect(service(dependency).healthcheck?.test, dependency).toBeDefined();
+      }
+    }
+  });
+
+  it('bind-mounts only files of the repository that exist, read-only', () => {
+    for (const name of Object.keys(services)) {
+      for (const mount of bindMountsOf(name)) {
+        expect(mount.readOnly, `${name}: ${mount.source}`).toBe(true);
+        // The supergraph is generated; the next test covers it.
+        if (mount.source.endsWith('supergraph.graphql')) continue;
+        expect(existsSync(resolve(ROOT, mount.source)), `${name}: ${mount.source}`).toBe(true);
+      }
+    }
+  });
+
+  describe('hive-gateway', () => {
+    it('serves the mounted supergraph, which exists or `npm run supergraph` writes', () => {
+      const [subcommand, ...args] = commandOf('hive-gateway');
+      expect(subcommand).toBe('supergraph');
+      const pathArgument = args.find((arg) => !arg.startsWith('-')) ?? 'supergraph.graphql';
+      const servedPath = posix.resolve(HIVE_GATEWAY_WORKDIR, pathArgument);
+
+      const mount = bindMountsOf('hive-gateway').find((m) => m.target === servedPath);
+      expect(mount, `nothing is mounted at ${servedPath}`).toBeDefined();
+      const source = resolve(ROOT, mount?.source ?? '');
+      expect(dirname(source)).toBe(resolve(ROOT));
+      expect(source.endsWith(`${posix.sep}supergraph.graphql`)).toBe(true);
+
+      if (existsSync(source)) {
+        expect(statSync(source).isFile()).toBe(true);
+        // Hive Gateway reaches each subgraph at the URL composed in: a service of this stack.
+        const subgraphs = [
+          ...readFileSync(source, 'utf8').matchAll(
+            /@join__graph\(name: "[^"]*", url: "([^"]*)"\)/g,
+          ),
+        ].map((match) => new URL(match[1] ?? 'missing:'));
+        expect(subgraphs.length).toBeGreaterThan(0);
+        for (const url of subgraphs) {
+          expect(Object.keys(services), url.href).toContain(url.hostname);
+          const port = parseEnvironment(environmentOf(url.hostname)).PORT;
+          expect(Number(url.port || 80), url.href).toBe(port);
+          expect(url.pathname).toBe('/graphql');
+        }
+      } else {
+        // Not composed yet: the script that writes it must exist.
+        const { scripts = {} } = JSON.parse(read('package.json')) as {
+          scripts?: Record<string, string>;
+        };
+        expect(scripts.supergraph, 'package.json has no "supergraph" script').toBeDefined();
+      }
+    });
+
+    it('loads the Hive Gateway config from the working directory', () => {
+      const mount = bindMountsOf('hive-gateway').find(
+        (m) => m.target === posix.join(HIVE_GATEWAY_WORKDIR, 'gateway.config.ts'),
+      );
+      expect(mount?.source).toMatch(/^(\.\/)?deploy\/gateway\.config\.ts$/);
+    });
+
+    it('publishes and probes the port it listens on, on a health endpoint it serves', () => {
+      const port = Number(environmentOf('hive-gateway').PORT || HIVE_GATEWAY_DEFAULT_PORT);
+      expect(portsOf('hive-gateway')).toContainEqual(
+        expect.objectContaining({ target: port, published: 4001 }),
+      );
+      const test = service('hive-gateway').healthcheck?.test ?? [];
+      const url = (Array.isArray(test) ? test : [test]).join(' ').match(/https?:\/\/\S+/)?.[0];
+      expect(url).toBeDefined();
+      const probed = new URL(url ?? 'missing:');
+      expect(Number(probed.port || 80)).toBe(port);
+      expect(['/healthcheck', '/readiness']).toContain(probed.pathname);
+    });
+  });
+
+  describe('healthcheck scripts, run against the real services', () => {
+    it("the simulator's passes on the simulator and fails when it is down", async () => {
+      const { SIMULATOR_PORT = '4010' } = environmentOf('simulator');
+      const script = nodeHealthcheckScript(service('simulator').healthcheck?.test);
+      expect(script).toContain(`:${SIMULATOR_PORT}/`);
+
+      const simulator = await startSimulator();
+      const port = new URL(simulator.statusBaseUrl).port;
+      const local = script.replace(`:${SIMULATOR_PORT}/`, `:${port}/`);
+      try {
+        expect(await runNode(local)).toBe(0);
+      } finally {
+        await simulator.close();
+      }
+      expect(await runNode(local)).not.toBe(0);
+    });
+
+    it("the gateway's (compose and Dockerfile) pass on the gateway and fail when it is down", async () => {
+      const scripts = [
+        nodeHealthcheckScript(service('gateway').healthcheck?.test),
+        nodeHealthcheckScript(dockerfileHealthcheck()),
+      ];
+      const harness = await startHarness({ logLevel: 'silent' });
+      const server = createServer(harness.gateway);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = String((server.address() as AddressInfo).port);
+      try {
+        for (const script of scripts) expect(await runNode(script, { PORT: port })).toBe(0);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        await harness.close();
+      }
+      for (const script of scripts) expect(await runNode(script, { PORT: port })).not.toBe(0);
+    });
+  });
+});
+
+// --- Dockerfile ---------------------------------------------------------------------------------
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+interface Stage {
+  image: string;
+  name?: string;
+  instructions: Instruction[];
+}
+
+function dockerfileStages(): Stage[] {
+  const lines = read('Dockerfile')
+    .split(/\r?\n/)
+    .filter((line) => !line.trim().startsWith('#'))
+    .join('\n')
+    .replace(/\\\r?\n/g, ' ')
+    .split('\n');
+  const stages: Stage[] = [];
+  for (const line of lines) {
+    const match = /^\s*(\w+)\s*(.*)$/.exec(line);
+    if (!match) continue;
+    const keyword = (match[1] ?? '').toUpperCase();
+    const args = (match[2] ?? '').trim();
+    if (keyword === 'FROM') {
+      const [image = '', as, name] = args.split(/\s+/).filter((arg) => !arg.startsWith('--'));
+      stages.push({
+        image,
+        ...(as?.toUpperCase() === 'AS' && name ? { name } : {}),
+        instructions: [],
+      });
+    } else {
+      stages.at(-1)?.instructions.push({ keyword, args });
+    }
+  }
+  return stages;
+}
+
+function finalStage(): Stage {
+  const stage = dockerfileStages().at(-1);
+  if (!stage) throw new Error('the Dockerfile has no FROM');
+  return stage;
+}
+
+function argsOf(stage: Stage, keyword: string): string[] {
+  return stage.instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
+}
+
+/** The HEALTHCHECK's command, in compose's form: `["CMD", ...exec form]`. */
+function dockerfileHealthcheck(): string[] {
+  const [healthcheck] = argsOf(finalStage(), 'HEALTHCHECK');
+  const command = /\bCMD\s+(\[.*\])\s*$/.exec(healthcheck ?? '')?.[1];
+  expect(command, 'HEALTHCHECK … CMD ["node", "-e", …]').toBeDefined();
+  return ['CMD', ...(JSON.parse(command ?? '[]') as string[])];
+}
+
+/** .dockerignore patterns, as regular expressions over context-relative paths. */
+function dockerignore(): RegExp[] {
+  return read('.dockerignore')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#') && !line.startsWith('!'))
+    .map((pattern) => {
+      const body = pattern
+        .replace(/^\/+|\/+$/g, '')
+        .split('/')
+        .map((part) =>
+          part === '**'
+            ? '.*'
+            : part
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '[^/]*')
+                .replace(/\?/g, '.'),
+        )
+        .join('/');
+      // A pattern also excludes everything below what it matches.
+      return new RegExp(`^${body}(/.*)?$`);
+    });
+}
+
+const isIgnored = (path: string) =>
+  dockerignore().some((pattern) => pattern.test(posix.normalize(path).replace(/^\.\/|\/$/g, '')));
+
+describe('Dockerfile', () => {
+  it('has a build stage and a runtime stage, both on node 22 slim', () => {
+    const stages = dockerfileStages();
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    const names = new Set(stages.flatMap((stage) => (stage.name ? [stage.name] : [])));
+    for (const { image } of stages) {
+      if (names.has(image)) continue;
+      expect(image).toMatch(/^node:22(\.\d+){0,2}(-[a-z]+)?-slim(@sha256:[0-9a-f]{64})?$/);
+    }
+  });
+
+  it('installs every dependency and compiles in the build stage', () => {
+    const runs = dockerfileStages()
+      .slice(0, -1)
+      .flatMap((stage) => argsOf(stage, 'RUN'));
+    expect(runs.some((run) => /\bnpm ci\b/.test(run) && !/--omit[= ]dev/.test(run))).toBe(true);
+    expect(runs.some((run) => /\bnpm run build\b/.test(run))).toBe(true);
+  });
+
+  it('ships production dependencies, dist/ and schema.graphql in the final stage', () => {
+    const stage = finalStage();
+    const runs = argsOf(stage, 'RUN');
+    expect(runs.some((run) => /\bnpm ci\b.*--omit[= ]dev/.test(run))).toBe(true);
+    const copies = argsOf(stage, 'COPY');
+    expect(copies.some((copy) => /--from=\S+\s+\S*dist\/?\s/.test(copy))).toBe(true);
+    expect(copies.some((copy) => /\bschema\.graphql\b/.test(copy))).toBe(true);
+    expect(argsOf(stage, 'ENV').join(' ')).toMatch(/\bNODE_ENV[= ]production\b/);
+  });
+
+  it('runs as a user other than root', () => {
+    const users = argsOf(finalStage(), 'USER');
+    expect(users.length).toBeGreaterThan(0);
+    expect(['root', '0', '0:0']).not.toContain(users.at(-1)?.split(':')[0]);
+  });
+
+  it('exposes 4000, starts the gateway and probes GET /health', () => {
+    const stage = finalStage();
+    expect(argsOf(stage, 'EXPOSE').join(' ').split(/\s+/)).toContain('4000');
+    expect(argsOf(stage, 'CMD').join(' ')).toMatch(/dist\/index\.js/);
+    expect(nodeHealthcheckScript(dockerfileHealthcheck())).toMatch(/\/health\b/);
+  });
+
+  it('copies only files that exist and that .dockerignore leaves in the context', () => {
+    for (const stage of dockerfileStages()) {
+      for (const copy of argsOf(stage, 'COPY')) {
+        if (/--from=/.test(copy)) continue;
+        const sources = copy
+          .split(/\s+/)
+          .filter((arg) => !arg.startsWith('--'))
+          .slice(0, -1);
+        for (const source of sources) {
+          expect(existsSync(join(ROOT, source)), source).toBe(true);
+          expect(isIgnored(source), `${source} is in .dockerignore`).toBe(false);
+        }
+      }
+    }
+  });
+});
+
+describe('.dockerignore', () => {
+  it('keeps installed and built files, git history and results out of the context', () => {
+    for (const path of ['node_modules', 'node_modules/zod/package.json', 'dist', '.git']) {
+      expect(isIgnored(path), path).toBe(true);
+    }
+    for (const path of ['coverage', 'bench/results']) expect(isIgnored(path), path).toBe(true);
+  });
+});

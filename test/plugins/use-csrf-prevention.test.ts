@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../gateway-harness.js';
+
+const MUTATION = `mutation { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }`;
+
+describe('cross-site request forgery', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+  afterAll(() => harness.close());
+
+  const post = (body: BodyInit, headers: Record<string, string>) =>
+    harness.gateway.fetch('http://yoga/graphql', { method: 'POST', body, headers });
+
+  it.each([
+    ['text/plain', 'text/plain;charset=UTF-8', JSON.stringify({ query: MUTATION })],
+    ['a form post', 'application/x-www-form-urlencoded', `query=${encodeURIComponent(MUTATION)}`],
+    [
+      'multipart',
+      'multipart/form-data; boundary=x',
+      `--x\r\nContent-Disposition: form-data; name="query"\r\n\r\n${MUTATION}\r\n--x--`,
+    ],
+  ])('blocks %s before it runs anything', async (_name, contentType, body) => {
+    harness.simulator.resetRequests();
+    const response = await post(body, { 'content-type': contentType, cookie: 'verify_session=x' });
+    expect(response.status).toBe(400);
+    const json = (await response.json()) as {
+      errors: { message: string; extensions: { code: string } }[];
+    };
+    expect(json.errors[0]?.extensions.code).toBe('CSRF_BLOCKED');
+    expect(json.errors[0]?.message).toContain('Content-Type: application/json');
+    expect(harness.simulator.requestCount()).toBe(0);
+  });
+
+  it('blocks a POST without a content type', async () => {
+    const response = await harness.gateway.fetch('http://yoga/graphql', {
+      method: 'POST',
+      body: new Blob([JSON.stringify({ query: '{ __typename }' })]),
+    });
+    expect(response.status).toBe(400);
+  });
+
+  it('lets ordinary JSON POSTs through without extra headers', async () => {
+    const response = await post(JSON.stringify({ query: MUTATION }), {
+      'content-type': 'application/json',
+    });
+    expect(response.status).toBe(200);
+    const json = (await response.json()) as { data: { verifyContract: { __typename: string } } };
+    expect(json.data.verifyContract.__typename).toBe('VerificationResult');
+  });
+
+  it('runs queries over GET, and never mutations', async () => {
+    const query = await harness.gateway.fetch(
+      `http://yoga/graphql?query=${encodeURIComponent('{ statusPage { name } }')}`,
+    );
+    expect(query.status).toBe(200);
+    const mutation = await harness.gateway.fetch(
+      `http://yoga/graphql?query=${encodeURIComponent(MUTATION)}`,
+      { headers: { accept: 'application/json' } },
+    );
+    expect(mutation.status).toBe(405);
+  });
+});
+
+describe('CORS', () => {
+  it('is same-origin only unless origins are configured', async () => {
+    const harness = await startHarness();
+    const response = await harness.gateway.fetch('http://yoga/graphql', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
+    });
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    await harness.close();
+  });
+
+  it('allows the configured origins, with credentials, and no others', async () => {
+    const harness = await startHarness({ corsOrigins: ['https://app.example.com'] });
+    const preflight = (origin: string) =>
+      harness.gateway.fetch('http://yoga/graphql', {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      });
+    const allowed = await preflight('https://app.example.com');
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+    const denied = await preflight('https://evil.example');
+    expect(denied.headers.get('access-control-allow-origin')).not.toBe('https://evil.example');
+    await harness.close();
+  });
+});

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGE_TREE_QUERY } from '../../src/page-tree-query.js';
+import { type Harness, startHarness } from '../gateway-harness.js';
+
+describe('/metrics', () => {
+  let harness: Harness;
+  let text: string;
+
+  beforeAll(async () => {
+    harness = await startHarness({ upstreamRetries: 0 });
+    harness.simulator.setFault('status', '*', { kind: 'delay', ms: 30 }, { times: 2 });
+    await Promise.all([harness.execute(PAGE_TREE_QUERY), harness.execute(PAGE_TREE_QUERY)]);
+    await harness.execute(PAGE_TREE_QUERY);
+    await harness.execute('query Broken { component(id: 1) { nope } }');
+    harness.simulator.setFault('verify', '*', { kind: 'status', status: 502 });
+    await harness.execute(
+      'mutation Verify { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }',
+    );
+    const response = await harness.gateway.fetch('http://yoga/metrics');
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    text = await response.text();
+  });
+  afterAll(() => harness.close());
+
+  const value = (series: string) => {
+    const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+
+  it('counts operations by name, type and outcome', () => {
+    expect(
+      value(
+        'graphql_operation_duration_seconds_count{operation="PageTree",type="query",outcome="ok"}',
+      ),
+    ).toBe(3);
+    expect(
+      value(
+        'graphql_operation_duration_seconds_count{operation="Verify",type="mutation",outcome="ok"}',
+      ),
+    ).toBe(1);
+  });
+
+  it('times upstream requests by endpoint and status', () => {
+    expect(
+      value(
+        'upstream_request_duration_seconds_count{upstream="status feed",method="GET",endpoint="/summary.json",status="200"}',
+      ),
+    ).toBe(1);
+    expect(
+      value(
+        'upstream_request_duration_seconds_count{upstream="verification service",method="POST",endpoint="/session/verify/etherscan",status="502"}',
+      ),
+    ).toBe(1);
+  });
+
+  it('counts cache hits, misses and coalesced reads', () => {
+    expect(value('snapshot_cache_reads_total{endpoint="/summary.json",result="miss"}')).toBe(1);
+    expect(value('snapshot_cache_reads_total{endpoint="/summary.json",result="coalesced"}')).toBe(
+      1,
+    );
+    expect(value('snapshot_cache_reads_total{endpoint="/summary.json",result="hit"}')).toBe(1);
+  });
+
+  it('counts HTTP requests by route and status', () => {
+    expect(value('http_requests_total{route="/graphql",status="200"}')).toBeGreaterThanOrEqual(4);
+  });
+});

@@ -1,0 +1,52 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { PAGE_TREE_QUERY } from '../../src/page-tree-query.js';
+import { VERIFIABLE_CONTRACTS } from '../../src/simulator/verification/fixture.js';
+import { startHarness } from '../gateway-harness.js';
+
+describe('query limits at their defaults', () => {
+  it('let the page tree and every example query of the README through', async () => {
+    const harness = await startHarness();
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const examples = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)]
+      .map((match) => match[1] ?? '')
+      // Schema snippets (another team's SDL) are not operations.
+      .filter((block) => !/^(\s*#.*\n)*\s*(type|extend|schema)\b/.test(block));
+    expect(examples.length).toBeGreaterThan(4);
+    const componentId = harness.simulator.statusFeed.summary.components[0]?.id;
+    const [contract] = VERIFIABLE_CONTRACTS;
+    for (const example of [PAGE_TREE_QUERY, ...examples]) {
+      const { body } = await harness.execute(example, {
+        id: componentId,
+        input: { address: contract?.address, chainId: contract?.chainId },
+      });
+      expect({ example, errors: body.errors }).toEqual({ example, errors: undefined });
+    }
+    await harness.close();
+  });
+});
+
+describe('introspection and GraphiQL switched off, as in production', () => {
+  it('refuses introspection and gives no field suggestions', async () => {
+    const harness = await startHarness({ limits: { introspection: false }, graphiql: false });
+    const introspection = await harness.execute('{ __schema { types { name } } }');
+    expect(introspection.body.errors?.[0]?.message).toMatch(/introspection/i);
+    const typo = await harness.execute('{ statusPag { name } }');
+    expect(typo.body.errors?.[0]?.message).toContain('Cannot query field "statusPag"');
+    expect(typo.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
+    const page = await harness.gateway.fetch('http://yoga/graphql', {
+      headers: { accept: 'text/html' },
+    });
+    expect(await page.text()).not.toContain('GraphiQL');
+    const federation = await harness.execute<{ _service: { sdl: string } }>('{ _service { sdl } }');
+    expect(federation.body.data?._service.sdl).toContain('type Page');
+    await harness.close();
+  });
+
+  it('suggests fields while introspection is on', async () => {
+    const harness = await startHarness();
+    const typo = await harness.execute('{ statusPag { name } }');
+    expect(typo.body.errors?.[0]?.message).toMatch(/Did you mean "statusPage"/);
+    await harness.close();
+  });
+});

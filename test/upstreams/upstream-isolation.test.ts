@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../gateway-harness.js';
+
+const SUMMARY = '/status/api/v2/summary.json';
+const VERIFY = '/verify/session/verify/etherscan';
+const MUTATION = `mutation { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename ... on Error { message } } }`;
+
+interface Page {
+  statusPage: { name: string; stale: boolean; fetchedAt: string };
+}
+
+describe('circuit breakers', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
+
+  it('stop asking a failing status feed and serve the last good snapshot, marked stale', async () => {
+    harness = await startHarness({
+      statusCacheTtlMs: 0,
+      upstreamRetries: 0,
+      circuitFailureThreshold: 2,
+      circuitCooldownMs: 60_000,
+    });
+    const fresh = await harness.execute<Page>('{ statusPage { name stale fetchedAt } }');
+    expect(fresh.body.data?.statusPage.stale).toBe(false);
+
+    harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    for (let i = 0; i < 5; i += 1) {
+      const { body } = await harness.execute<Page>('{ statusPage { name stale fetchedAt } }');
+      expect(body.errors).toBeUndefined();
+      expect(body.data?.statusPage).toEqual({ ...fresh.body.data?.statusPage, stale: true });
+    }
+    // Two failures opened the circuit; the three reads after it never reached the feed.
+    expect(harness.simulator.requestCount(SUMMARY)).toBe(3);
+    expect(harness.logs.some((line) => line.msg === 'upstream circuit open')).toBe(true);
+  });
+
+  it('probe the feed again after the cool-down and close when it answers', async () => {
+    harness = await startHarness({
+      statusCacheTtlMs: 0,
+      upstreamRetries: 0,
+      circuitFailureThreshold: 1,
+      circuitCooldownMs: 100,
+    });
+    harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    const failed = await harness.execute('{ statusPage { name } }');
+    expect(failed.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    const fast = await harness.execute('{ statusPage { name } }');
+    expect(fast.body.errors?.[0]?.message).toMatch(/waits 1 s before asking again/);
+    expect(harness.simulator.requestCount(SUMMARY)).toBe(1);
+
+    harness.simulator.clearFaults();
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    const healed = await harness.execute<Page>('{ statusPage { name stale } }');
+    expect(healed.body.data?.statusPage.stale).toBe(false);
+    expect(harness.logs.some((line) => line.msg === 'upstream circuit closed')).toBe(true);
+  });
+
+  it('make verification fail fast while its upstream is down', async () => {
+    harness = await startHarness({ circuitFailureThreshold: 2, circuitCooldownMs: 60_000 });
+    harness.simulator.setFault('verify', '/session/verify/etherscan', {
+      kind: 'status',
+      status: 500,
+    });
+    for (let i = 0; i < 4; i += 1) {
+      const { body } = await harness.execute<{
+        verifyContract: { __typename: string; message: string };
+      }>(MUTATION);
+      expect(body.data?.verifyContract.__typename).toBe('UpstreamUnavailableError');
+    }
+    expect(harness.simulator.requestCount(VERIFY)).toBe(2);
+  });
+});
+
+describe('one upstream down', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
+
+  it('leaves the status graph working while verification is down', async () => {
+    harness = await startHarness({ circuitFailureThreshold: 1 });
+    harness.simulator.setFault('verify', '*', { kind: 'hang' });
+    const verify = harness.execute<{ verifyContract: { __typename: string } }>(MUTATION);
+    const status = await harness.execute<Page>('{ statusPage { name stale } }');
+    expect(status.body.errors).toBeUndefined();
+    expect(status.body.data?.statusPage.stale).toBe(false);
+    expect((await verify).body.data?.verifyContract.__typename).toBe('UpstreamUnavailableError');
+    const again = await harness.execute<Page>('{ statusPage { name } }');
+    expect(again.body.errors).toBeUndefined();
+  });
+
+  it('leaves verification working while the status feed is down', async () => {
+    harness = await startHarness({ circuitFailureThreshold: 1, upstreamRetries: 0 });
+    harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    const status = await harness.execute('{ statusPage { name } }');
+    expect(status.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    const { body } = await harness.execute<{ verifyContract: { __typename: string } }>(MUTATION);
+    expect(body.data?.verifyContract.__typename).toBe('VerificationResult');
+  });
+
+  it('answers a 429 from the status feed as UPSTREAM_UNAVAILABLE without retrying it', async () => {
+    harness = await startHarness({ upstreamRetries: 2 });
+    harness.simulator.setFault('status', '/summary.json', {
+      kind: 'status',
+      status: 429,
+      headers: { 'retry-after': '30' },
+    });
+    const { body } = await harness.execute('{ statusPage { name } }');
+    expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(body.errors?.[0]?.message).toContain('HTTP 429');
+    expect(harness.simulator.requestCount(SUMMARY)).toBe(1);
+  });
+});
