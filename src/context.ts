@@ -9,6 +9,7 @@ import type {
   UpcomingMaintenances,
 } from './upstreams/status-feed/model.js';
 import type { StatusFeed } from './upstreams/status-feed/status-feed.js';
+import type { Contract } from './upstreams/verification/model.js';
 import type { UpstreamSession } from './upstreams/verification/upstream-session.js';
 import type { VerificationService } from './upstreams/verification/verification-service.js';
 
@@ -18,10 +19,20 @@ export interface GatewayContext {
   readonly requestId: string;
   readonly statusFeed: StatusFeedLoaders;
   readonly verification: VerificationService;
+  /**
+   * Contract lookups of this operation, one upstream lookup per distinct contract (DataLoader's
+   * contract: n keys in, n answers out in key order, null for a contract that is not verified).
+   */
+  readonly contracts: DataLoader<ContractRef, Contract | null, string>;
   /** The calling client's own session at the verification service. */
   readonly verificationSession: UpstreamSession;
   /** Errors to report beside data (see `usePartialErrors`). */
   readonly partialErrors: GraphQLError[];
+}
+
+export interface ContractRef {
+  readonly chainId: string;
+  readonly address: string;
 }
 
 export interface ContextSources {
@@ -36,6 +47,19 @@ export function createContext(sources: ContextSources): GatewayContext {
     requestId: sources.requestId,
     statusFeed: createStatusFeedLoaders(sources.statusFeed, sources.requestId),
     verification: sources.verification,
+    contracts: new DataLoader(
+      (refs) =>
+        Promise.all(
+          refs.map((ref) =>
+            sources.verification
+              .contract(ref.chainId, ref.address, sources.requestId)
+              .catch((error: unknown) =>
+                error instanceof Error ? error : new Error(String(error)),
+              ),
+          ),
+        ),
+      { cacheKeyFn: ({ chainId, address }) => `${chainId}:${address.toLowerCase()}` },
+    ),
     verificationSession: sources.verificationSession,
     partialErrors: [],
   };

@@ -51,6 +51,10 @@ const EnvironmentModel = z.object({
   VERIFY_TIMEOUT_MS: wholeNumber('VERIFY_TIMEOUT_MS', 1).optional(),
   CIRCUIT_FAILURE_THRESHOLD: integer('CIRCUIT_FAILURE_THRESHOLD', 5, 1),
   CIRCUIT_COOLDOWN_MS: integer('CIRCUIT_COOLDOWN_MS', 30_000, 0),
+  VERIFY_API: z
+    .enum(['session', 'v2'], { error: 'VERIFY_API must be session or v2' })
+    .default('session'),
+  VERIFY_WAIT_MS: integer('VERIFY_WAIT_MS', 20_000, 0),
   VERIFY_CHAINS_TTL_MS: integer('VERIFY_CHAINS_TTL_MS', 3_600_000, 0),
   MAX_BODY_BYTES: integer('MAX_BODY_BYTES', 262_144, 1),
   MAX_DEPTH: integer('MAX_DEPTH', 12, 1),

@@ -15,6 +15,7 @@ import { useRequestLog } from './plugins/use-request-log.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
 import { schema } from './schema/index.js';
 import { createStatusFeed } from './upstreams/status-feed/status-feed.js';
+import type { VerifyApi } from './upstreams/verification/model.js';
 import { createVerificationService } from './upstreams/verification/verification-service.js';
 import { toYogaLogger } from './yoga-logger.js';
 
@@ -75,6 +76,22 @@ export interface GatewayOptions {
    */
   readonly sessionCookieSecure?: boolean;
   /**
+   * The verification service's API: `session` (Sourcify's session API, the seed's) or `v2`
+   * (Sourcify APIv2, what live servers speak since sourcify-server 3.10).
+   * @default 'session'
+   */
+  readonly verifyApi?: VerifyApi;
+  /**
+   * With APIv2, how long `verifyContract` waits for the job before answering `VerificationPending`.
+   * @default 20000
+   */
+  readonly verifyWaitMs?: number;
+  /**
+   * With APIv2, the first pause between polls of a job; each pause is 1.5 times the last, up to 2 s.
+   * @default 250
+   */
+  readonly verifyPollIntervalMs?: number;
+  /**
    * How long the verification service's chain list is trusted before it is fetched again.
    * @default 3600000
    */
@@ -131,6 +148,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...upstream,
     baseUrl: options.verifyBaseUrl,
     timeoutMs: options.verifyTimeoutMs ?? timeoutMs,
+    api: options.verifyApi ?? 'session',
+    ...(options.verifyWaitMs === undefined ? {} : { waitMs: options.verifyWaitMs }),
+    ...(options.verifyPollIntervalMs === undefined
+      ? {}
+      : { pollIntervalMs: options.verifyPollIntervalMs }),
     ...(options.verifyChainsTtlMs === undefined ? {} : { chainsTtlMs: options.verifyChainsTtlMs }),
   });
 

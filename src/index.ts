@@ -36,6 +36,8 @@ const gateway = createGateway({
   upstreamRetries: env.UPSTREAM_RETRIES,
   circuitFailureThreshold: env.CIRCUIT_FAILURE_THRESHOLD,
   circuitCooldownMs: env.CIRCUIT_COOLDOWN_MS,
+  verifyApi: env.VERIFY_API,
+  verifyWaitMs: env.VERIFY_WAIT_MS,
   verifyChainsTtlMs: env.VERIFY_CHAINS_TTL_MS,
   sessionCookieSecure: env.SESSION_COOKIE_SECURE ?? production,
   maxBodyBytes: env.MAX_BODY_BYTES,

@@ -11,6 +11,8 @@ describe('parseEnvironment', () => {
       STATUS_MAX_STALE_MS: 300_000,
       UPSTREAM_TIMEOUT_MS: 5_000,
       UPSTREAM_RETRIES: 2,
+      VERIFY_API: 'session',
+      VERIFY_WAIT_MS: 20_000,
       VERIFY_CHAINS_TTL_MS: 3_600_000,
       CIRCUIT_FAILURE_THRESHOLD: 5,
       CIRCUIT_COOLDOWN_MS: 30_000,

@@ -1,6 +1,5 @@
 import SchemaBuilder from '@pothos/core';
 import DirectivePlugin from '@pothos/plugin-directives';
-import ErrorsPlugin from '@pothos/plugin-errors';
 import FederationPlugin from '@pothos/plugin-federation';
 import { DateTimeResolver, URLResolver } from 'graphql-scalars';
 import type { GatewayContext } from '../context.js';
@@ -13,10 +12,8 @@ export const builder = new SchemaBuilder<{
     URL: { Input: URL; Output: URL | string };
   };
 }>({
-  // Federation comes last: it wraps the resolvers the other plugins have set up.
-  plugins: [ErrorsPlugin, DirectivePlugin, FederationPlugin],
+  plugins: [DirectivePlugin, FederationPlugin],
   defaultFieldNullability: false,
-  errors: { defaultTypes: [] },
 });
 
 builder.addScalarType('DateTime', DateTimeResolver, {

@@ -1,6 +1,7 @@
 import { builder } from './builder.js';
 import './chain.js';
 import './component.js';
+import './contract.js';
 import './errors.js';
 import './incident.js';
 import './maintenance.js';

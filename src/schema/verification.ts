@@ -1,11 +1,20 @@
 import type {
   ContractFiles,
   EXPLORER_PATHS,
+  VerificationOutcome,
+  VerificationPending,
   VerificationResult,
   VerifiedContract,
 } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
-import { VERIFICATION_ERRORS } from './errors.js';
+import {
+  errorTypeName,
+  InvalidInputErrorRef,
+  RateLimitedErrorRef,
+  settle,
+  UpstreamUnavailableErrorRef,
+  VerificationRejectedErrorRef,
+} from './errors.js';
 
 const ExplorerEnum = builder.enumType('Explorer', {
   description: 'A block explorer the verification service can fetch verified sources from.',
@@ -17,14 +26,16 @@ const ExplorerEnum = builder.enumType('Explorer', {
   } as const satisfies Record<keyof typeof EXPLORER_PATHS, unknown>,
 });
 
-const VerificationStatusEnum = builder.enumType('VerificationStatus', {
+export const VerificationStatusEnum = builder.enumType('VerificationStatus', {
   description: 'How well the deployed bytecode matches the compiled sources.',
   values: {
     PERFECT: {
-      description: 'Full match: bytecode and metadata (so comments and file names too) match.',
+      description:
+        'Full match: bytecode and metadata (so comments and file names too) match. APIv2 calls it `exact_match`.',
     },
     PARTIAL: {
-      description: 'The bytecode matches but the metadata differs, e.g. comments or file names.',
+      description:
+        'The bytecode matches but the metadata differs, e.g. comments or file names. APIv2 calls it `match`.',
     },
     EXTRA_FILE_INPUT_BUG: {
       description:
@@ -75,18 +86,25 @@ const ContractFilesRef = builder.objectRef<ContractFiles>('ContractFiles').imple
 });
 
 const VerifiedContractRef = builder.objectRef<VerifiedContract>('VerifiedContract').implement({
-  description: 'A contract in your verification session, with how far its verification got.',
+  description:
+    'A contract in a verification answer, with how far its verification got. The session API reports every field; APIv2 reports the match, address, chain and time, and leaves the rest null.',
   fields: (t) => ({
     verificationId: t.exposeID('verificationId', {
-      description: 'Identifier of the contract within the session.',
+      description:
+        'Identifier of the contract within the session, or of the APIv2 verification job.',
     }),
     compiledPath: t.exposeString('compiledPath', {
-      description: 'Path of the source file that defines the contract, e.g. `contracts/Token.sol`.',
+      nullable: true,
+      description:
+        'Path of the source file that defines the contract, e.g. `contracts/Token.sol`; null with APIv2.',
     }),
-    name: t.exposeString('name', { description: 'Contract name, e.g. `Token`.' }),
+    name: t.exposeString('name', {
+      nullable: true,
+      description: 'Contract name, e.g. `Token`; null with APIv2.',
+    }),
     compilerVersion: t.exposeString('compilerVersion', {
       nullable: true,
-      description: 'Compiler version, e.g. `0.8.24+commit.e11b9ed9`; null when not known yet.',
+      description: 'Compiler version, e.g. `0.8.24+commit.e11b9ed9`; null when not known.',
     }),
     address: t.exposeString('address', {
       nullable: true,
@@ -98,7 +116,8 @@ const VerifiedContractRef = builder.objectRef<VerifiedContract>('VerifiedContrac
     }),
     files: t.field({
       type: ContractFilesRef,
-      description: 'Its source files: found, missing and invalid.',
+      nullable: true,
+      description: 'Its source files: found, missing and invalid; null with APIv2.',
       resolve: (contract) => contract.files,
     }),
     status: t.expose('status', { type: VerificationStatusEnum, description: 'The match found.' }),
@@ -117,34 +136,81 @@ const VerifiedContractRef = builder.objectRef<VerifiedContract>('VerifiedContrac
 const VerificationResultRef = builder
   .objectRef<VerificationResult>('VerificationResult')
   .implement({
-    description: 'Your verification session after the request: every contract it holds.',
+    description:
+      'A finished verification. With the session API: every contract of your session. With APIv2: the contract the job verified.',
     fields: (t) => ({
       contracts: t.field({
         type: [VerifiedContractRef],
-        description: 'The contracts of your session, including those verified earlier.',
+        description:
+          'The contracts of your session, including those verified earlier (session API), or the one verified (APIv2).',
         resolve: (result) => result.contracts,
       }),
       unused: t.exposeStringList('unused', {
-        description: 'Files in the session that belong to no contract.',
+        description: 'Files in the session that belong to no contract; empty with APIv2.',
+      }),
+      alreadyVerified: t.exposeBoolean('alreadyVerified', {
+        description:
+          'True when the service already had this contract verified (APIv2): `contracts` shows the existing match, and nothing new was done.',
       }),
     }),
   });
 
+const VerificationPendingRef = builder
+  .objectRef<VerificationPending>('VerificationPending')
+  .implement({
+    description:
+      'An APIv2 verification job still running when the gateway stopped waiting (`VERIFY_WAIT_MS`). Poll `verificationJob(id:)` with its id for the outcome.',
+    fields: (t) => ({
+      verificationId: t.exposeID('verificationId', {
+        description: 'The job id: pass it to `verificationJob`.',
+      }),
+      startedAt: t.expose('startedAt', {
+        type: 'DateTime',
+        nullable: true,
+        description: 'When the service started the job; null when it did not say.',
+      }),
+    }),
+  });
+
+const VerifyContractResultRef = builder.unionType('VerifyContractResult', {
+  description:
+    'The outcome of a verification: done, still running (APIv2), or why it did not happen. Switch on `__typename`.',
+  types: [
+    VerificationResultRef,
+    VerificationPendingRef,
+    InvalidInputErrorRef,
+    VerificationRejectedErrorRef,
+    RateLimitedErrorRef,
+    UpstreamUnavailableErrorRef,
+  ],
+  resolveType: (value) => {
+    const error = errorTypeName(value);
+    if (error) return error;
+    return (value as VerificationOutcome).kind === 'pending'
+      ? 'VerificationPending'
+      : 'VerificationResult';
+  },
+});
+
 builder.mutationField('verifyContract', (t) =>
   t.field({
-    type: VerificationResultRef,
+    type: VerifyContractResultRef,
     description:
-      'Verifies a deployed contract with the sources its block explorer has. Your session at the verification service travels in an HttpOnly cookie, so later calls add to the same session. Expected failures are results: switch on `__typename`.',
+      'Verifies a deployed contract with the sources its block explorer has. With the session API, your session at the verification service travels in an HttpOnly cookie, so later calls add to the same session; with APIv2, the gateway waits for the verification job and answers `VerificationPending` if it takes longer. Expected failures are results: switch on `__typename`.',
     args: { input: t.arg({ type: VerifyContractInputRef, required: true }) },
-    errors: {
-      types: VERIFICATION_ERRORS,
-      directResult: true,
-      union: {
-        name: 'VerifyContractResult',
-        description: 'The session after a successful verification, or why it did not happen.',
-      },
-    },
     resolve: (_root, { input }, { verification, verificationSession, requestId }) =>
-      verification.verifyContract(input, verificationSession, requestId),
+      settle(verification.verifyContract(input, verificationSession, requestId)),
+  }),
+);
+
+builder.queryField('verificationJob', (t) =>
+  t.field({
+    type: VerifyContractResultRef,
+    nullable: true,
+    description:
+      'The current state of an APIv2 verification job that `verifyContract` answered as `VerificationPending`. Null for an unknown id, and always with the session API, which has no jobs.',
+    args: { id: t.arg.id({ required: true, description: 'The `verificationId` of the job.' }) },
+    resolve: (_root, { id }, { verification, requestId }) =>
+      settle(verification.verificationJob(String(id), requestId)),
   }),
 );

@@ -17,16 +17,19 @@ export class UpstreamError extends Error {
   override readonly name: string = 'UpstreamError';
   readonly code: UpstreamErrorCode;
   readonly endpoint: UpstreamEndpoint;
+  /** The upstream's own id for the error, when it gave one (APIv2's `errorId`). */
+  readonly errorId: string | null;
 
   constructor(
     code: UpstreamErrorCode,
     endpoint: UpstreamEndpoint,
     message: string,
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; errorId?: string | undefined } = {},
   ) {
     super(message, { cause: options.cause });
     this.code = code;
     this.endpoint = endpoint;
+    this.errorId = options.errorId ?? null;
   }
 
   /** Copied by graphql-js onto the GraphQL error that wraps this one. */
@@ -46,10 +49,11 @@ export class UpstreamUnavailableError extends UpstreamError {
   constructor(
     endpoint: UpstreamEndpoint,
     reason: string,
-    options: { status?: number; cause?: unknown } = {},
+    options: { status?: number; cause?: unknown; errorId?: string | undefined } = {},
   ) {
     super('UPSTREAM_UNAVAILABLE', endpoint, `The ${describe(endpoint)} is unavailable: ${reason}`, {
       cause: options.cause,
+      errorId: options.errorId,
     });
     this.status = options.status;
   }

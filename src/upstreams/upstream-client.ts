@@ -87,6 +87,11 @@ export interface UpstreamClient {
     options?: RequestOptions,
   ): Promise<Output>;
   /**
+   * GET `path` (retried like `getJson`) and resolve with the answer whatever its status, for
+   * endpoints whose 4xx answers mean something (a 404 for "not verified").
+   */
+  get(path: string, options?: RequestOptions): Promise<UpstreamResponse>;
+  /**
    * POST `json` to `path` once. Any HTTP status resolves, for the caller to interpret; only a
    * failure to get a whole answer rejects (`UpstreamUnavailableError`). Neither the request body
    * nor the headers are ever logged: they may carry secrets.
@@ -190,6 +195,22 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         endpoint,
         () => http.get(relative(path), { headers: headersFor(options) }),
         (response) => parseJsonBody(response, schema),
+      );
+    },
+    get(path, options = {}) {
+      const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
+      return exchange(
+        endpoint,
+        async () => {
+          try {
+            return await http.get(relative(path), { headers: headersFor(options) });
+          } catch (error) {
+            // ky has retried what it retries; the final answer is the caller's to read.
+            if (error instanceof HTTPError) return error.response;
+            throw error;
+          }
+        },
+        (response) => response,
       );
     },
     postJson(path, json, options = {}) {

@@ -5,6 +5,7 @@ import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printSchemaDocument } from '../../src/schema/print.js';
+import { VERIFIABLE_CONTRACTS } from '../../src/simulator/verification/fixture.js';
 import { type Harness, startHarness } from '../gateway-harness.js';
 import {
   createRpcEndpointsSubgraph,
@@ -17,6 +18,12 @@ async function listen(handler: RequestListener): Promise<{ server: Server; url: 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` };
 }
+
+const [verified] = VERIFIABLE_CONTRACTS;
+const CONTRACTS = [
+  { chainId: verified?.chainId ?? '1', address: verified?.address ?? '' },
+  { chainId: '1', address: '0x000000000000000000000000000000000000dEaD' },
+];
 
 describe('composed with another subgraph behind a federation gateway', () => {
   let harness: Harness;
@@ -36,7 +43,7 @@ describe('composed with another subgraph behind a federation gateway', () => {
     }));
 
     const ours = await listen(harness.gateway);
-    const theirs = await listen(createRpcEndpointsSubgraph(endpoints));
+    const theirs = await listen(createRpcEndpointsSubgraph(endpoints, CONTRACTS));
     servers.push(ours.server, theirs.server);
 
     const composed = composeServices([
@@ -124,5 +131,16 @@ describe('composed with another subgraph behind a federation gateway', () => {
     expect(
       others.filter((c) => c.name !== 'JSON-RPC Relay').every((c) => c.rpcEndpoints.length === 0),
     ).toBe(true);
+  });
+
+  it('resolves our Contract entity for the contracts another subgraph knows', async () => {
+    const { data, errors } = await query<{
+      knownContracts: { address: string; verified: boolean; match: string | null }[];
+    }>('{ knownContracts { address verified match } }');
+    expect(errors).toBeUndefined();
+    expect(data?.knownContracts).toEqual([
+      { address: CONTRACTS[0]?.address, verified: true, match: 'PERFECT' },
+      { address: CONTRACTS[1]?.address, verified: false, match: null },
+    ]);
   });
 });

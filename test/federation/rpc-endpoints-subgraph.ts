@@ -5,6 +5,7 @@ import { createYoga } from 'graphql-yoga';
 /**
  * A second subgraph, written for the composition test the way another team would: it knows the
  * JSON-RPC endpoints of the network, points each at our `Component`, and adds `rpcEndpoints` to it.
+ * Like an explorer, it also knows some contracts, and leaves their verification to our `Contract`.
  */
 export interface RpcEndpoint {
   readonly url: string;
@@ -27,16 +28,25 @@ export const RPC_ENDPOINTS_TYPE_DEFS = parse(/* GraphQL */ `
     rpcEndpoints: [RpcEndpoint!]!
   }
 
+  type Contract @key(fields: "chainId address") {
+    chainId: String!
+    address: String!
+  }
+
   type Query {
     rpcEndpoints: [RpcEndpoint!]!
+    knownContracts: [Contract!]!
   }
 `);
 
-export function createRpcEndpointsSubgraph(endpoints: readonly RpcEndpoint[]) {
+export function createRpcEndpointsSubgraph(
+  endpoints: readonly RpcEndpoint[],
+  knownContracts: readonly { chainId: string; address: string }[] = [],
+) {
   const schema = buildSubgraphSchema({
     typeDefs: RPC_ENDPOINTS_TYPE_DEFS,
     resolvers: {
-      Query: { rpcEndpoints: () => endpoints },
+      Query: { rpcEndpoints: () => endpoints, knownContracts: () => knownContracts },
       RpcEndpoint: {
         component: (endpoint: RpcEndpoint) => ({ id: endpoint.componentId }),
         __resolveReference: ({ url }: { url: string }) => endpoints.find((e) => e.url === url),

@@ -12,6 +12,17 @@ const API_KEY = /^[\x21-\x7e]{1,256}$/;
  * huge, or, for the API key, a secret.
  */
 export function checkInput({ address, chainId, apiKey }: VerifyContractInput): void {
+  checkContractRef(chainId, address);
+  if (apiKey !== undefined && apiKey !== null && !API_KEY.test(apiKey)) {
+    throw new InvalidInputError(
+      'apiKey',
+      'apiKey must be 1 to 256 printable characters without spaces.',
+    );
+  }
+}
+
+/** Checks a contract's chain id and address, as `verifyContract` and `contract` take them. */
+export function checkContractRef(chainId: string, address: string): void {
   if (!ADDRESS.test(address)) {
     throw new InvalidInputError(
       'address',
@@ -31,12 +42,6 @@ export function checkInput({ address, chainId, apiKey }: VerifyContractInput): v
     throw new InvalidInputError(
       'chainId',
       'chainId must be a decimal chain id, e.g. "1" for Ethereum Mainnet.',
-    );
-  }
-  if (apiKey !== undefined && apiKey !== null && !API_KEY.test(apiKey)) {
-    throw new InvalidInputError(
-      'apiKey',
-      'apiKey must be 1 to 256 printable characters without spaces.',
     );
   }
 }

@@ -26,14 +26,18 @@ export interface ContractFiles {
   readonly invalid: readonly string[];
 }
 
+/**
+ * A contract in a verification answer. The session API reports every field; APIv2 reports the
+ * match, address, chain and time only, and the others are null rather than made up.
+ */
 export interface VerifiedContract {
   readonly verificationId: string;
-  readonly compiledPath: string;
-  readonly name: string;
+  readonly compiledPath: string | null;
+  readonly name: string | null;
   readonly compilerVersion: string | null;
   readonly address: string | null;
   readonly chainId: string | null;
-  readonly files: ContractFiles;
+  readonly files: ContractFiles | null;
   readonly status: VerificationStatus;
   readonly statusMessage: string | null;
   readonly storageTimestamp: Date | null;
@@ -41,8 +45,35 @@ export interface VerifiedContract {
 
 /** The contracts of the caller's upstream session after the request. */
 export interface VerificationResult {
+  readonly kind: 'result';
   readonly contracts: readonly VerifiedContract[];
   readonly unused: readonly string[];
+  /** APIv2: the contract was verified before; `contracts` shows the existing match. */
+  readonly alreadyVerified: boolean;
+}
+
+/** An APIv2 verification job that had not finished when the gateway stopped waiting. */
+export interface VerificationPending {
+  readonly kind: 'pending';
+  readonly verificationId: string;
+  readonly startedAt: Date | null;
+}
+
+export type VerificationOutcome = VerificationResult | VerificationPending;
+
+/** Which of the verification service's APIs the gateway speaks. */
+export type VerifyApi = 'session' | 'v2';
+
+/** A contract's verification at the service (APIv2 lookup). */
+export interface Contract {
+  readonly chainId: string;
+  readonly address: string;
+  /** The better of the two matches; null when the contract is not verified. */
+  readonly match: VerificationStatus | null;
+  readonly creationMatch: VerificationStatus | null;
+  readonly runtimeMatch: VerificationStatus | null;
+  readonly verifiedAt: Date | null;
+  readonly matchId: string | null;
 }
 
 export interface Chain {

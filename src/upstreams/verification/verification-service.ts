@@ -1,64 +1,84 @@
 import type { Logger } from 'pino';
-import { toEnumValue } from '../enum-value.js';
-import { UpstreamUnavailableError } from '../errors.js';
 import { SnapshotCache } from '../snapshot-cache.js';
-import {
-  createUpstreamClient,
-  parseJsonBody,
-  type UpstreamClientOptions,
-  type UpstreamResponse,
-} from '../upstream-client.js';
-import { RateLimitedError, VerificationRejectedError } from './errors.js';
-import { checkChain, checkInput } from './input.js';
+import { createUpstreamClient, type UpstreamClientOptions } from '../upstream-client.js';
+import { type ApiV2Options, createApiV2 } from './apiv2.js';
+import { checkChain, checkContractRef, checkInput } from './input.js';
 import {
   type Chain,
+  type Contract,
   EXPLORER_PATHS,
-  VERIFICATION_STATUSES,
-  type VerificationResult,
-  type VerifiedContract,
+  type VerificationOutcome,
+  type VerifyApi,
   type VerifyContractInput,
 } from './model.js';
+import { createSessionApi } from './session-api.js';
 import type { UpstreamSession } from './upstream-session.js';
-import {
-  WireChain,
-  WireChains,
-  WireErrorBody,
-  WireSessionResponse,
-  type WireVerifiedContract,
-} from './wire.js';
+import { WireChain, WireChains } from './wire.js';
 
-export interface VerificationServiceOptions extends Omit<UpstreamClientOptions, 'name' | 'logger'> {
+export interface VerificationServiceOptions
+  extends Omit<UpstreamClientOptions, 'name' | 'logger'>,
+    ApiV2Options {
+  /**
+   * The service's API: Sourcify's session API (the seed's) or APIv2 (today's Sourcify).
+   * @default 'session'
+   */
+  readonly api?: VerifyApi;
   /**
    * How long the upstream's chain list is trusted before it is fetched again.
    * @default 3600000
    */
   readonly chainsTtlMs?: number;
+  /**
+   * How long a contract lookup is served from memory.
+   * @default 30000
+   */
+  readonly contractTtlMs?: number;
   readonly logger: Logger;
 }
 
-/** The contract verification upstream (Sourcify's session API). */
+/** The contract verification upstream, in either of its APIs. */
 export interface VerificationService {
+  readonly api: VerifyApi;
   /**
-   * Verifies a contract from a block explorer within the caller's upstream session. Resolves to
-   * the session's contracts; rejects with `InvalidInputError`, `VerificationRejectedError`,
-   * `RateLimitedError` or an upstream error.
+   * Verifies a contract from a block explorer. With the session API, within the caller's upstream
+   * session, resolving to the session's contracts; with APIv2, waiting for the job up to the
+   * configured time and resolving to its result or to "pending". Rejects with
+   * `InvalidInputError`, `VerificationRejectedError`, `RateLimitedError` or an upstream error.
    */
   verifyContract(
     input: VerifyContractInput,
     session: UpstreamSession,
     requestId?: string,
-  ): Promise<VerificationResult>;
+  ): Promise<VerificationOutcome>;
+  /** An APIv2 job's current state; null for an unknown id, and always with the session API. */
+  verificationJob(id: string, requestId?: string): Promise<VerificationOutcome | null>;
+  /** A verified contract (APIv2 lookup), null when not verified. Cached briefly. */
+  contract(chainId: string, address: string, requestId?: string): Promise<Contract | null>;
   /** The chains the upstream verifies on; rejects with an upstream error when it has no list. */
   supportedChains(requestId?: string): Promise<readonly Chain[]>;
 }
 
-const LONGEST_MESSAGE = 500;
+/** Contract lookups kept in memory at most. */
+const CONTRACT_CACHE_ENTRIES = 10_000;
 
 export function createVerificationService(
   options: VerificationServiceOptions,
 ): VerificationService {
-  const { chainsTtlMs = 3_600_000, logger, ...clientOptions } = options;
+  const {
+    api = 'session',
+    chainsTtlMs = 3_600_000,
+    contractTtlMs = 30_000,
+    waitMs,
+    pollIntervalMs,
+    logger,
+    ...clientOptions
+  } = options;
   const client = createUpstreamClient({ ...clientOptions, name: 'verification service', logger });
+  const sessionApi = createSessionApi(client);
+  const apiV2 = createApiV2(client, {
+    ...(waitMs === undefined ? {} : { waitMs }),
+    ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
+  });
 
   const chains = new SnapshotCache<readonly Chain[]>({
     ttlMs: chainsTtlMs,
@@ -77,94 +97,49 @@ export function createVerificationService(
     }
   }
 
+  const contracts = new Map<string, SnapshotCache<Contract | null>>();
+  function contractCache(chainId: string, address: string) {
+    const key = `${chainId}:${address.toLowerCase()}`;
+    let cache = contracts.get(key);
+    if (!cache) {
+      if (contracts.size >= CONTRACT_CACHE_ENTRIES) {
+        // Maps iterate in insertion order: drop the oldest entry.
+        contracts.delete(contracts.keys().next().value ?? key);
+      }
+      cache = new SnapshotCache<Contract | null>({
+        ttlMs: contractTtlMs,
+        maxStaleMs: 0,
+        load: (requestId) => apiV2.contract(chainId, address, requestId),
+      });
+      contracts.set(key, cache);
+    }
+    return cache;
+  }
+
   return {
+    api,
+
     supportedChains: async (requestId) =>
       (await chains.get(requestId)).value.filter((chain) => chain.supported),
 
     async verifyContract(input, session, requestId) {
       checkInput(input);
-      const explorer = EXPLORER_PATHS[input.explorer];
       const list = await knownChains(requestId);
-      if (list) checkChain(input.chainId, explorer, list);
-
-      const { cookieHeader } = session;
-      const response = await client.postJson(
-        `/session/verify/${explorer}`,
-        {
-          address: input.address,
-          chainId: input.chainId,
-          ...(input.apiKey ? { apiKey: input.apiKey } : {}),
-        },
-        { requestId, ...(cookieHeader ? { headers: { cookie: cookieHeader } } : {}) },
-      );
-      session.absorb(response.headers);
-      return interpret(response, input.apiKey ?? undefined);
+      if (list) checkChain(input.chainId, EXPLORER_PATHS[input.explorer], list);
+      if (api === 'session') return sessionApi.verify(input, session, requestId);
+      const outcome = await apiV2.verify(input, requestId);
+      if (outcome.kind === 'result')
+        contracts.delete(`${input.chainId}:${input.address.toLowerCase()}`);
+      return outcome;
     },
-  };
-}
 
-function interpret(response: UpstreamResponse, apiKey: string | undefined): VerificationResult {
-  const { status } = response;
-  if (status >= 200 && status < 300) {
-    const body = parseJsonBody(response, WireSessionResponse);
-    return { contracts: body.contracts.map(toVerifiedContract), unused: body.unused };
-  }
-  const message = upstreamMessage(response, apiKey);
-  if (status === 429) {
-    throw new RateLimitedError(
-      message ?? 'The verification service is rate limiting requests; try again later.',
-      retryAfterSeconds(response.headers.get('retry-after')),
-    );
-  }
-  if (status >= 400 && status < 500) {
-    throw new VerificationRejectedError(
-      message ?? `The verification service refused the request (HTTP ${status}).`,
-      status,
-    );
-  }
-  throw new UpstreamUnavailableError(response.endpoint, `it answered HTTP ${status}`, { status });
-}
+    verificationJob: (id, requestId) =>
+      api === 'v2' ? apiV2.jobOutcome(id, requestId) : Promise.resolve(null),
 
-/**
- * The upstream's own explanation, when it gave one as JSON. Any echo of the caller's API key is
- * cut out: the key goes upstream and nowhere else.
- */
-function upstreamMessage(
-  response: UpstreamResponse,
-  apiKey: string | undefined,
-): string | undefined {
-  let message: string | undefined;
-  try {
-    const body = WireErrorBody.safeParse(JSON.parse(response.text));
-    message = body.success ? (body.data.error ?? body.data.message) : undefined;
-  } catch {
-    return undefined;
-  }
-  if (!message?.trim()) return undefined;
-  const scrubbed = apiKey ? message.replaceAll(apiKey, '[redacted]') : message;
-  return scrubbed.length > LONGEST_MESSAGE ? `${scrubbed.slice(0, LONGEST_MESSAGE)}…` : scrubbed;
-}
-
-/** `Retry-After` in seconds, from either of its forms (seconds, or an HTTP date). */
-export function retryAfterSeconds(header: string | null): number | null {
-  if (!header) return null;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim());
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
-}
-
-function toVerifiedContract(wire: WireVerifiedContract): VerifiedContract {
-  return {
-    verificationId: wire.verificationId,
-    compiledPath: wire.compiledPath,
-    name: wire.name,
-    compilerVersion: wire.compilerVersion,
-    address: wire.address,
-    chainId: wire.chainId,
-    files: wire.files,
-    status: toEnumValue(VERIFICATION_STATUSES, wire.status),
-    statusMessage: wire.statusMessage,
-    storageTimestamp: wire.storageTimestamp,
+    async contract(chainId, address, requestId) {
+      checkContractRef(chainId, address);
+      return (await contractCache(chainId, address).get(requestId)).value;
+    },
   };
 }
 

@@ -7,6 +7,8 @@ const API_KEY = 'SECRET-KEY-7f3a9c1e5b2d4f6a8c0e';
 const [contract] = VERIFIABLE_CONTRACTS;
 if (!contract) throw new Error('the simulator knows a contract');
 
+const input = { address: contract.address, chainId: contract.chainId, apiKey: API_KEY };
+
 const VERIFY = /* GraphQL */ `
   mutation ($input: VerifyContractInput!) {
     verifyContract(input: $input) {
@@ -39,7 +41,6 @@ describe('the explorer API key', () => {
     };
   }
 
-  const input = { address: contract.address, chainId: contract.chainId, apiKey: API_KEY };
   const faults: [string, Fault][] = [
     ['a 503', { kind: 'status', status: 503 }],
     [
@@ -95,5 +96,40 @@ describe('the explorer API key', () => {
     expect(harness.rawLogs.length).toBeGreaterThan(10);
     for (const line of harness.rawLogs) expect(line).not.toContain(API_KEY);
     for (const text of responses) expect(text).not.toContain(API_KEY);
+  });
+});
+
+describe('the explorer API key with APIv2', () => {
+  it('reaches the upstream and appears in no response or log line', async () => {
+    const harness = await startHarness({
+      logLevel: 'trace',
+      verifyApi: 'v2',
+      verifyPollIntervalMs: 10,
+    });
+    const send = async () => {
+      const response = await harness.gateway.fetch('http://yoga/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: VERIFY, variables: { input } }),
+      });
+      return response.text();
+    };
+    const answers = [await send()];
+    harness.simulator.verification.setOutcome('*', {
+      reject: 'etherscan_request_failed',
+      message: `Etherscan said: invalid key ${API_KEY}`,
+    });
+    answers.push(await send());
+    harness.simulator.verification.setOutcome('*', null);
+    harness.simulator.setFault('verify', '*', { kind: 'status', status: 503 });
+    answers.push(await send());
+
+    expect(harness.simulator.verification.received.some((entry) => entry.apiKey === API_KEY)).toBe(
+      true,
+    );
+    expect(answers[1]).toContain('[redacted]');
+    for (const text of answers) expect(text).not.toContain(API_KEY);
+    for (const line of harness.rawLogs) expect(line).not.toContain(API_KEY);
+    await harness.close();
   });
 });

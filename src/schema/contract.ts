@@ -1,0 +1,73 @@
+import type { Contract } from '../upstreams/verification/model.js';
+import { builder } from './builder.js';
+import { VerificationStatusEnum } from './verification.js';
+
+export const ContractRef = builder.objectRef<Contract>('Contract').implement({
+  description:
+    'A deployed contract and its source verification at the verification service (Sourcify). Other subgraphs can reference it by `chainId` and `address`.',
+  fields: (t) => ({
+    chainId: t.exposeString('chainId', { description: 'Decimal id of its chain, e.g. "1".' }),
+    address: t.exposeString('address', { description: 'Its address, EIP-55 checksummed.' }),
+    verified: t.boolean({
+      description: 'Whether the service has verified sources for it.',
+      resolve: (contract) => contract.match !== null,
+    }),
+    match: t.expose('match', {
+      type: VerificationStatusEnum,
+      nullable: true,
+      description: 'The better of its creation and runtime matches; null when not verified.',
+    }),
+    creationMatch: t.expose('creationMatch', {
+      type: VerificationStatusEnum,
+      nullable: true,
+      description: 'How well the creation bytecode matches; null when not verified that way.',
+    }),
+    runtimeMatch: t.expose('runtimeMatch', {
+      type: VerificationStatusEnum,
+      nullable: true,
+      description:
+        'How well the deployed (runtime) bytecode matches; null when not verified that way.',
+    }),
+    verifiedAt: t.expose('verifiedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was verified; null when not verified.',
+    }),
+    matchId: t.exposeID('matchId', {
+      nullable: true,
+      description: "The service's id of the verified match, to link to its record.",
+    }),
+  }),
+});
+
+builder.asEntity(ContractRef, {
+  key: builder.selection<{ chainId: string; address: string }>('chainId address'),
+  // An entity always resolves: a contract the service has not verified is `verified: false`.
+  resolveReference: async ({ chainId, address }, { contracts }) =>
+    (await contracts.load({ chainId, address })) ?? {
+      chainId,
+      address,
+      match: null,
+      creationMatch: null,
+      runtimeMatch: null,
+      verifiedAt: null,
+      matchId: null,
+    },
+});
+
+builder.queryField('contract', (t) =>
+  t.field({
+    type: ContractRef,
+    nullable: true,
+    description:
+      "A contract's source verification, from the verification service's APIv2 lookup. Null when it is not verified. Answers are cached for up to 30 s.",
+    args: {
+      chainId: t.arg.string({ required: true, description: 'Decimal chain id, e.g. "1".' }),
+      address: t.arg.string({
+        required: true,
+        description: '0x and 40 hex digits; mixed case must be a valid EIP-55 checksum.',
+      }),
+    },
+    resolve: (_root, { chainId, address }, { contracts }) => contracts.load({ chainId, address }),
+  }),
+);

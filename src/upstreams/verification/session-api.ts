@@ -1,0 +1,87 @@
+import { toEnumValue } from '../enum-value.js';
+import { UpstreamUnavailableError } from '../errors.js';
+import { parseJsonBody, type UpstreamClient, type UpstreamResponse } from '../upstream-client.js';
+import { RateLimitedError, VerificationRejectedError } from './errors.js';
+import {
+  EXPLORER_PATHS,
+  VERIFICATION_STATUSES,
+  type VerificationResult,
+  type VerifiedContract,
+  type VerifyContractInput,
+} from './model.js';
+import { retryAfterSeconds, safeJson, upstreamMessage } from './upstream-answer.js';
+import type { UpstreamSession } from './upstream-session.js';
+import { WireErrorBody, WireSessionResponse, type WireVerifiedContract } from './wire.js';
+
+/**
+ * Sourcify's session API (the seed's interface B): `POST /session/verify/{explorer}` within the
+ * caller's cookie session, answered with every contract of the session.
+ */
+export function createSessionApi(client: UpstreamClient) {
+  return {
+    async verify(
+      input: VerifyContractInput,
+      session: UpstreamSession,
+      requestId: string | undefined,
+    ): Promise<VerificationResult> {
+      const { cookieHeader } = session;
+      const response = await client.postJson(
+        `/session/verify/${EXPLORER_PATHS[input.explorer]}`,
+        {
+          address: input.address,
+          chainId: input.chainId,
+          ...(input.apiKey ? { apiKey: input.apiKey } : {}),
+        },
+        { requestId, ...(cookieHeader ? { headers: { cookie: cookieHeader } } : {}) },
+      );
+      session.absorb(response.headers);
+      return interpret(response, input.apiKey ?? undefined);
+    },
+  };
+}
+
+function interpret(response: UpstreamResponse, apiKey: string | undefined): VerificationResult {
+  const { status } = response;
+  if (status >= 200 && status < 300) {
+    const body = parseJsonBody(response, WireSessionResponse);
+    return {
+      kind: 'result',
+      contracts: body.contracts.map(toVerifiedContract),
+      unused: body.unused,
+      alreadyVerified: false,
+    };
+  }
+  const body = WireErrorBody.safeParse(safeJson(response.text));
+  const message = upstreamMessage(
+    body.success ? (body.data.error ?? body.data.message) : undefined,
+    apiKey,
+  );
+  if (status === 429) {
+    throw new RateLimitedError(
+      message ?? 'The verification service is rate limiting requests; try again later.',
+      retryAfterSeconds(response.headers.get('retry-after')),
+    );
+  }
+  if (status >= 400 && status < 500) {
+    throw new VerificationRejectedError(
+      message ?? `The verification service refused the request (HTTP ${status}).`,
+      status,
+    );
+  }
+  throw new UpstreamUnavailableError(response.endpoint, `it answered HTTP ${status}`, { status });
+}
+
+function toVerifiedContract(wire: WireVerifiedContract): VerifiedContract {
+  return {
+    verificationId: wire.verificationId,
+    compiledPath: wire.compiledPath,
+    name: wire.name,
+    compilerVersion: wire.compilerVersion,
+    address: wire.address,
+    chainId: wire.chainId,
+    files: wire.files,
+    status: toEnumValue(VERIFICATION_STATUSES, wire.status),
+    statusMessage: wire.statusMessage,
+    storageTimestamp: wire.storageTimestamp,
+  };
+}
