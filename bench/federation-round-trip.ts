@@ -33,7 +33,7 @@ const gateway = createGateway({
   logger: createLogger('warn'),
 });
 const relays = simulator.statusFeed.summary.components.filter((c) => c.name === 'JSON-RPC Relay');
-const ours = await listen(gateway);
+const ours = await listen(gateway.listener);
 const theirs = await listen(
   createRpcEndpointsSubgraph(
     relays.map((relay, i) => ({

@@ -37,7 +37,7 @@ const gateway = createGateway({
   statusCacheTtlMs: 60_000,
   logger: createLogger('warn'),
 });
-const server = createServer(gateway);
+const server = createServer(gateway.listener);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
 

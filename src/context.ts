@@ -20,14 +20,25 @@ export interface GatewayContext {
   readonly statusFeed: StatusFeedLoaders;
   readonly verification: VerificationService;
   /**
-   * Contract lookups of this operation, one upstream lookup per distinct contract (DataLoader's
-   * contract: n keys in, n answers out in key order, null for a contract that is not verified).
+   * Contract lookups of this operation, one upstream lookup per distinct contract (a DataLoader:
+   * n keys in, n answers out in key order, null for a contract that is not verified).
    */
-  readonly contracts: DataLoader<ContractRef, Contract | null, string>;
+  readonly contracts: Pick<DataLoader<ContractRef, Contract | null, string>, 'load'>;
   /** The calling client's own session at the verification service. */
   readonly verificationSession: UpstreamSession;
   /** Errors to report beside data (see `usePartialErrors`). */
   readonly partialErrors: GraphQLError[];
+  /** What the answer was built from, for the response cache (see `ResponseCache`). */
+  readonly provenance: Provenance;
+}
+
+/**
+ * Whether an operation's answer depends only on status feed snapshots, and on which. Reading any
+ * other source (verification, contract lookups, the session) makes it uncacheable.
+ */
+export interface Provenance {
+  readonly snapshots: Set<Snapshot<unknown>>;
+  onlySnapshots: boolean;
 }
 
 export interface ContractRef {
@@ -43,25 +54,40 @@ export interface ContextSources {
 }
 
 export function createContext(sources: ContextSources): GatewayContext {
-  return {
-    requestId: sources.requestId,
-    statusFeed: createStatusFeedLoaders(sources.statusFeed, sources.requestId),
-    verification: sources.verification,
-    contracts: new DataLoader(
-      (refs) =>
-        Promise.all(
-          refs.map((ref) =>
-            sources.verification
-              .contract(ref.chainId, ref.address, sources.requestId)
-              .catch((error: unknown) =>
-                error instanceof Error ? error : new Error(String(error)),
-              ),
-          ),
+  const { requestId, verification } = sources;
+  const provenance: Provenance = { snapshots: new Set(), onlySnapshots: true };
+  const contracts = new DataLoader<ContractRef, Contract | null, string>(
+    (refs) =>
+      Promise.all(
+        refs.map((ref) =>
+          verification
+            .contract(ref.chainId, ref.address, requestId)
+            .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
         ),
-      { cacheKeyFn: ({ chainId, address }) => `${chainId}:${address.toLowerCase()}` },
-    ),
-    verificationSession: sources.verificationSession,
+      ),
+    { cacheKeyFn: ({ chainId, address }) => `${chainId}:${address.toLowerCase()}` },
+  );
+  // Every way to the verification service goes through here, and marks the answer uncacheable.
+  const uncached =
+    <Args extends unknown[], Result>(call: (...args: Args) => Result) =>
+    (...args: Args): Result => {
+      provenance.onlySnapshots = false;
+      return call(...args);
+    };
+  return {
+    requestId,
+    statusFeed: createStatusFeedLoaders(sources.statusFeed, requestId, provenance.snapshots),
     partialErrors: [],
+    provenance,
+    verificationSession: sources.verificationSession,
+    contracts: { load: uncached((ref: ContractRef) => contracts.load(ref)) },
+    verification: {
+      api: verification.api,
+      verifyContract: uncached(verification.verifyContract),
+      verificationJob: uncached(verification.verificationJob),
+      contract: uncached(verification.contract),
+      supportedChains: uncached(verification.supportedChains),
+    },
   };
 }
 
@@ -81,9 +107,17 @@ export interface StatusFeedLoaders {
   readonly maintenance: DataLoader<string, Maintenance | null>;
 }
 
-export function createStatusFeedLoaders(feed: StatusFeed, requestId?: string): StatusFeedLoaders {
-  const summary = once(() => feed.summary(requestId));
-  const upcoming = once(() => feed.upcoming(requestId));
+export function createStatusFeedLoaders(
+  feed: StatusFeed,
+  requestId?: string,
+  used?: Set<Snapshot<unknown>>,
+): StatusFeedLoaders {
+  const record = <Value extends Snapshot<unknown>>(snapshot: Value) => {
+    used?.add(snapshot);
+    return snapshot;
+  };
+  const summary = once(() => feed.summary(requestId).then(record));
+  const upcoming = once(() => feed.upcoming(requestId).then(record));
 
   return {
     summary,

@@ -1,9 +1,10 @@
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { RequestListener } from 'node:http';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { createContext, type GatewayContext } from './context.js';
 import { maskError } from './mask-error.js';
 import { GatewayMetrics } from './metrics.js';
+import { createNodeListener } from './node-listener.js';
 import { PAGE_TREE_QUERY } from './page-tree-query.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
@@ -13,6 +14,7 @@ import { type QueryLimits, useQueryLimits } from './plugins/use-query-limits.js'
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestLog } from './plugins/use-request-log.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
+import { ResponseCache } from './response-cache.js';
 import { schema } from './schema/index.js';
 import { createStatusFeed } from './upstreams/status-feed/status-feed.js';
 import type { VerifyApi } from './upstreams/verification/model.js';
@@ -121,9 +123,15 @@ export interface GatewayOptions {
   readonly development?: boolean;
 }
 
-export type Gateway = YogaServerInstance<Record<string, never>, GatewayContext>;
+export interface Gateway {
+  /** Answers a Fetch API request through Yoga's full pipeline (tests, in-process callers). */
+  readonly fetch: YogaServerInstance<Record<string, never>, GatewayContext>['fetch'];
+  /** The node:http listener: the response cache in front of the same pipeline. */
+  readonly listener: RequestListener;
+  readonly graphqlEndpoint: string;
+}
 
-/** Builds the gateway's request handler. It never listens: `index.ts` does. */
+/** Builds the gateway's request handlers. It never listens: `index.ts` does. */
 export function createGateway(options: GatewayOptions): Gateway {
   const { logger } = options;
   const metrics = new GatewayMetrics();
@@ -164,15 +172,19 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const corsOrigins = options.corsOrigins ?? [];
 
-  return createYoga<Record<string, never>, GatewayContext>({
+  const contexts = new WeakMap<Request, GatewayContext>();
+  const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
-    context: ({ request }) =>
-      createContext({
+    context: ({ request }) => {
+      const context = createContext({
         requestId: requestLog.requestIdFor(request),
         statusFeed,
         verification,
         verificationSession: verificationSession.sessionFor(request),
-      }),
+      });
+      contexts.set(request, context);
+      return context;
+    },
     plugins: [
       requestLog,
       useBodyLimit(options.maxBodyBytes === undefined ? {} : { maxBytes: options.maxBodyBytes }),
@@ -198,11 +210,26 @@ export function createGateway(options: GatewayOptions): Gateway {
             maxAge: 600,
           }
         : false,
-    // The bundled GraphiQL needs no CDN, so it works offline and under a strict CSP.
-    renderGraphiQL,
+    // The bundled GraphiQL needs no CDN, so it works offline and under a strict CSP. It is loaded
+    // on first use: the bundle costs about 50 MB of memory, and production usually turns it off.
+    renderGraphiQL: async (graphiqlOptions) =>
+      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),
     graphiql: (options.graphiql ?? true) && {
       title: 'Ledger status gateway',
       defaultQuery: PAGE_TREE_QUERY,
     },
   });
+
+  return {
+    fetch: yoga.fetch,
+    graphqlEndpoint,
+    listener: createNodeListener({
+      yoga,
+      responseCache: new ResponseCache({ isCurrent: statusFeed.isCurrent }),
+      contextOf: (request) => contexts.get(request),
+      metrics,
+      logger,
+      cors: corsOrigins.length > 0,
+    }),
+  };
 }

@@ -55,7 +55,7 @@ const gateway = createGateway({
   logger,
 });
 
-const server = createServer(gateway);
+const server = createServer(gateway.listener);
 server.on('error', (error) => {
   logger.fatal({ err: error }, 'the server could not listen');
   process.exit(1);

@@ -38,6 +38,13 @@ export class GatewayMetrics implements UpstreamObserver {
     registers: [this.registry],
   });
 
+  readonly #responseCache = new Counter({
+    name: 'response_cache_reads_total',
+    help: 'Whole answers served from the response cache (hit), built and kept (stored), or built and not kept (miss: uncacheable).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly #circuit = new Gauge({
     name: 'upstream_circuit_state',
     help: 'Circuit breaker per upstream: 0 closed, 1 half-open, 2 open.',
@@ -73,6 +80,10 @@ export class GatewayMetrics implements UpstreamObserver {
 
   cacheRead(endpoint: string, result: SnapshotCacheEvent) {
     this.#cacheReads.inc({ endpoint, result });
+  }
+
+  responseCacheRead(result: 'hit' | 'stored' | 'miss') {
+    this.#responseCache.inc({ result });
   }
 
   httpRequest(route: string, status: number) {

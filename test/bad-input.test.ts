@@ -16,7 +16,7 @@ describe('bad input', () => {
 
   beforeAll(async () => {
     harness = await startHarness({ development: false });
-    server = createServer(harness.gateway);
+    server = createServer(harness.gateway.listener);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });

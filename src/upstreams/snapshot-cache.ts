@@ -49,6 +49,15 @@ export class SnapshotCache<Value> {
     this.#now = options.now ?? Date.now;
   }
 
+  /**
+   * Whether `snapshot` is what a read would serve right now without fetching: the current one,
+   * still within its TTL. Lets a cache of answers built from it know they are still good.
+   */
+  isCurrent(snapshot: object): boolean {
+    const current = this.#current;
+    return current === snapshot && this.#now() - current.fetchedAt.getTime() < this.#options.ttlMs;
+  }
+
   /** The last good snapshot, fresh or not, without fetching. */
   get current(): Snapshot<Value> | undefined {
     return this.#current;

@@ -362,7 +362,7 @@ describe('docker-compose.yml', () => {
         nodeHealthcheckScript(dockerfileHealthcheck()),
       ];
       const harness = await startHarness({ logLevel: 'silent' });
-      const server = createServer(harness.gateway);
+      const server = createServer(harness.gateway.listener);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const port = String((server.address() as AddressInfo).port);
       try {

@@ -76,7 +76,7 @@ describe('deploy/gateway.config.ts', () => {
 
     beforeAll(async () => {
       harness = await startHarness({ logLevel: 'silent' });
-      server = createServer(harness.gateway);
+      server = createServer(harness.gateway.listener);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
       const composed = composeServices([

@@ -42,7 +42,7 @@ describe('composed with another subgraph behind a federation gateway', () => {
       componentId: relay.id,
     }));
 
-    const ours = await listen(harness.gateway);
+    const ours = await listen(harness.gateway.listener);
     const theirs = await listen(createRpcEndpointsSubgraph(endpoints, CONTRACTS));
     servers.push(ours.server, theirs.server);
 

@@ -21,6 +21,8 @@ export interface StatusFeed {
   summary(requestId?: string): Promise<Snapshot<StatusSummary>>;
   /** `GET /scheduled-maintenances/upcoming.json`. */
   upcoming(requestId?: string): Promise<Snapshot<UpcomingMaintenances>>;
+  /** Whether `snapshot` is still what the feed serves, fresh, without asking upstream. */
+  isCurrent(snapshot: object): boolean;
 }
 
 export const SUMMARY_PATH = '/summary.json';
@@ -66,5 +68,6 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
   return {
     summary: (requestId) => summary.get(requestId),
     upcoming: (requestId) => upcoming.get(requestId),
+    isCurrent: (snapshot) => summary.isCurrent(snapshot) || upcoming.isCurrent(snapshot),
   };
 }

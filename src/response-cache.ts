@@ -1,0 +1,79 @@
+/** An answer kept for reuse, with what it was built from. */
+export interface CachedResponse {
+  readonly body: Buffer;
+  readonly contentType: string;
+  /** The status feed snapshots the answer was built from; it is good while they are current. */
+  readonly snapshots: readonly object[];
+  /** For metrics and the request log. */
+  readonly operation: string | undefined;
+}
+
+export interface ResponseCacheOptions {
+  /** Whether a snapshot is still the current, fresh one (see `StatusFeed.isCurrent`). */
+  readonly isCurrent: (snapshot: object) => boolean;
+  /**
+   * Answers kept at most; the least recently used go first.
+   * @default 1000
+   */
+  readonly maxEntries?: number;
+  /**
+   * Bytes of answers kept at most.
+   * @default 33554432 (32 MiB)
+   */
+  readonly maxBytes?: number;
+}
+
+/**
+ * Whole answers to operations that read nothing but status feed snapshots, keyed by the exact
+ * request (body and `Accept`). An answer is served again only while every snapshot it was built
+ * from is still the feed's current, fresh one: the moment the feed is refetched, the answer is
+ * rebuilt. So a hit is byte for byte what the full pipeline would answer now.
+ */
+export class ResponseCache {
+  readonly #entries = new Map<string, CachedResponse>();
+  readonly #isCurrent: (snapshot: object) => boolean;
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(options: ResponseCacheOptions) {
+    this.#isCurrent = options.isCurrent;
+    this.#maxEntries = options.maxEntries ?? 1_000;
+    this.#maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  lookup(key: string): CachedResponse | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    if (!entry.snapshots.every(this.#isCurrent)) {
+      this.#delete(key, entry);
+      return undefined;
+    }
+    // Maps keep insertion order: moving a hit to the end makes the first entry the least used.
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry;
+  }
+
+  store(key: string, entry: CachedResponse): void {
+    const size = entry.body.byteLength + key.length;
+    if (size > this.#maxBytes / 8) return;
+    const previous = this.#entries.get(key);
+    if (previous) this.#delete(key, previous);
+    this.#entries.set(key, entry);
+    this.#bytes += size;
+    for (const [oldest, old] of this.#entries) {
+      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      this.#delete(oldest, old);
+    }
+  }
+
+  #delete(key: string, entry: CachedResponse): void {
+    this.#entries.delete(key);
+    this.#bytes -= entry.body.byteLength + key.length;
+  }
+}
