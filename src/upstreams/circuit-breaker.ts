@@ -69,6 +69,9 @@ export class CircuitBreaker {
   }
 
   failed(): void {
+    // Requests let through before the circuit opened may still fail after it; they must not
+    // restart the cool-down.
+    if (this.#state === 'open') return;
     this.#failures += 1;
     this.#probing = false;
     if (this.#state === 'half-open' || this.#failures >= this.#threshold) {

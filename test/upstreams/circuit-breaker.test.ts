@@ -60,6 +60,19 @@ describe('CircuitBreaker', () => {
     expect(breaker.retryInMs).toBe(1_000);
   });
 
+  it('does not restart the cool-down for requests that fail after it opened', () => {
+    const { breaker, states, advance } = setUp();
+    for (let i = 0; i < 3; i += 1) breaker.admit();
+    breaker.failed();
+    breaker.failed();
+    breaker.failed();
+    advance(500);
+    breaker.failed();
+    breaker.failed();
+    expect(breaker.retryInMs).toBe(500);
+    expect(states).toEqual(['open']);
+  });
+
   it('counts only consecutive failures', () => {
     const { breaker } = setUp();
     for (let i = 0; i < 10; i += 1) {
