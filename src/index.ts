@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { EnvironmentError, parseEnvironment } from './env.js';
 import { createGateway } from './gateway.js';
-import { createLogger } from './logger.js';
+import { createLogger, flushLogger } from './logger.js';
 import { type Simulator, startSimulator } from './simulator/server.js';
 
 let env: ReturnType<typeof parseEnvironment>;
@@ -58,13 +58,14 @@ const gateway = createGateway({
 const server = createServer(gateway.listener);
 server.on('error', (error) => {
   logger.fatal({ err: error }, 'the server could not listen');
-  process.exit(1);
+  void flushLogger(logger).then(() => process.exit(1));
 });
 server.listen(env.PORT, env.HOST, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : env.PORT;
   const host = env.HOST ?? 'localhost';
   logger.info(`GraphQL and GraphiQL at http://${host}:${port}${gateway.graphqlEndpoint}`);
+  logger.flush();
 });
 
 /** How long in-flight requests get to finish once a shutdown begins. */
@@ -79,6 +80,8 @@ async function shutdown(signal: string) {
   setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await simulator?.close();
+  logger.info('stopped');
+  await flushLogger(logger);
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
