@@ -60,12 +60,7 @@ export function buildSummary(wire: WireSummary): Built<StatusSummary> {
   const incidents = parseItems(wire.incidents, WireIncident, 'incidents', problems).map((item, i) =>
     toIncident(item, `incidents[${i}]`, problems),
   );
-  const maintenances = parseItems(
-    wire.scheduled_maintenances,
-    WireMaintenance,
-    'scheduled_maintenances',
-    problems,
-  ).map((item, i) => toMaintenance(item, `scheduled_maintenances[${i}]`, problems));
+  const maintenances = toMaintenances(wire.scheduled_maintenances, problems);
 
   for (const incident of incidents) {
     incident.components = incident.components.map((listed) => {
@@ -103,12 +98,7 @@ export function buildSummary(wire: WireSummary): Built<StatusSummary> {
 
 export function buildUpcoming(wire: WireUpcoming): Built<UpcomingMaintenances> {
   const problems: string[] = [];
-  const maintenances = parseItems(
-    wire.scheduled_maintenances,
-    WireMaintenance,
-    'scheduled_maintenances',
-    problems,
-  ).map((item, i) => toMaintenance(item, `scheduled_maintenances[${i}]`, problems));
+  const maintenances = toMaintenances(wire.scheduled_maintenances, problems);
   return {
     snapshot: {
       page: toPage(wire.page),
@@ -117,6 +107,12 @@ export function buildUpcoming(wire: WireUpcoming): Built<UpcomingMaintenances> {
     },
     problems,
   };
+}
+
+function toMaintenances(items: readonly unknown[], problems: string[]) {
+  return parseItems(items, WireMaintenance, 'scheduled_maintenances', problems).map((item, i) =>
+    toMaintenance(item, `scheduled_maintenances[${i}]`, problems),
+  );
 }
 
 function parseItems<Output>(

@@ -99,7 +99,7 @@ export function createApiV2(client: UpstreamClient, options: ApiV2Options = {}) 
         FAILED_JOB_STATUS,
       );
     }
-    return resultOf(state.verificationId, state.contract, false);
+    return resultOf(state.verificationId, toContract(state.contract), false);
   }
 
   async function alreadyVerified(
@@ -108,27 +108,7 @@ export function createApiV2(client: UpstreamClient, options: ApiV2Options = {}) 
     requestId: string | undefined,
   ): Promise<VerificationResult> {
     const existing = await contract(chainId, address, requestId);
-    return {
-      kind: 'result',
-      alreadyVerified: true,
-      unused: [],
-      contracts: existing
-        ? [
-            {
-              verificationId: existing.matchId ?? `${chainId}:${address}`,
-              compiledPath: null,
-              name: null,
-              compilerVersion: null,
-              address: existing.address,
-              chainId: existing.chainId,
-              files: null,
-              status: existing.match ?? 'UNKNOWN',
-              statusMessage: null,
-              storageTimestamp: existing.verifiedAt,
-            },
-          ]
-        : [],
-    };
+    return resultOf(existing?.matchId ?? `${chainId}:${address}`, existing, true);
   }
 
   return {
@@ -184,26 +164,35 @@ export function createApiV2(client: UpstreamClient, options: ApiV2Options = {}) 
   };
 }
 
-function resultOf(verificationId: string, wire: V2Contract, already: boolean): VerificationResult {
-  const contract = toContract(wire);
+/**
+ * An APIv2 answer as a `VerificationResult`: the match, address, chain and time APIv2 reports;
+ * the fields only the session API reports are null, not made up.
+ */
+function resultOf(
+  verificationId: string,
+  contract: Contract | null,
+  alreadyVerified: boolean,
+): VerificationResult {
   return {
     kind: 'result',
-    alreadyVerified: already,
+    alreadyVerified,
     unused: [],
-    contracts: [
-      {
-        verificationId,
-        compiledPath: null,
-        name: null,
-        compilerVersion: null,
-        address: contract.address,
-        chainId: contract.chainId,
-        files: null,
-        status: contract.match ?? 'UNKNOWN',
-        statusMessage: null,
-        storageTimestamp: contract.verifiedAt,
-      },
-    ],
+    contracts: contract
+      ? [
+          {
+            verificationId,
+            compiledPath: null,
+            name: null,
+            compilerVersion: null,
+            address: contract.address,
+            chainId: contract.chainId,
+            files: null,
+            status: contract.match ?? 'UNKNOWN',
+            statusMessage: null,
+            storageTimestamp: contract.verifiedAt,
+          },
+        ]
+      : [],
   };
 }
 
@@ -233,7 +222,13 @@ function failureOf(response: UpstreamResponse, apiKey: string | undefined): Erro
   const body = WireV2Error.safeParse(safeJson(response.text));
   if (!body.success) {
     const { status, endpoint } = response;
-    return status >= 400 && status < 500 && status !== 429
+    if (status === 429) {
+      return new RateLimitedError(
+        'The verification service is rate limiting requests; try again later.',
+        retryAfterSeconds(response.headers.get('retry-after')),
+      );
+    }
+    return status >= 400 && status < 500
       ? new VerificationRejectedError(
           `The verification service refused the request (HTTP ${status}).`,
           status,
