@@ -8,6 +8,7 @@ import { createNodeListener } from './node-listener.js';
 import { PAGE_TREE_QUERY } from './page-tree-query.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
+import { useGetParams } from './plugins/use-get-params.js';
 import { useMetrics } from './plugins/use-metrics.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { type QueryLimits, useQueryLimits } from './plugins/use-query-limits.js';
@@ -189,6 +190,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       requestLog,
       useBodyLimit(options.maxBodyBytes === undefined ? {} : { maxBytes: options.maxBodyBytes }),
       useCsrfPrevention(),
+      useGetParams(),
       useReadiness({ statusFeed }),
       useMetrics({ metrics }),
       ...useQueryLimits(options.limits),

@@ -36,6 +36,15 @@ export function createNodeListener(options: NodeListenerOptions): RequestListene
   const endpoint = yoga.graphqlEndpoint;
 
   return (req, res) => {
+    const host = req.headers.host;
+    if (host !== undefined && !URL.canParse(`http://${host}/`)) {
+      // Yoga's adapter would fail to build the request URL and answer 500 with a stack trace.
+      const body = JSON.stringify({
+        errors: [{ message: 'The Host header is not a valid host.' }],
+      });
+      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' }).end(body);
+      return;
+    }
     const length = Number(req.headers['content-length']);
     const candidate =
       req.method === 'POST' &&
@@ -94,7 +103,8 @@ export function createNodeListener(options: NodeListenerOptions): RequestListene
       return;
     }
 
-    const request = new Request(`http://${req.headers.host ?? 'localhost'}${endpoint}`, {
+    // A fixed origin: the client's Host header is not trusted to make a valid URL.
+    const request = new Request(`http://gateway${endpoint}`, {
       method: 'POST',
       headers: toHeaders(req),
       body,

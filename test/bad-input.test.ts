@@ -91,6 +91,27 @@ describe('bad input', () => {
     expect(streamed).toBe(413);
   });
 
+  it('answers GET parameters that are not JSON objects with 400 naming them', async () => {
+    const get = async (search: string) => {
+      const response = await fetch(`http://127.0.0.1:${port}/graphql?${search}`, {
+        headers: { accept: 'application/json' },
+      });
+      return { status: response.status, body: (await response.json()) as Answer['body'] };
+    };
+    const query = `query=${encodeURIComponent('query ($id: ID!) { component(id: $id) { id } }')}`;
+    const notJson = await get(`${query}&variables=notjson`);
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.errors?.[0]?.message).toBe('The "variables" parameter is not valid JSON.');
+    const array = await get(`${query}&variables=%5B1%5D`);
+    expect(array.status).toBe(400);
+    expect(array.body.errors?.[0]?.message).toBe(
+      'The "variables" parameter must be a JSON object.',
+    );
+    const fine = await get(`${query}&variables=${encodeURIComponent('{"id":"x"}')}`);
+    expect(fine.status).toBe(200);
+    expect(fine.body.data).toEqual({ component: null });
+  });
+
   it('refuses a 200-deep query before running it', async () => {
     const deep = `{ statusPage { components { ${'children { '.repeat(200)}id${' }'.repeat(200)} } } }`;
     const { body } = await query(deep);

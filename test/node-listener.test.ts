@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../src/page-tree-query.js';
@@ -103,6 +103,44 @@ describe('the response cache in front of Yoga', () => {
     expect(JSON.parse(first.text)).toEqual({ data: { statusPage: { stale: true } } });
     expect(JSON.parse(second.text)).toEqual({ data: { statusPage: { stale: true } } });
     expect(await metric('response_cache_reads_total{result="hit"}')).toBe(0);
+  });
+
+  it('answers a Host header that is not a host with 400, never a stack trace', async () => {
+    await start();
+    const send = (method: string, path: string, body?: string) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: Number(new URL(url).port),
+            method,
+            path,
+            headers: {
+              host: 'not a valid host[',
+              ...(body
+                ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+                : {}),
+            },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk) => {
+              text += String(chunk);
+            });
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      });
+    for (const answer of [
+      await send('POST', '/graphql', JSON.stringify({ query: '{ statusPage { name } }' })),
+      await send('GET', '/graphql?query=%7B__typename%7D'),
+      await send('GET', '/health'),
+    ]) {
+      expect(answer.status).toBe(400);
+      expect(answer.text).not.toMatch(/TypeError|at new URL/);
+    }
   });
 
   it('still refuses a cross-site form post and an oversized body', async () => {
