@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { VERIFIABLE_CONTRACTS } from '../../src/simulator/verification/fixture.js';
+import { fixtureContract } from '../../src/simulator/verification/fixture.js';
 import { type Harness, startHarness } from '../gateway-harness.js';
 
-const fixture = (name: string) => {
-  const contract = VERIFIABLE_CONTRACTS.find((candidate) => candidate.name === name);
-  if (!contract) throw new Error(`no fixture ${name}`);
-  return contract;
-};
+const fixture = fixtureContract;
 const WETH = fixture('WETH9'); // already verified and stored
 const DAI = fixture('Dai');
 const GREETER = fixture('Greeter');

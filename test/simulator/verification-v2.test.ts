@@ -9,7 +9,7 @@ import {
 } from '../../src/simulator/server.js';
 import type { UpstreamRequest } from '../../src/simulator/upstream.js';
 import {
-  VERIFIABLE_CONTRACTS,
+  fixtureContract,
   type VerifiableContract,
 } from '../../src/simulator/verification/fixture.js';
 import { createVerificationUpstream } from '../../src/simulator/verification/routes.js';
@@ -20,11 +20,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const UNKNOWN_ADDRESS = '0x0000000000000000000000000000000000000001';
 
-function fixture(name: string): VerifiableContract {
-  const contract = VERIFIABLE_CONTRACTS.find((candidate) => candidate.name === name);
-  if (!contract) throw new Error(`no fixture contract ${name}`);
-  return contract;
-}
+const fixture = fixtureContract;
 
 const WETH = fixture('WETH9');
 const DAI = fixture('Dai');

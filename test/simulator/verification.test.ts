@@ -4,6 +4,7 @@ import { type Simulator, startSimulator } from '../../src/simulator/server.js';
 import { parseAddress, toChecksumAddress } from '../../src/simulator/verification/address.js';
 import { SOURCIFY_MESSAGES } from '../../src/simulator/verification/errors.js';
 import {
+  fixtureContract,
   SOURCIFY_CHAINS,
   VERIFIABLE_CONTRACTS,
   type VerifiableContract,
@@ -20,11 +21,7 @@ const SET_COOKIE =
   /^sourcify_vid=s%3A([\w-]{32})\.[\w%]+; Path=\/; Expires=([^;]+); HttpOnly; SameSite=Lax$/;
 const UNKNOWN_ADDRESS = '0x0000000000000000000000000000000000000001';
 
-function fixture(name: string): VerifiableContract {
-  const contract = VERIFIABLE_CONTRACTS.find((candidate) => candidate.name === name);
-  if (!contract) throw new Error(`no fixture contract ${name}`);
-  return contract;
-}
+const fixture = fixtureContract;
 
 const WETH = fixture('WETH9');
 const DAI = fixture('Dai');

@@ -179,3 +179,10 @@ export const VERIFIABLE_CONTRACTS: readonly VerifiableContract[] = [
     statusMessage: "The deployed and recompiled bytecode don't match.",
   },
 ];
+
+/** The fixture contract of that name, e.g. `WETH9`; throws for a name the fixture lacks. */
+export function fixtureContract(name: string): VerifiableContract {
+  const contract = VERIFIABLE_CONTRACTS.find((candidate) => candidate.name === name);
+  if (!contract) throw new Error(`no fixture contract ${name}`);
+  return contract;
+}
