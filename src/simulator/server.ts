@@ -15,12 +15,7 @@ import { type RecordedRequest, RequestLog } from './request-log.js';
 import { createStatusFeed, type StatusFeed } from './status-feed/fixture.js';
 import { createStatusFeedUpstream } from './status-feed/routes.js';
 import type { SimulatorResponse, Upstream, UpstreamName, UpstreamRequest } from './upstream.js';
-import type { VerificationJobInfo } from './verification/apiv2.js';
-import type { VerifiableContract } from './verification/fixture.js';
-import type { ReceivedVerification } from './verification/received-log.js';
-import { createVerificationUpstream } from './verification/routes.js';
-import type { SourcifyChain } from './verification/types.js';
-import type { ActiveV2Outcome, V2Outcome, V2OutcomeTarget } from './verification/v2-outcomes.js';
+import { createVerificationUpstream, type VerificationUpstream } from './verification/routes.js';
 
 export type { ActiveFault, Fault } from './fault.js';
 export type { RecordedRequest } from './request-log.js';
@@ -66,67 +61,23 @@ export interface SimulatorOptions {
 }
 
 /**
- * The contract verification upstream: what it received, its sessions and APIv2 jobs, its fake
- * explorer.
+ * The contract verification upstream as tests and tools drive it: what it received, its sessions
+ * and APIv2 jobs, its fake explorer.
  */
-export interface SimulatorVerification {
-  /**
-   * Every verification request received (`POST /verify/session/verify/:explorer`, and
-   * `POST /verify/v2/verify/etherscan/:chainId/:address` with `api: 'v2'`; faulted ones that
-   * never reached the upstream excepted), oldest first, with the apiKey as sent (tests check it
-   * arrived). Bounded like the request log; a fresh copy on each read.
-   */
-  readonly received: ReadonlyArray<ReceivedVerification>;
-  /** Contract addresses (checksummed, in the order added) held by each live session id. */
-  sessions(): ReadonlyMap<string, readonly string[]>;
-  /**
-   * The chain list verification uses (a copy): what GET /chains serves, unless hidden by
-   * `setChains(null)`.
-   */
-  readonly chains: ReadonlyArray<SourcifyChain>;
-  /**
-   * Replace the chain list (verification follows it); null makes GET /chains answer 404 (a
-   * server without a chain list) while verification keeps the last list. Throws a TypeError on
-   * a bad list.
-   */
-  setChains(chains: readonly SourcifyChain[] | null): void;
-  /** Add or replace a contract the fake explorer knows. Throws a TypeError on a bad contract. */
-  addContract(contract: VerifiableContract): void;
-  /**
-   * APIv2 verification jobs, oldest first, with their state (jobs due by now are completed
-   * first). At most 10,000 are kept: the oldest are dropped (and then answer 404).
-   */
-  jobs(): ReadonlyArray<VerificationJobInfo>;
-  /** How long an APIv2 job stays pending, in ms (default 150); null: forever. */
-  readonly jobDelayMs: number | null;
-  /**
-   * Set how long APIv2 jobs stay pending: 0 completes them at the next request, null never.
-   * Pending jobs follow the new delay, counted from their start (never completing in the past).
-   * Throws a TypeError unless null or 0 to 600,000.
-   */
-  setJobDelay(ms: number | null): void;
-  /**
-   * Script APIv2 verifications of one contract (`{ chainId, address }`) or of all (`'*'`; an exact
-   * contract wins): `{ reject: code }` answers `POST /v2/verify/etherscan/...` with that error at
-   * once (`unsupported_chain` 400, `already_verified` 409, `duplicate_verification_request` 429,
-   * `not_etherscan_verified` 404, `etherscan_limit` 429, `etherscan_request_failed` 502,
-   * `internal_error` 500); `{ jobError: code }` accepts it and fails its job with that error.
-   * `outcome: null` clears; `times` limits how many requests it decides (default: until cleared).
-   * Throws a TypeError on bad input.
-   */
-  setOutcome(
-    target: V2OutcomeTarget,
-    outcome: V2Outcome | null,
-    options?: { times?: number },
-  ): void;
-  /** The scripted outcomes in force. */
-  outcomes(): ReadonlyArray<ActiveV2Outcome>;
-  /**
-   * Sessions, received, chains, contracts (and matches Sourcify stored), APIv2 jobs, scripted
-   * outcomes and the job delay back to the fixture and defaults.
-   */
-  reset(): void;
-}
+export type SimulatorVerification = Pick<
+  VerificationUpstream,
+  | 'received'
+  | 'sessions'
+  | 'chains'
+  | 'setChains'
+  | 'addContract'
+  | 'jobs'
+  | 'jobDelayMs'
+  | 'setJobDelay'
+  | 'setOutcome'
+  | 'outcomes'
+  | 'reset'
+>;
 
 export interface Simulator {
   /** e.g. `http://127.0.0.1:43123`. */
@@ -414,26 +365,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     requestCount: (path) => log.count(path),
     resetRequests: () => log.reset(),
-    verification: {
-      get received() {
-        return verification.received;
-      },
-      sessions: () => verification.sessions(),
-      get chains() {
-        return verification.chains;
-      },
-      setChains: (chains) => verification.setChains(chains),
-      addContract: (contract) => verification.addContract(contract),
-      jobs: () => verification.jobs(),
-      get jobDelayMs() {
-        return verification.jobDelayMs;
-      },
-      setJobDelay: (ms) => verification.setJobDelay(ms),
-      setOutcome: (target, outcome, outcomeOptions) =>
-        verification.setOutcome(target, outcome, outcomeOptions),
-      outcomes: () => verification.outcomes(),
-      reset: () => verification.reset(),
-    },
+    verification,
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort();

@@ -57,42 +57,66 @@ export interface VerificationUpstreamOptions {
  */
 export interface VerificationUpstream extends Upstream {
   readonly name: 'verify';
-  /** Verification requests received, oldest first, as a fresh copy on each read. */
+  /**
+   * Every verification request received (`POST /verify/session/verify/:explorer`, and
+   * `POST /verify/v2/verify/etherscan/:chainId/:address` with `api: 'v2'`; faulted ones that
+   * never reached the upstream excepted), oldest first, with the apiKey as sent (tests check it
+   * arrived). Bounded like the request log; a fresh copy on each read.
+   */
   readonly received: ReceivedVerification[];
   /** Every verification request received since the last reset. */
   readonly receivedCount: number;
-  /** The chain list in use (a copy): served by `GET /chains` unless hidden. */
+  /**
+   * The chain list verification uses (a copy): what GET /chains serves, unless hidden by
+   * `setChains(null)`.
+   */
   readonly chains: readonly SourcifyChain[];
   /** False after `setChains(null)`: `GET /chains` answers 404. */
   readonly chainsListed: boolean;
   /** The contracts the fake explorer knows. */
   readonly contracts: readonly VerifiableContract[];
-  /** Contract addresses of each live session. */
+  /** Contract addresses (checksummed, in the order added) held by each live session id. */
   sessions(): Map<string, string[]>;
   /**
-   * Replaces the chain list (verification follows it); null hides it (`GET /chains` → 404) while
-   * verification keeps using the last list. Throws a TypeError on a bad list.
+   * Replace the chain list (verification follows it); null makes GET /chains answer 404 (a
+   * server without a chain list) while verification keeps the last list. Throws a TypeError on
+   * a bad list.
    */
   setChains(chains: readonly SourcifyChain[] | null): void;
-  /** Adds a contract to the fake explorer, or replaces the one at its chain and address. */
+  /** Add or replace a contract the fake explorer knows. Throws a TypeError on a bad contract. */
   addContract(contract: VerifiableContract): void;
-  /** APIv2 jobs, oldest first (due ones completed first). */
+  /**
+   * APIv2 verification jobs, oldest first, with their state (jobs due by now are completed
+   * first). At most `jobCapacity` are kept: the oldest are dropped (and then answer 404).
+   */
   jobs(): VerificationJobInfo[];
-  /** How long an APIv2 job takes; null: jobs never complete. */
+  /** How long an APIv2 job stays pending, in ms (default 150); null: forever. */
   readonly jobDelayMs: number | null;
-  /** Throws a TypeError on a bad delay. Pending jobs follow the new delay, from their start. */
+  /**
+   * Set how long APIv2 jobs stay pending: 0 completes them at the next request, null never.
+   * Pending jobs follow the new delay, counted from their start (never completing in the past).
+   * Throws a TypeError unless null or 0 to 600,000.
+   */
   setJobDelay(ms: number | null): void;
-  /** Scripts APIv2 verifications of a contract (or `'*'`); throws a TypeError on bad input. */
+  /**
+   * Script APIv2 verifications of one contract (`{ chainId, address }`) or of all (`'*'`; an exact
+   * contract wins): `{ reject: code }` answers `POST /v2/verify/etherscan/...` with that error at
+   * once (`unsupported_chain` 400, `already_verified` 409, `duplicate_verification_request` 429,
+   * `not_etherscan_verified` 404, `etherscan_limit` 429, `etherscan_request_failed` 502,
+   * `internal_error` 500); `{ jobError: code }` accepts it and fails its job with that error.
+   * `outcome: null` clears; `times` limits how many requests it decides (default: until cleared).
+   * Throws a TypeError on bad input.
+   */
   setOutcome(
     target: V2OutcomeTarget,
     outcome: V2Outcome | null,
     options?: { times?: number },
   ): void;
-  /** Scripted outcomes in force. */
+  /** The scripted outcomes in force. */
   outcomes(): ActiveV2Outcome[];
   /**
-   * Sessions, received requests, chains, contracts, stored matches, APIv2 jobs, outcomes and the
-   * job delay back to the fixture and defaults.
+   * Sessions, received, chains, contracts (and matches Sourcify stored), APIv2 jobs, scripted
+   * outcomes and the job delay back to the fixture and defaults.
    */
   reset(): void;
 }
