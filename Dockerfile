@@ -4,7 +4,7 @@
 # (`node dist/simulator/main.js`); docker-compose.yml runs both.
 
 # --- build: all dependencies, compile src/ to dist/ ---------------------------------------------
-FROM node:22-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 
 COPY package.json package-lock.json ./
@@ -15,7 +15,7 @@ COPY src ./src
 RUN npm run build
 
 # --- runtime: production dependencies and the compiled output only ------------------------------
-FROM node:22-slim AS runtime
+FROM node:24-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 

@@ -114,7 +114,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   } = options;
 
   const http: KyInstance = ky.create({
-    prefixUrl: baseUrl,
+    prefix: baseUrl,
     timeout: timeoutMs,
     headers: { accept: 'application/json' },
     retry: {
@@ -193,7 +193,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
       return exchange(
         endpoint,
-        () => http.get(relative(path), { headers: headersFor(options) }),
+        () => http.get(path, { headers: headersFor(options) }),
         (response) => parseJsonBody(response, schema),
       );
     },
@@ -203,10 +203,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         endpoint,
         async () => {
           try {
-            return await http.get(relative(path), { headers: headersFor(options) });
+            return await http.get(path, { headers: headersFor(options) });
           } catch (error) {
-            // ky has retried what it retries; the final answer is the caller's to read.
-            if (error instanceof HTTPError) return error.response;
+            // ky has retried what it retries; the final answer is the caller's to read. ky 2 has
+            // consumed its body into `data` by then, so the answer is rebuilt from that.
+            if (error instanceof HTTPError) return rebuiltResponse(error);
             throw error;
           }
         },
@@ -218,7 +219,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       return exchange(
         endpoint,
         () =>
-          http.post(relative(path), {
+          http.post(path, {
             json,
             throwHttpErrors: false,
             retry: 0,
@@ -292,5 +293,9 @@ function summarizeIssues(error: z.ZodError): string {
   return more > 0 ? `${shown.join('; ')}; and ${more} more` : shown.join('; ');
 }
 
-const relative = (path: string) => path.replace(/^\//, '');
+/** An HTTP error's answer as a Response again, with the body ky read into `data`. */
+function rebuiltResponse({ response, data }: HTTPError): Response {
+  const body = data === undefined ? null : typeof data === 'string' ? data : JSON.stringify(data);
+  return new Response(body, { status: response.status, headers: response.headers });
+}
 const elapsed = (started: number) => Math.round(performance.now() - started);

@@ -119,7 +119,7 @@ function commandOf(name: string): string[] {
 function nodeHealthcheckScript(test: string | string[] | undefined): string {
   expect(Array.isArray(test), 'exec form: ["CMD", "node", "-e", script]').toBe(true);
   const [form, program, flag, script] = test as string[];
-  // node:22-slim has neither curl nor wget: the probe must be node itself.
+  // node:24-slim has neither curl nor wget: the probe must be node itself.
   expect([form, program, flag]).toEqual(['CMD', 'node', '-e']);
   expect(typeof script).toBe('string');
   return script as string;
@@ -462,13 +462,19 @@ const isIgnored = (path: string) =>
   dockerignore().some((pattern) => pattern.test(posix.normalize(path).replace(/^\.\/|\/$/g, '')));
 
 describe('Dockerfile', () => {
-  it('has a build stage and a runtime stage, both on node 22 slim', () => {
+  it('has a build stage and a runtime stage, both on the Node major the tests run on', () => {
+    // The `node` devDependency puts this major first on PATH for every npm script and test.
+    const major = process.versions.node.split('.')[0];
+    const pinned = JSON.parse(read('package.json')).devDependencies.node as string;
+    expect(pinned).toMatch(new RegExp(`^\\^${major}\\.`));
     const stages = dockerfileStages();
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const names = new Set(stages.flatMap((stage) => (stage.name ? [stage.name] : [])));
     for (const { image } of stages) {
       if (names.has(image)) continue;
-      expect(image).toMatch(/^node:22(\.\d+){0,2}(-[a-z]+)?-slim(@sha256:[0-9a-f]{64})?$/);
+      expect(image).toMatch(
+        new RegExp(`^node:${major}(\\.\\d+){0,2}(-[a-z]+)?-slim(@sha256:[0-9a-f]{64})?$`),
+      );
     }
   });
 
