@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 #
-# One image for the gateway (the default command) and the upstream simulator
-# (`node dist/simulator/main.js`); docker-compose.yml runs both.
+# The gateway's production image: the compiled gateway (src/ only) and its production
+# dependencies. The upstream simulator has its own image (simulator/Dockerfile), for the compose
+# stack only.
 
 # --- build: all dependencies, compile src/ to dist/ ---------------------------------------------
 FROM node:24-slim AS build
@@ -35,4 +36,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 # node directly (not npm) so SIGTERM reaches the app's graceful shutdown.
-CMD ["node", "--max-semi-space-size=2", "dist/index.js"]
+CMD ["node", "--max-semi-space-size=2", "dist/main.js"]

@@ -7,7 +7,8 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // The gateway's tests, then the simulator's own.
+    include: ['test/**/*.test.ts', 'simulator/test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

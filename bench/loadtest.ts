@@ -50,8 +50,8 @@ if (!(durationSeconds > 0 && durationSeconds <= 600) || !(connections > 0 && con
   console.error('--duration must be 1..600 seconds and --connections 1..1000');
   process.exit(1);
 }
-if (!existsSync(resolve(ROOT, 'dist/index.js'))) {
-  console.error('dist/index.js is missing: run `npm run build` first (npm run loadtest does).');
+if (!existsSync(resolve(ROOT, 'dist/main.js'))) {
+  console.error('dist/main.js is missing: run `npm run build` first (npm run loadtest does).');
   process.exit(1);
 }
 // Two runs, their start-ups and the fault clean-up, with room to spare.

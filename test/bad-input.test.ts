@@ -1,8 +1,8 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_TREE_QUERY } from '../src/page-tree-query.js';
-import { type Harness, startHarness } from './gateway-harness.js';
+import { PAGE_TREE_QUERY } from '../src/http/page-tree-query.js';
+import { type Harness, startHarness } from './helpers/harness.js';
 
 interface Answer {
   status: number;
@@ -15,7 +15,7 @@ describe('bad input', () => {
   let port: number;
 
   beforeAll(async () => {
-    harness = await startHarness({ development: false });
+    harness = await startHarness();
     server = createServer(harness.gateway.listener);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -134,7 +134,7 @@ describe('bad input', () => {
   });
 
   it('refuses 1,000 aliases when the token limit is raised out of the way', async () => {
-    const roomy = await startHarness({ limits: { maxTokens: 100_000 } });
+    const roomy = await startHarness({ env: { MAX_TOKENS: 100_000 } });
     const aliases = Array.from({ length: 1_000 }, (_, i) => `a${i}: statusPage { name }`).join(' ');
     const { body } = await roomy.execute(`{ ${aliases} }`);
     expect(body.errors?.[0]?.message).toMatch(/aliases limit/i);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './gateway-harness.js';
+import { type Harness, startHarness } from './helpers/harness.js';
 
 describe('the GraphQL endpoint', () => {
   let harness: Harness;
@@ -9,14 +9,14 @@ describe('the GraphQL endpoint', () => {
   afterAll(() => harness.close());
 
   const post = (body: string, accept = 'application/graphql-response+json') =>
-    harness.gateway.fetch('http://yoga/graphql', {
+    harness.fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept },
       body,
     });
 
   it('serves GraphiQL to browsers, opening with the page tree query', async () => {
-    const response = await harness.gateway.fetch('http://yoga/graphql', {
+    const response = await harness.fetch('/graphql', {
       headers: { accept: 'text/html' },
     });
     expect(response.status).toBe(200);

@@ -273,12 +273,13 @@ async function control<T>(origin: string, method: string, path: string, body?: u
   return JSON.parse(text) as T;
 }
 
-/** `node dist/simulator/main.js` on a free loopback port, ready when its health check answers. */
+/** The simulator (`simulator/src/main.ts`, through tsx) on a free loopback port, ready when its health check answers. */
 export async function startSimulator(preset: Preset): Promise<SimulatorProcess> {
   const port = await freePort();
   const managed = spawnNode({
     name: 'simulator',
-    script: 'dist/simulator/main.js',
+    script: 'simulator/src/main.ts',
+    nodeFlags: ['--import', 'tsx'],
     port,
     env: { SIMULATOR_PORT: String(port), SIMULATOR_HOST: LOOPBACK, SIMULATOR_PRESET: preset },
   });
@@ -382,7 +383,7 @@ export interface ContenderSpec {
 export function gatewaySpec(simulator: SimulatorProcess): ContenderSpec {
   return {
     name: 'gateway',
-    script: 'dist/index.js',
+    script: 'dist/main.js',
     // As `npm start` and the Dockerfile run it.
     nodeFlags: GATEWAY_NODE_FLAGS,
     env: gatewayEnv(simulator, 0),

@@ -1,6 +1,7 @@
 /** The GraphQL operations the load test and the benchmark send, as JSON request bodies. */
-import { PAGE_TREE_QUERY } from '../../src/page-tree-query.js';
-import { VERIFIABLE_CONTRACTS } from '../../src/simulator/verification/fixture.js';
+
+import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
+import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import type { GraphqlJson } from './load.js';
 
 const body = (query: string, variables?: Record<string, unknown>) =>

@@ -1,5 +1,6 @@
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../upstreams/read-body-text.js';
+import type { Plugin } from 'graphql-yoga';
+import { refusal, refusalBody } from '../errors/refusal.js';
+import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../http/read-body-text.js';
 
 export interface BodyLimitOptions {
   /**
@@ -28,12 +29,10 @@ export function useBodyLimit({
     onRequest({ request, endResponse, fetchAPI }) {
       if (Number(request.headers.get('content-length')) > maxBytes) {
         endResponse(
-          new fetchAPI.Response(
-            JSON.stringify({
-              errors: [{ message: tooLarge, extensions: { code: 'PAYLOAD_TOO_LARGE' } }],
-            }),
-            { status: 413, headers: { 'content-type': 'application/json; charset=utf-8' } },
-          ),
+          new fetchAPI.Response(refusalBody('PAYLOAD_TOO_LARGE', tooLarge), {
+            status: 413,
+            headers: { 'content-type': 'application/json; charset=utf-8' },
+          }),
         );
       }
     },
@@ -44,10 +43,9 @@ export function useBodyLimit({
         try {
           text = await readBodyText(request, { maxBytes, timeoutMs });
         } catch (error) {
-          if (error instanceof BodyTooLargeError)
-            throw httpError(tooLarge, 413, 'PAYLOAD_TOO_LARGE');
+          if (error instanceof BodyTooLargeError) throw refusal('PAYLOAD_TOO_LARGE', tooLarge, 413);
           if (error instanceof BodyTimeoutError) {
-            throw httpError('The request body did not arrive in time.', 408, 'REQUEST_TIMEOUT');
+            throw refusal('REQUEST_TIMEOUT', 'The request body did not arrive in time.', 408);
           }
           throw error;
         }
@@ -55,20 +53,20 @@ export function useBodyLimit({
         try {
           body = JSON.parse(text);
         } catch {
-          throw httpError('The request body is not valid JSON.', 400, 'BAD_REQUEST');
+          throw refusal('BAD_REQUEST', 'The request body is not valid JSON.', 400);
         }
         if (Array.isArray(body)) {
-          throw httpError(
+          throw refusal(
+            'BAD_REQUEST',
             'Batched operations are not supported: send one operation per request.',
             400,
-            'BAD_REQUEST',
           );
         }
         if (typeof body !== 'object' || body === null) {
-          throw httpError(
+          throw refusal(
+            'BAD_REQUEST',
             'The request body must be a JSON object with a "query".',
             400,
-            'BAD_REQUEST',
           );
         }
         return body;
@@ -79,6 +77,3 @@ export function useBodyLimit({
 
 const isJson = (contentType: string | null) =>
   contentType !== null && /^application\/(graphql\+)?json\b/i.test(contentType.trim());
-
-const httpError = (message: string, status: number, code: string) =>
-  createGraphQLError(message, { extensions: { http: { status }, code } });

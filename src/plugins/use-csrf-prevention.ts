@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import { refusalBody } from '../errors/refusal.js';
 
 /** The content types a browser may send cross-site without a CORS preflight. */
 const SIMPLE_CONTENT_TYPES = new Set([
@@ -25,15 +26,10 @@ export function useCsrfPrevention(): Plugin {
       if (mediaType && !SIMPLE_CONTENT_TYPES.has(mediaType)) return;
       endResponse(
         new fetchAPI.Response(
-          JSON.stringify({
-            errors: [
-              {
-                message:
-                  'This request was blocked as a possible cross-site request forgery: send operations as JSON with Content-Type: application/json.',
-                extensions: { code: 'CSRF_BLOCKED' },
-              },
-            ],
-          }),
+          refusalBody(
+            'CSRF_BLOCKED',
+            'This request was blocked as a possible cross-site request forgery: send operations as JSON with Content-Type: application/json.',
+          ),
           { status: 400, headers: { 'content-type': 'application/json; charset=utf-8' } },
         ),
       );

@@ -1,4 +1,5 @@
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
+import { refusal } from '../errors/refusal.js';
 
 /**
  * Reads a GET request's `query`, `operationName`, `variables` and `extensions`, answering 400 with
@@ -37,5 +38,4 @@ function jsonObject(text: string | null, name: string): Record<string, unknown> 
   return value as Record<string, unknown>;
 }
 
-const badRequest = (message: string) =>
-  createGraphQLError(message, { extensions: { http: { status: 400 }, code: 'BAD_REQUEST' } });
+const badRequest = (message: string) => refusal('BAD_REQUEST', message, 400);

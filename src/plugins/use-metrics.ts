@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
-import type { GatewayMetrics } from '../metrics.js';
-import { executedOperation } from './executed-operation.js';
+import { executedOperation } from '../observability/executed-operation.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
 
 /**
  * `GET /metrics` in Prometheus text format, and the timing of every GraphQL operation by name,

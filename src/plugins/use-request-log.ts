@@ -1,33 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import type { Logger } from 'pino';
-import type { GatewayMetrics } from '../metrics.js';
-import { executedOperation } from './executed-operation.js';
-
-/** An incoming id is reused only if it cannot smuggle anything into logs or headers. */
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
+import { requestIdOf } from '../http/request-id.js';
+import type { RequestLog } from '../http/request-log.js';
+import { executedOperation } from '../observability/executed-operation.js';
 
 /**
- * One structured log line per HTTP request, with a request id: the caller's `x-request-id` when it
- * sends a sane one, a new UUID otherwise. The id is echoed in the response and sent upstream. The
- * line holds method, path, status, duration and operation name; never the query string, the body
- * or headers, which may carry secrets.
+ * One structured log line per HTTP request Yoga answers, with a request id (see `requestIdOf`),
+ * echoed in the response as `x-request-id` and sent upstream. The line is `RequestLog`'s, the same
+ * the response cache writes for its hits.
  */
-export function useRequestLog({
-  logger,
-  metrics,
-}: {
-  logger: Logger;
-  metrics: GatewayMetrics;
-}): Plugin & { requestIdFor(request: Request): string } {
+export function useRequestLog(
+  log: RequestLog,
+): Plugin & { requestIdFor(request: Request): string } {
   const requests = new WeakMap<Request, { id: string; started: number; operation?: string }>();
 
   const entryFor = (request: Request) => {
     let entry = requests.get(request);
     if (!entry) {
-      const incoming = request.headers.get('x-request-id');
-      const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-      entry = { id, started: performance.now() };
+      entry = { id: requestIdOf(request.headers.get('x-request-id')), started: performance.now() };
       requests.set(request, entry);
     }
     return entry;
@@ -44,21 +33,16 @@ export function useRequestLog({
       if (name) entryFor(request).operation = name;
     },
     onResponse({ request, response }) {
-      const entry = entryFor(request);
-      response.headers.set('x-request-id', entry.id);
-      const path = new URL(request.url).pathname;
-      metrics.httpRequest(path.slice(0, 64), response.status);
-      logger.info(
-        {
-          requestId: entry.id,
-          method: request.method,
-          path,
-          status: response.status,
-          ms: Math.round((performance.now() - entry.started) * 10) / 10,
-          ...(entry.operation ? { operation: entry.operation } : {}),
-        },
-        'request',
-      );
+      const { id, started, operation } = entryFor(request);
+      response.headers.set('x-request-id', id);
+      log({
+        requestId: id,
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: response.status,
+        started,
+        operation,
+      });
     },
   };
 }

@@ -2,7 +2,7 @@ import SchemaBuilder from '@pothos/core';
 import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import { DateTimeResolver, URLResolver } from 'graphql-scalars';
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext } from './context.js';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;

@@ -1,5 +1,5 @@
 import { GraphQLError, responsePathAsArray } from 'graphql';
-import { isUpstreamError } from '../upstreams/errors.js';
+import { isUpstreamError } from '../errors/upstream-error.js';
 import type { Chain } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
 

@@ -1,3 +1,4 @@
+import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type { Component } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
@@ -21,6 +22,7 @@ export const ComponentStatusEnum = builder.enumType('ComponentStatus', {
 export const ComponentRef = builder.objectRef<Component>('Component');
 
 ComponentRef.implement({
+  extensions: READS_STATUS_SNAPSHOTS,
   description:
     'A part of the network that has a status of its own, e.g. "Mainnet › Mirror Node REST API". Groups (e.g. "Mainnet") are components too: they have `isGroup: true` and `children`.',
   fields: (t) => ({
@@ -62,6 +64,7 @@ ComponentRef.implement({
       description: 'Whether this is a group of other components, e.g. "Mainnet".',
     }),
     group: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: ComponentRef,
       nullable: true,
       description:
@@ -69,16 +72,19 @@ ComponentRef.implement({
       resolve: (component) => component.group,
     }),
     children: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: [ComponentRef],
       description: 'The components of this group, by position. Empty for a plain component.',
       resolve: (component) => component.children,
     }),
     incidents: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: [IncidentRef],
       description: 'Unresolved incidents that affect this component.',
       resolve: (component) => component.incidents,
     }),
     maintenances: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: [MaintenanceRef],
       description:
         'In-progress and scheduled maintenances (from the page summary) that affect this component.',
@@ -94,6 +100,7 @@ builder.asEntity(ComponentRef, {
 
 builder.queryField('component', (t) =>
   t.field({
+    extensions: READS_STATUS_SNAPSHOTS,
     type: ComponentRef,
     nullable: true,
     description: 'One component by id, or null when the feed has no such component.',

@@ -1,9 +1,4 @@
-import { UpstreamError } from '../upstreams/errors.js';
-import {
-  InvalidInputError,
-  RateLimitedError,
-  VerificationRejectedError,
-} from '../upstreams/verification/errors.js';
+import { type ExpectedError, isExpectedError } from '../errors/expected-error.js';
 import { builder } from './builder.js';
 
 /*
@@ -23,7 +18,7 @@ type InvalidInputResult = ErrorResultOf<
 >;
 type RejectedResult = ErrorResultOf<
   'VerificationRejectedError',
-  { status: number; code: string | null; errorId: string | null }
+  { status: number; upstreamCode: string | null; errorId: string | null }
 >;
 type RateLimitedResult = ErrorResultOf<
   'RateLimitedError',
@@ -78,7 +73,7 @@ export const VerificationRejectedErrorRef = builder
         description:
           'The HTTP status the verification service answered, e.g. 404; 422 for an APIv2 job that ran and failed.',
       }),
-      code: t.exposeString('code', {
+      code: t.exposeString('upstreamCode', {
         nullable: true,
         description:
           "The service's machine-readable reason (APIv2 `customCode`), e.g. `no_match`; null with the session API.",
@@ -113,28 +108,12 @@ export const UpstreamUnavailableErrorRef = builder
     }),
   });
 
-/** The result object for an expected error, or undefined for anything else. */
-function toErrorResult(error: unknown): ErrorResult | undefined {
-  if (error instanceof InvalidInputError) {
-    const { message, field, errorId } = error;
-    return { __typename: 'InvalidInputError', message, field, errorId };
-  }
-  if (error instanceof VerificationRejectedError) {
-    const { message, status, code, errorId } = error;
-    return { __typename: 'VerificationRejectedError', message, status, code, errorId };
-  }
-  if (error instanceof RateLimitedError) {
-    const { message, retryAfterSeconds, errorId } = error;
-    return { __typename: 'RateLimitedError', message, retryAfterSeconds, errorId };
-  }
-  if (error instanceof UpstreamError) {
-    return {
-      __typename: 'UpstreamUnavailableError',
-      message: error.message,
-      errorId: error.errorId,
-    };
-  }
-  return undefined;
+/**
+ * The result object for an expected error: its own fields under its `resultType`. Every
+ * `ExpectedError` has one, so a new expected error needs no change here.
+ */
+function toErrorResult(error: ExpectedError): ErrorResult {
+  return { ...error, __typename: error.resultType, message: error.message } as ErrorResult;
 }
 
 /** Resolves to the outcome of `work`, or to the result object of the expected error it failed with. */
@@ -142,8 +121,7 @@ export async function settle<Value>(work: Promise<Value>): Promise<Value | Error
   try {
     return await work;
   } catch (error) {
-    const result = toErrorResult(error);
-    if (result) return result;
+    if (isExpectedError(error)) return toErrorResult(error);
     throw error;
   }
 }

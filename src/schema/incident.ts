@@ -1,3 +1,4 @@
+import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type { Incident } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
 import { StatusEventRef } from './status-event.js';
@@ -17,6 +18,7 @@ export const IncidentStatusEnum = builder.enumType('IncidentStatus', {
 export const IncidentRef = builder.objectRef<Incident>('Incident');
 
 IncidentRef.implement({
+  extensions: READS_STATUS_SNAPSHOTS,
   description: 'An unplanned problem with one or more components, and the updates posted on it.',
   interfaces: [StatusEventRef],
   isTypeOf: (event) => typeof event === 'object' && event !== null && !('scheduledFor' in event),
@@ -35,6 +37,7 @@ builder.asEntity(IncidentRef, {
 
 builder.queryField('incident', (t) =>
   t.field({
+    extensions: READS_STATUS_SNAPSHOTS,
     type: IncidentRef,
     nullable: true,
     description:

@@ -1,3 +1,4 @@
+import { enforceCacheability } from '../http/response-cache/cacheability.js';
 import { builder } from './builder.js';
 import './chain.js';
 import './component.js';
@@ -9,9 +10,17 @@ import './page.js';
 import './status-event.js';
 import './verification.js';
 
-/** The graph, as an Apollo Federation v2 subgraph: `_service` and `_entities` come with it. */
-export const schema = builder.toSubGraphSchema({
-  linkUrl: 'https://specs.apollo.dev/federation/v2.6',
-  federationDirectives: ['@key'],
-  sortSchema: false,
-});
+/**
+ * The graph, as an Apollo Federation v2 subgraph: `_service` and `_entities` come with it. Fields
+ * not declared as reading status snapshots mark their answers uncacheable. `_entities` is declared:
+ * it resolves status entities through the snapshot loaders, and the one entity that reads another
+ * upstream (`Contract`, through `context.contracts`) marks its answer itself.
+ */
+export const schema = enforceCacheability(
+  builder.toSubGraphSchema({
+    linkUrl: 'https://specs.apollo.dev/federation/v2.6',
+    federationDirectives: ['@key'],
+    sortSchema: false,
+  }),
+  ['Query._entities'],
+);

@@ -1,3 +1,4 @@
+import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type { Maintenance } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
 import { StatusEventRef } from './status-event.js';
@@ -16,6 +17,7 @@ export const MaintenanceStatusEnum = builder.enumType('MaintenanceStatus', {
 export const MaintenanceRef = builder.objectRef<Maintenance>('Maintenance');
 
 MaintenanceRef.implement({
+  extensions: READS_STATUS_SNAPSHOTS,
   description:
     'Planned work on one or more components, with its window and the updates posted on it.',
   interfaces: [StatusEventRef],
@@ -43,6 +45,7 @@ builder.asEntity(MaintenanceRef, {
 
 builder.queryField('maintenance', (t) =>
   t.field({
+    extensions: READS_STATUS_SNAPSHOTS,
     type: MaintenanceRef,
     nullable: true,
     description:

@@ -1,3 +1,4 @@
+import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type { Snapshot } from '../upstreams/snapshot-cache.js';
 import type { PageStatus, StatusSummary } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
@@ -21,6 +22,7 @@ export const StatusIndicatorEnum = builder.enumType('StatusIndicator', {
 });
 
 const PageStatusRef = builder.objectRef<PageStatus>('PageStatus').implement({
+  extensions: READS_STATUS_SNAPSHOTS,
   description: 'The overall status of the page, as the banner at its top shows it.',
   fields: (t) => ({
     indicator: t.expose('indicator', {
@@ -34,31 +36,41 @@ const PageStatusRef = builder.objectRef<PageStatus>('PageStatus').implement({
 });
 
 export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implement({
+  extensions: READS_STATUS_SNAPSHOTS,
   description:
     'The public status page of the ledger network: its overall status, its components and what is going on with them.',
   fields: (t) => ({
-    id: t.id({ description: 'Identifier of the status page.', resolve: (s) => s.value.page.id }),
+    id: t.id({
+      extensions: READS_STATUS_SNAPSHOTS,
+      description: 'Identifier of the status page.',
+      resolve: (s) => s.value.page.id,
+    }),
     name: t.string({
+      extensions: READS_STATUS_SNAPSHOTS,
       description: 'Name of the status page, e.g. "Ledger Network Status".',
       resolve: (s) => s.value.page.name,
     }),
     url: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: 'URL',
       description: 'Address of the human-readable status page; link to it for details.',
       resolve: (s) => s.value.page.url,
     }),
     timeZone: t.string({
+      extensions: READS_STATUS_SNAPSHOTS,
       nullable: true,
       description:
         'The time zone the page shows times in, as an IANA name, e.g. `Etc/UTC`. Null when the feed does not say.',
       resolve: (s) => s.value.page.timeZone,
     }),
     updatedAt: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: 'DateTime',
       description: 'When anything on the page last changed.',
       resolve: (s) => s.value.page.updatedAt,
     }),
     fetchedAt: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: 'DateTime',
       description:
         'When the gateway fetched this data from the status feed. Show it as "as of …"; while the feed is down it can lag behind by a few minutes.',
@@ -69,11 +81,13 @@ export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implem
         'True while the status feed cannot be reached and this is the last good copy (see `fetchedAt` for its age). Show a "data may be out of date" hint.',
     }),
     status: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: PageStatusRef,
       description: 'The overall status: indicator and banner text.',
       resolve: (s) => s.value.status,
     }),
     components: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: [ComponentRef],
       description:
         'Components of the network, ordered by position. Use `topLevel: true` to get the roots of the tree (groups and ungrouped components) and walk `children` from there.',
@@ -99,17 +113,20 @@ export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implem
       },
     }),
     incidents: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: [IncidentRef],
       description: 'Unresolved incidents, as the page lists them. Empty when all is well.',
       resolve: (s) => s.value.incidents,
     }),
     scheduledMaintenances: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: [MaintenanceRef],
       description:
         'Maintenances that are in progress or scheduled, as the page summary lists them.',
       resolve: (s) => s.value.maintenances,
     }),
     upcomingMaintenances: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: [MaintenanceRef],
       description:
         "Maintenances scheduled to start later, from the feed's list of upcoming maintenances. It can reach further ahead than `scheduledMaintenances`.",
@@ -129,6 +146,7 @@ builder.asEntity(PageRef, {
 
 builder.queryField('statusPage', (t) =>
   t.field({
+    extensions: READS_STATUS_SNAPSHOTS,
     type: PageRef,
     description:
       'The status page of the ledger network. Fails with `UPSTREAM_UNAVAILABLE` or `UPSTREAM_BAD_RESPONSE` only when the feed is down and no recent copy is on hand.',

@@ -1,3 +1,4 @@
+import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type {
   AffectedComponent,
   IncidentUpdate,
@@ -36,6 +37,7 @@ export const IncidentUpdateStatusEnum = builder.enumType('IncidentUpdateStatus',
 });
 
 const AffectedComponentRef = builder.objectRef<AffectedComponent>('AffectedComponent').implement({
+  extensions: READS_STATUS_SNAPSHOTS,
   description: 'A component whose status an update changed, with its status before and after.',
   fields: (t) => ({
     id: t.exposeID('id', { description: "The component's id; `component(id:)` looks it up." }),
@@ -55,6 +57,7 @@ const AffectedComponentRef = builder.objectRef<AffectedComponent>('AffectedCompo
 });
 
 export const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpdate').implement({
+  extensions: READS_STATUS_SNAPSHOTS,
   description: 'A message posted on an incident or maintenance, e.g. "A fix has been deployed".',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Identifier of the update.' }),
@@ -73,6 +76,7 @@ export const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpda
       description: 'The time to show next to the update; lists are sorted by it, newest first.',
     }),
     affectedComponents: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: [AffectedComponentRef],
       description: 'Components whose status this update changed. Often empty.',
       resolve: (update) => update.affectedComponents,
@@ -82,6 +86,7 @@ export const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpda
 
 /** The fields incidents and maintenances share, defined once. */
 export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').implement({
+  extensions: READS_STATUS_SNAPSHOTS,
   description:
     'Something that happens to components of the network: an `Incident` (unplanned) or a `Maintenance` (planned).',
   resolveType: (event) => ('scheduledFor' in event ? 'Maintenance' : 'Incident'),
@@ -90,6 +95,7 @@ export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').i
     name: t.exposeString('name', { description: 'Title, e.g. "Elevated latency on Mirror Node".' }),
     impact: t.expose('impact', { type: ImpactEnum, description: 'How much users are affected.' }),
     shortlink: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: 'URL',
       nullable: true,
       description: 'Short link to the event on the status page, to share or open for details.',
@@ -117,11 +123,13 @@ export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').i
       description: 'When it was over; null while it is not.',
     }),
     updates: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: [IncidentUpdateRef],
       description: 'The messages posted on it, newest first.',
       resolve: (event) => event.updates,
     }),
     components: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
       type: [ComponentRef],
       description:
         "The components it affects. They are the same components as in the page's tree, so `group` and `children` work from here.",

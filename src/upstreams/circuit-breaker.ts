@@ -1,16 +1,10 @@
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
 export interface CircuitBreakerOptions {
-  /**
-   * Consecutive failures that open the circuit.
-   * @default 5
-   */
-  readonly failureThreshold?: number;
-  /**
-   * How long an open circuit fails fast before it lets one probe through.
-   * @default 30000
-   */
-  readonly cooldownMs?: number;
+  /** Consecutive failures that open the circuit. */
+  readonly failureThreshold: number;
+  /** How long an open circuit fails fast before it lets one probe through. */
+  readonly cooldownMs: number;
   /** Told of every change of state, for metrics and logs. */
   readonly onStateChange?: (state: CircuitState) => void;
   /** @default Date.now */
@@ -32,9 +26,9 @@ export class CircuitBreaker {
   #openedAt = 0;
   #probing = false;
 
-  constructor(options: CircuitBreakerOptions = {}) {
-    this.#threshold = options.failureThreshold ?? 5;
-    this.#cooldownMs = options.cooldownMs ?? 30_000;
+  constructor(options: CircuitBreakerOptions) {
+    this.#threshold = options.failureThreshold;
+    this.#cooldownMs = options.cooldownMs;
     this.#onStateChange = options.onStateChange;
     this.#now = options.now ?? Date.now;
   }

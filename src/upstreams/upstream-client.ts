@@ -1,13 +1,12 @@
 import ky, { HTTPError, type KyInstance, TimeoutError } from 'ky';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { UpstreamPolicy } from '../config.js';
+import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.js';
+import type { UpstreamEndpoint } from '../errors/upstream-error.js';
+import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
+import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../http/read-body-text.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
-import {
-  UpstreamBadResponseError,
-  type UpstreamEndpoint,
-  UpstreamUnavailableError,
-} from './errors.js';
-import { BodyTimeoutError, BodyTooLargeError, readBodyText } from './read-body-text.js';
 
 /** Told of every upstream request and circuit change, for metrics. */
 export interface UpstreamObserver {
@@ -20,47 +19,19 @@ export interface UpstreamObserver {
   circuit(upstream: string, state: CircuitState): void;
 }
 
-export interface UpstreamClientOptions {
+export interface UpstreamClientOptions extends UpstreamPolicy {
   /** Name of the upstream in errors, logs and metrics, e.g. `status feed`. */
   readonly name: string;
   /** Base URL without a trailing slash; request paths are appended to it. */
   readonly baseUrl: string;
-  /**
-   * Time allowed for each attempt to get a response, and again for reading its body.
-   * @default 5000
-   */
-  readonly timeoutMs?: number;
-  /**
-   * Retries of a GET after a network error or a 5xx answer, with exponential backoff.
-   * Other methods are never retried: they may not be idempotent.
-   * @default 2
-   */
-  readonly retries?: number;
-  /**
-   * Delay before the first retry; each further retry doubles it, capped at 2 s.
-   * @default 300
-   */
-  readonly retryDelayMs?: number;
-  /**
-   * Largest response body accepted; a larger one is an `UpstreamBadResponseError`.
-   * @default 10 MiB
-   */
-  readonly maxBodyBytes?: number;
-  /**
-   * Consecutive failed requests (after retries) that open the circuit.
-   * @default 5
-   */
-  readonly circuitFailureThreshold?: number;
-  /**
-   * How long an open circuit fails fast before it probes the upstream again.
-   * @default 30000
-   */
-  readonly circuitCooldownMs?: number;
-  readonly logger?: Logger;
+  readonly logger: Logger;
   readonly observer?: UpstreamObserver;
   /** @default globalThis.fetch */
   readonly fetch?: typeof fetch;
 }
+
+/** Largest upstream body accepted; a larger one is an `UpstreamBadResponseError`. */
+const MAX_UPSTREAM_BODY_BYTES = 10 * 1024 * 1024;
 
 /** An upstream's answer, whatever its status, with the body read in full. */
 export interface UpstreamResponse {
@@ -102,16 +73,7 @@ export interface UpstreamClient {
 const RETRIED_STATUS_CODES = [500, 502, 503, 504];
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
-  const {
-    name,
-    baseUrl,
-    timeoutMs = 5_000,
-    retries = 2,
-    retryDelayMs = 300,
-    maxBodyBytes = 10 * 1024 * 1024,
-    logger,
-    observer,
-  } = options;
+  const { name, baseUrl, timeoutMs, retries, retryDelayMs, logger, observer } = options;
 
   const http: KyInstance = ky.create({
     prefix: baseUrl,
@@ -129,12 +91,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   });
 
   const circuit = new CircuitBreaker({
-    failureThreshold: options.circuitFailureThreshold ?? 5,
-    cooldownMs: options.circuitCooldownMs ?? 30_000,
+    failureThreshold: options.circuitFailureThreshold,
+    cooldownMs: options.circuitCooldownMs,
     onStateChange: (state) => {
       observer?.circuit(name, state);
-      const log = state === 'open' ? logger?.warn : logger?.info;
-      log?.call(logger, { upstream: name, circuit: state }, `upstream circuit ${state}`);
+      const log = state === 'open' ? logger.warn : logger.info;
+      log.call(logger, { upstream: name, circuit: state }, `upstream circuit ${state}`);
     },
   });
 
@@ -160,11 +122,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     try {
       const response = await request();
       status = response.status;
-      const text = await readBodyText(response, { maxBytes: maxBodyBytes, timeoutMs });
+      const text = await readBodyText(response, { maxBytes: MAX_UPSTREAM_BODY_BYTES, timeoutMs });
       const result = judge({ endpoint, status: response.status, headers: response.headers, text });
       if (response.status >= 500) circuit.failed();
       else circuit.succeeded();
-      logger?.debug(
+      logger.debug(
         { upstream: name, path: endpoint.path, status: response.status, ms: elapsed(started) },
         'upstream request',
       );
@@ -173,7 +135,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       circuit.failed();
       if (error instanceof HTTPError) status = error.response.status;
       const failure = toUpstreamError(endpoint, error, timeoutMs);
-      logger?.warn(
+      logger.warn(
         { upstream: name, path: endpoint.path, ms: elapsed(started), err: failure },
         'upstream request failed',
       );

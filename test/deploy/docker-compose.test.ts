@@ -10,9 +10,9 @@ import { dirname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseEnvironment } from '../../src/env.js';
-import { startSimulator } from '../../src/simulator/server.js';
-import { startHarness } from '../gateway-harness.js';
+import { startSimulator } from '../../simulator/src/server.js';
+import { CONFIG_VARIABLES, loadConfig } from '../../src/config.js';
+import { startHarness } from '../helpers/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -165,9 +165,14 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('runs the simulator with the command of its built entry point', () => {
-    expect(commandOf('simulator')).toEqual(['node', 'dist/simulator/main.js']);
-    expect(existsSync(join(ROOT, 'src/simulator/main.ts'))).toBe(true);
+  it('builds the simulator from its own Dockerfile, never from the gateway image', () => {
+    const build = service('simulator').build;
+    expect(typeof build === 'object' ? build.dockerfile : undefined).toBe('simulator/Dockerfile');
+    const gatewayBuild = service('gateway').build;
+    expect(
+      typeof gatewayBuild === 'object' ? (gatewayBuild.dockerfile ?? 'Dockerfile') : 'Dockerfile',
+    ).toBe('Dockerfile');
+    expect(existsSync(join(ROOT, 'simulator/src/main.ts'))).toBe(true);
   });
 
   it('pins every image it pulls to a version, never latest', () => {
@@ -186,29 +191,23 @@ describe('docker-compose.yml', () => {
   });
 
   describe('the gateway environment', () => {
-    it('sets only settings src/env.ts knows, each to a value it accepts', () => {
-      // parseEnvironment drops keys it does not know; make sure it still does, or this test proves
-      // nothing.
-      expect(parseEnvironment({ NOT_A_GATEWAY_SETTING: 'x' })).not.toHaveProperty(
-        'NOT_A_GATEWAY_SETTING',
-      );
-
+    it('sets only settings src/config.ts knows, each to a value it accepts', () => {
       const environment = environmentOf('gateway');
       expect(Object.keys(environment).length).toBeGreaterThan(0);
-      const parsed = parseEnvironment(environment);
+      expect(() => loadConfig(environment)).not.toThrow();
       for (const [key, value] of Object.entries(environment)) {
         // An empty value counts as unset, and null would pass the host's value through.
         expect(value.trim(), `${key} is empty`).not.toBe('');
-        expect(parsed, `${key} is not a setting of src/env.ts`).toHaveProperty(key);
+        expect(CONFIG_VARIABLES, `${key} is not a setting of src/config.ts`).toHaveProperty(key);
       }
     });
 
     it('runs in production, listens beyond loopback, and keeps the cookie usable over http', () => {
-      const parsed = parseEnvironment(environmentOf('gateway'));
-      expect(parsed.NODE_ENV).toBe('production');
-      expect(LOOPBACK).not.toContain(parsed.HOST);
-      expect(parsed.SESSION_COOKIE_SECURE).toBe(false);
-      expect(portsOf('gateway').map((port) => port.target)).toContain(parsed.PORT);
+      const config = loadConfig(environmentOf('gateway'));
+      expect(config.environment).toBe('production');
+      expect(LOOPBACK).not.toContain(config.server.host);
+      expect(config.verification.sessionCookieSecure).toBe(false);
+      expect(portsOf('gateway').map((port) => port.target)).toContain(config.server.port);
     });
 
     it('points both upstreams at the simulator service, on the paths the simulator serves', async () => {
@@ -218,9 +217,9 @@ describe('docker-compose.yml', () => {
       expect(simulatorEnvironment.SIMULATOR_HOST).toBeDefined();
       expect(LOOPBACK).not.toContain(simulatorEnvironment.SIMULATOR_HOST);
 
-      const parsed = parseEnvironment(environmentOf('gateway'));
-      const status = new URL(parsed.STATUS_BASE_URL ?? 'missing:');
-      const verify = new URL(parsed.VERIFY_BASE_URL ?? 'missing:');
+      const config = loadConfig(environmentOf('gateway'));
+      const status = new URL(config.statusFeed.baseUrl);
+      const verify = new URL(config.verification.baseUrl);
       for (const url of [status, verify]) {
         expect(url.hostname).toBe('simulator');
         expect(Number(url.port || 80)).toBe(simulatorPort);
@@ -282,7 +281,7 @@ describe('docker-compose.yml', () => {
   });
 
   describe('hive-gateway', () => {
-    it('serves the mounted supergraph, which exists or `npm run supergraph` writes', () => {
+    it('serves the mounted supergraph, which exists or `npm run generate` writes', () => {
       const [subcommand, ...args] = commandOf('hive-gateway');
       expect(subcommand).toBe('supergraph');
       const pathArgument = args.find((arg) => !arg.startsWith('-')) ?? 'supergraph.graphql';
@@ -305,7 +304,7 @@ describe('docker-compose.yml', () => {
         expect(subgraphs.length).toBeGreaterThan(0);
         for (const url of subgraphs) {
           expect(Object.keys(services), url.href).toContain(url.hostname);
-          const port = parseEnvironment(environmentOf(url.hostname)).PORT;
+          const port = loadConfig(environmentOf(url.hostname)).server.port;
           expect(Number(url.port || 80), url.href).toBe(port);
           expect(url.pathname).toBe('/graphql');
         }
@@ -314,7 +313,7 @@ describe('docker-compose.yml', () => {
         const { scripts = {} } = JSON.parse(read('package.json')) as {
           scripts?: Record<string, string>;
         };
-        expect(scripts.supergraph, 'package.json has no "supergraph" script').toBeDefined();
+        expect(scripts.generate, 'package.json has no "generate" script').toBeDefined();
       }
     });
 
@@ -505,8 +504,20 @@ describe('Dockerfile', () => {
   it('exposes 4000, starts the gateway and probes GET /health', () => {
     const stage = finalStage();
     expect(argsOf(stage, 'EXPOSE').join(' ').split(/\s+/)).toContain('4000');
-    expect(argsOf(stage, 'CMD').join(' ')).toMatch(/dist\/index\.js/);
+    expect(argsOf(stage, 'CMD').join(' ')).toMatch(/dist\/main\.js/);
     expect(nodeHealthcheckScript(dockerfileHealthcheck())).toMatch(/\/health\b/);
+  });
+
+  it('holds the gateway alone: nothing of the simulator is copied or compiled', () => {
+    for (const stage of dockerfileStages()) {
+      for (const copy of argsOf(stage, 'COPY')) expect(copy).not.toMatch(/simulator/);
+    }
+    const build = JSON.parse(read('tsconfig.build.json')) as {
+      include: string[];
+      compilerOptions: { rootDir: string };
+    };
+    expect(build.include).toEqual(['src']);
+    expect(build.compilerOptions.rootDir).toBe('src');
   });
 
   it('copies only files that exist and that .dockerignore leaves in the context', () => {

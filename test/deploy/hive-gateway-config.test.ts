@@ -9,9 +9,9 @@ import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayConfig, SESSION_COOKIE } from '../../deploy/gateway.config.js';
+import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { printSchemaDocument } from '../../src/schema/print.js';
-import { VERIFIABLE_CONTRACTS } from '../../src/simulator/verification/fixture.js';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 const VERIFY = /* GraphQL */ `
   mutation Verify($input: VerifyContractInput!) {

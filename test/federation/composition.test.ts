@@ -4,14 +4,14 @@ import { createGatewayRuntime, type GatewayRuntime } from '@graphql-hive/gateway
 import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { printSchemaDocument } from '../../src/schema/print.js';
-import { VERIFIABLE_CONTRACTS } from '../../src/simulator/verification/fixture.js';
-import { type Harness, startHarness } from '../gateway-harness.js';
 import {
   createRpcEndpointsSubgraph,
   RPC_ENDPOINTS_TYPE_DEFS,
   type RpcEndpoint,
-} from './rpc-endpoints-subgraph.js';
+} from '../../simulator/src/rpc-endpoints-subgraph.js';
+import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
+import { printSchemaDocument } from '../../src/schema/print.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 const MUTATION = `mutation { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }`;
 
@@ -11,7 +11,7 @@ describe('cross-site request forgery', () => {
   afterAll(() => harness.close());
 
   const post = (body: BodyInit, headers: Record<string, string>) =>
-    harness.gateway.fetch('http://yoga/graphql', { method: 'POST', body, headers });
+    harness.fetch('/graphql', { method: 'POST', body, headers });
 
   it.each([
     ['text/plain', 'text/plain;charset=UTF-8', JSON.stringify({ query: MUTATION })],
@@ -34,7 +34,7 @@ describe('cross-site request forgery', () => {
   });
 
   it('blocks a POST without a content type', async () => {
-    const response = await harness.gateway.fetch('http://yoga/graphql', {
+    const response = await harness.fetch('/graphql', {
       method: 'POST',
       body: new Blob([JSON.stringify({ query: '{ __typename }' })]),
     });
@@ -51,14 +51,13 @@ describe('cross-site request forgery', () => {
   });
 
   it('runs queries over GET, and never mutations', async () => {
-    const query = await harness.gateway.fetch(
-      `http://yoga/graphql?query=${encodeURIComponent('{ statusPage { name } }')}`,
+    const query = await harness.fetch(
+      `/graphql?query=${encodeURIComponent('{ statusPage { name } }')}`,
     );
     expect(query.status).toBe(200);
-    const mutation = await harness.gateway.fetch(
-      `http://yoga/graphql?query=${encodeURIComponent(MUTATION)}`,
-      { headers: { accept: 'application/json' } },
-    );
+    const mutation = await harness.fetch(`/graphql?query=${encodeURIComponent(MUTATION)}`, {
+      headers: { accept: 'application/json' },
+    });
     expect(mutation.status).toBe(405);
   });
 });
@@ -66,7 +65,7 @@ describe('cross-site request forgery', () => {
 describe('CORS', () => {
   it('is same-origin only unless origins are configured', async () => {
     const harness = await startHarness();
-    const response = await harness.gateway.fetch('http://yoga/graphql', {
+    const response = await harness.fetch('/graphql', {
       method: 'OPTIONS',
       headers: {
         origin: 'https://evil.example',
@@ -79,9 +78,9 @@ describe('CORS', () => {
   });
 
   it('allows the configured origins, with credentials, and no others', async () => {
-    const harness = await startHarness({ corsOrigins: ['https://app.example.com'] });
+    const harness = await startHarness({ env: { CORS_ORIGINS: 'https://app.example.com' } });
     const preflight = (origin: string) =>
-      harness.gateway.fetch('http://yoga/graphql', {
+      harness.fetch('/graphql', {
         method: 'OPTIONS',
         headers: {
           origin,

@@ -1,22 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_TREE_QUERY } from '../../src/page-tree-query.js';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 describe('/metrics', () => {
   let harness: Harness;
   let text: string;
 
   beforeAll(async () => {
-    harness = await startHarness({ upstreamRetries: 0 });
+    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
     harness.simulator.setFault('status', '*', { kind: 'delay', ms: 30 }, { times: 2 });
     await Promise.all([harness.execute(PAGE_TREE_QUERY), harness.execute(PAGE_TREE_QUERY)]);
+    // Answered by the response cache: counted as an operation, no snapshot read.
     await harness.execute(PAGE_TREE_QUERY);
+    // Another query over the same snapshot: a snapshot cache hit.
+    await harness.execute('{ statusPage { name } }');
     await harness.execute('query Broken { component(id: 1) { nope } }');
     harness.simulator.setFault('verify', '*', { kind: 'status', status: 502 });
     await harness.execute(
       'mutation Verify { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }',
     );
-    const response = await harness.gateway.fetch('http://yoga/metrics');
+    const response = await harness.fetch('/metrics');
     expect(response.headers.get('content-type')).toContain('text/plain');
     text = await response.text();
   });

@@ -1,14 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { PAGE_TREE_QUERY } from '../../src/page-tree-query.js';
-import { VERIFIABLE_CONTRACTS } from '../../src/simulator/verification/fixture.js';
-import { startHarness } from '../gateway-harness.js';
+import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
+import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
+import { startHarness } from '../helpers/harness.js';
 
 describe('query limits at their defaults', () => {
-  it('let the page tree and every example query of the README through', async () => {
+  it('let the page tree and every example query of the README and the API guide through', async () => {
     const harness = await startHarness();
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const examples = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)]
+    const docs = await Promise.all(
+      ['../../README.md', '../../docs/api.md'].map((path) =>
+        readFile(new URL(path, import.meta.url), 'utf8'),
+      ),
+    );
+    const examples = [...docs.join('\n').matchAll(/```graphql\n([\s\S]*?)```/g)]
       .map((match) => match[1] ?? '')
       // Schema snippets (another team's SDL) are not operations.
       .filter((block) => !/^(\s*#.*\n)*\s*(type|extend|schema)\b/.test(block));
@@ -28,13 +32,13 @@ describe('query limits at their defaults', () => {
 
 describe('introspection and GraphiQL switched off, as in production', () => {
   it('refuses introspection and gives no field suggestions', async () => {
-    const harness = await startHarness({ limits: { introspection: false }, graphiql: false });
+    const harness = await startHarness({ env: { INTROSPECTION: false, GRAPHIQL: false } });
     const introspection = await harness.execute('{ __schema { types { name } } }');
     expect(introspection.body.errors?.[0]?.message).toMatch(/introspection/i);
     const typo = await harness.execute('{ statusPag { name } }');
     expect(typo.body.errors?.[0]?.message).toContain('Cannot query field "statusPag"');
     expect(typo.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
-    const page = await harness.gateway.fetch('http://yoga/graphql', {
+    const page = await harness.fetch('/graphql', {
       headers: { accept: 'text/html' },
     });
     expect(await page.text()).not.toContain('GraphiQL');

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 describe('/health and /readiness', () => {
   let harness: Harness;
   afterEach(() => harness.close());
 
   const get = async (path: string) => {
-    const response = await harness.gateway.fetch(`http://yoga${path}`);
+    const response = await harness.fetch(path);
     return { status: response.status, body: await response.text() };
   };
 
@@ -24,7 +24,7 @@ describe('/health and /readiness', () => {
   });
 
   it('is not ready when the feed is down and no snapshot is held, and says why', async () => {
-    harness = await startHarness({ upstreamRetries: 0 });
+    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     const { status, body } = await get('/readiness');
     expect(status).toBe(503);
@@ -35,7 +35,7 @@ describe('/health and /readiness', () => {
   });
 
   it('stays ready on a recent snapshot while the feed is down', async () => {
-    harness = await startHarness({ statusCacheTtlMs: 0, upstreamRetries: 0 });
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0, UPSTREAM_RETRIES: 0 } });
     await get('/readiness');
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     const { status, body } = await get('/readiness');

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 describe('request ids and the request log', () => {
   let harness: Harness;
@@ -36,8 +36,8 @@ describe('request ids and the request log', () => {
 
   it('never logs the query string of a GET', async () => {
     harness = await startHarness();
-    await harness.gateway.fetch(
-      `http://yoga/graphql?query=${encodeURIComponent('{ statusPage { name } }')}&secret=s3cr3t`,
+    await harness.fetch(
+      `/graphql?query=${encodeURIComponent('{ statusPage { name } }')}&secret=s3cr3t`,
     );
     const line = harness.logs.find((candidate) => candidate.msg === 'request');
     expect(line?.path).toBe('/graphql');

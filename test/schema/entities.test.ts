@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { printSchemaDocument } from '../../src/schema/print.js';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 const ENTITIES = /* GraphQL */ `
   query ($representations: [_Any!]!) {
@@ -32,7 +32,7 @@ describe('the federation subgraph', () => {
   });
 
   it('resolves 100 Component representations with one upstream request, null for unknown ids', async () => {
-    harness = await startHarness({ statusCacheTtlMs: 0 });
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0 } });
     const ids = harness.simulator.statusFeed.summary.components.map((c) => c.id);
     const representations = Array.from({ length: 100 }, (_, i) => ({
       __typename: 'Component',
@@ -54,7 +54,7 @@ describe('the federation subgraph', () => {
   });
 
   it('resolves Page, Incident and Maintenance representations through the same loaders', async () => {
-    harness = await startHarness({ statusCacheTtlMs: 0 });
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0 } });
     const { summary, upcoming } = harness.simulator.statusFeed;
     const summaryIds = new Set(summary.scheduled_maintenances.map((m) => m.id));
     const upcomingOnly = upcoming.scheduled_maintenances.find((m) => !summaryIds.has(m.id));

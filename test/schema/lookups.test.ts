@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStatusFeed, type StatusFeed } from '../../src/simulator/status-feed/fixture.js';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import {
+  createSimulatedFeed,
+  type SimulatedFeed,
+} from '../../simulator/src/status-feed/fixture.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 describe('lookups by id', () => {
   let harness: Harness;
-  let feed: StatusFeed;
+  let feed: SimulatedFeed;
 
   beforeAll(async () => {
-    feed = createStatusFeed({ now: new Date('2026-11-20T12:00:00Z') });
+    feed = createSimulatedFeed({ now: new Date('2026-11-20T12:00:00Z') });
     harness = await startHarness({ simulator: { statusFeed: feed } });
   });
   afterAll(() => harness.close());

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_TREE_QUERY } from '../../src/page-tree-query.js';
-import { createStatusFeed, type StatusFeed } from '../../src/simulator/status-feed/fixture.js';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import {
+  createSimulatedFeed,
+  type SimulatedFeed,
+} from '../../simulator/src/status-feed/fixture.js';
+import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 interface TreeComponent {
   id: string;
@@ -33,10 +36,10 @@ interface PageTree {
 
 describe('Query.statusPage', () => {
   let harness: Harness;
-  let feed: StatusFeed;
+  let feed: SimulatedFeed;
 
   beforeAll(async () => {
-    feed = createStatusFeed({ now: new Date('2026-11-20T12:00:00Z') });
+    feed = createSimulatedFeed({ now: new Date('2026-11-20T12:00:00Z') });
     harness = await startHarness({ simulator: { statusFeed: feed } });
   });
   afterAll(() => harness.close());

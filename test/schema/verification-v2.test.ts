@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fixtureContract } from '../../src/simulator/verification/fixture.js';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import { fixtureContract } from '../../simulator/src/verification/fixture.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 const fixture = fixtureContract;
 const WETH = fixture('WETH9'); // already verified and stored
@@ -51,9 +51,7 @@ describe('verifyContract with VERIFY_API=v2', () => {
   let harness: Harness;
   beforeAll(async () => {
     harness = await startHarness({
-      verifyApi: 'v2',
-      verifyWaitMs: 2_000,
-      verifyPollIntervalMs: 20,
+      env: { VERIFY_API: 'v2', VERIFY_WAIT_MS: 2_000, VERIFY_POLL_INTERVAL_MS: 20 },
     });
   });
   afterAll(() => harness.close());
@@ -167,7 +165,7 @@ describe('verifyContract with VERIFY_API=v2', () => {
   });
 
   it('answers the job id when polling fails after the job was accepted, so nothing is lost', async () => {
-    const slow = await startHarness({ verifyApi: 'v2', verifyPollIntervalMs: 200 });
+    const slow = await startHarness({ env: { VERIFY_API: 'v2', VERIFY_POLL_INTERVAL_MS: 200 } });
     slow.simulator.verification.setJobDelay(null);
     const answer = slow.execute<{ verifyContract: Outcome }>(VERIFY, {
       input: { address: GREETER.address, chainId: GREETER.chainId },

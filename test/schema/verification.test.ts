@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { VERIFIABLE_CONTRACTS } from '../../src/simulator/verification/fixture.js';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 const VERIFY_PATH = '/verify/session/verify/etherscan';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../gateway-harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 const VERIFY = '/verify/session/verify/etherscan';
@@ -15,10 +15,12 @@ describe('circuit breakers', () => {
 
   it('stop asking a failing status feed and serve the last good snapshot, marked stale', async () => {
     harness = await startHarness({
-      statusCacheTtlMs: 0,
-      upstreamRetries: 0,
-      circuitFailureThreshold: 2,
-      circuitCooldownMs: 60_000,
+      env: {
+        STATUS_CACHE_TTL_MS: 0,
+        UPSTREAM_RETRIES: 0,
+        CIRCUIT_FAILURE_THRESHOLD: 2,
+        CIRCUIT_COOLDOWN_MS: 60_000,
+      },
     });
     const fresh = await harness.execute<Page>('{ statusPage { name stale fetchedAt } }');
     expect(fresh.body.data?.statusPage.stale).toBe(false);
@@ -36,10 +38,12 @@ describe('circuit breakers', () => {
 
   it('probe the feed again after the cool-down and close when it answers', async () => {
     harness = await startHarness({
-      statusCacheTtlMs: 0,
-      upstreamRetries: 0,
-      circuitFailureThreshold: 1,
-      circuitCooldownMs: 100,
+      env: {
+        STATUS_CACHE_TTL_MS: 0,
+        UPSTREAM_RETRIES: 0,
+        CIRCUIT_FAILURE_THRESHOLD: 1,
+        CIRCUIT_COOLDOWN_MS: 100,
+      },
     });
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     const failed = await harness.execute('{ statusPage { name } }');
@@ -56,7 +60,9 @@ describe('circuit breakers', () => {
   });
 
   it('make verification fail fast while its upstream is down', async () => {
-    harness = await startHarness({ circuitFailureThreshold: 2, circuitCooldownMs: 60_000 });
+    harness = await startHarness({
+      env: { CIRCUIT_FAILURE_THRESHOLD: 2, CIRCUIT_COOLDOWN_MS: 60_000 },
+    });
     harness.simulator.setFault('verify', '/session/verify/etherscan', {
       kind: 'status',
       status: 500,
@@ -76,7 +82,7 @@ describe('one upstream down', () => {
   afterEach(() => harness.close());
 
   it('leaves the status graph working while verification is down', async () => {
-    harness = await startHarness({ circuitFailureThreshold: 1 });
+    harness = await startHarness({ env: { CIRCUIT_FAILURE_THRESHOLD: 1 } });
     harness.simulator.setFault('verify', '*', { kind: 'hang' });
     const verify = harness.execute<{ verifyContract: { __typename: string } }>(MUTATION);
     const status = await harness.execute<Page>('{ statusPage { name stale } }');
@@ -88,7 +94,7 @@ describe('one upstream down', () => {
   });
 
   it('leaves verification working while the status feed is down', async () => {
-    harness = await startHarness({ circuitFailureThreshold: 1, upstreamRetries: 0 });
+    harness = await startHarness({ env: { CIRCUIT_FAILURE_THRESHOLD: 1, UPSTREAM_RETRIES: 0 } });
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     const status = await harness.execute('{ statusPage { name } }');
     expect(status.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
@@ -97,7 +103,7 @@ describe('one upstream down', () => {
   });
 
   it('answers a 429 from the status feed as UPSTREAM_UNAVAILABLE without retrying it', async () => {
-    harness = await startHarness({ upstreamRetries: 2 });
+    harness = await startHarness({ env: { UPSTREAM_RETRIES: 2 } });
     harness.simulator.setFault('status', '/summary.json', {
       kind: 'status',
       status: 429,

@@ -1,16 +1,17 @@
 import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
-import { createUpstreamClient, type UpstreamClientOptions } from '../upstream-client.js';
+import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
+
+type StatusFeedConfig = Config['statusFeed'];
+
 import type { StatusSummary, UpcomingMaintenances } from './model.js';
 import { type Built, buildSummary, buildUpcoming } from './snapshot.js';
 import { WireSummary, WireUpcoming } from './wire.js';
 
-export interface StatusFeedOptions extends Omit<UpstreamClientOptions, 'name' | 'logger'> {
-  /** How long a fetched document is served to every request before it is fetched again. */
-  readonly cacheTtlMs: number;
-  /** How long after its fetch a document stands in while the feed fails. */
-  readonly maxStaleMs: number;
+export interface StatusFeedOptions extends StatusFeedConfig {
   readonly logger: Logger;
+  readonly observer?: UpstreamObserver;
   /** Told of every cache read, by endpoint path, for metrics. */
   readonly onCacheEvent?: (path: string, event: SnapshotCacheEvent) => void;
 }
@@ -29,8 +30,14 @@ export const SUMMARY_PATH = '/summary.json';
 export const UPCOMING_PATH = '/scheduled-maintenances/upcoming.json';
 
 export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
-  const { cacheTtlMs, maxStaleMs, logger, onCacheEvent, ...clientOptions } = options;
-  const client = createUpstreamClient({ ...clientOptions, name: 'status feed', logger });
+  const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent } = options;
+  const client = createUpstreamClient({
+    ...upstream,
+    baseUrl,
+    name: 'status feed',
+    logger,
+    ...(observer ? { observer } : {}),
+  });
 
   function cached<Value>(
     path: string,

@@ -1,8 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { InvalidInputError } from '../../errors/invalid-input-error.js';
+import { RateLimitedError } from '../../errors/rate-limited-error.js';
+import { isUpstreamError, type UpstreamEndpoint } from '../../errors/upstream-error.js';
+import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
+import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
 import { toEnumValue } from '../enum-value.js';
-import { isUpstreamError, type UpstreamEndpoint, UpstreamUnavailableError } from '../errors.js';
 import { parseJsonBody, type UpstreamClient, type UpstreamResponse } from '../upstream-client.js';
-import { InvalidInputError, RateLimitedError, VerificationRejectedError } from './errors.js';
 import type {
   Contract,
   VerificationOutcome,
@@ -21,16 +24,10 @@ import {
 } from './wire-v2.js';
 
 export interface ApiV2Options {
-  /**
-   * How long `verify` polls a job before it answers "pending".
-   * @default 20000
-   */
-  readonly waitMs?: number;
-  /**
-   * First pause between polls; each pause is 1.5 times the last, up to 2 s.
-   * @default 250
-   */
-  readonly pollIntervalMs?: number;
+  /** How long `verify` polls a job before it answers "pending". */
+  readonly waitMs: number;
+  /** First pause between polls; each pause is 1.5 times the last, up to 2 s. */
+  readonly pollIntervalMs: number;
 }
 
 /** The HTTP status reported for an APIv2 job that ran and failed (the poll itself answered 200). */
@@ -41,9 +38,7 @@ const FAILED_JOB_STATUS = 422;
  * 202 with its id, `GET /v2/verify/{id}` reports it, `GET /v2/contract/{chainId}/{address}` looks
  * a verified contract up.
  */
-export function createApiV2(client: UpstreamClient, options: ApiV2Options = {}) {
-  const { waitMs = 20_000, pollIntervalMs = 250 } = options;
-
+export function createApiV2(client: UpstreamClient, { waitMs, pollIntervalMs }: ApiV2Options) {
   async function contract(
     chainId: string,
     address: string,
@@ -258,7 +253,7 @@ function errorFor(
   apiKey: string | undefined,
   endpoint: UpstreamEndpoint,
 ): Error {
-  const details = { errorId: error.errorId ?? undefined, code: error.customCode };
+  const details = { errorId: error.errorId ?? undefined, upstreamCode: error.customCode };
   const message =
     upstreamMessage(error.message, apiKey) ?? `Verification failed: ${error.customCode}.`;
   switch (error.customCode) {

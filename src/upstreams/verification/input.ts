@@ -1,5 +1,5 @@
 import { validate as isValidAddress } from 'ox/Address';
-import { InvalidInputError } from './errors.js';
+import { InvalidInputError } from '../../errors/invalid-input-error.js';
 import type { Chain, VerifyContractInput } from './model.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -12,7 +12,7 @@ const API_KEY = /^[\x21-\x7e]{1,256}$/;
  * huge, or, for the API key, a secret.
  */
 export function checkInput({ address, chainId, apiKey }: VerifyContractInput): void {
-  checkContractRef(chainId, address);
+  checkContractLocation(chainId, address);
   if (apiKey !== undefined && apiKey !== null && !API_KEY.test(apiKey)) {
     throw new InvalidInputError(
       'apiKey',
@@ -22,7 +22,7 @@ export function checkInput({ address, chainId, apiKey }: VerifyContractInput): v
 }
 
 /** Checks a contract's chain id and address, as `verifyContract` and `contract` take them. */
-export function checkContractRef(chainId: string, address: string): void {
+export function checkContractLocation(chainId: string, address: string): void {
   if (!ADDRESS.test(address)) {
     throw new InvalidInputError(
       'address',

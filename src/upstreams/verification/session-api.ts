@@ -1,7 +1,8 @@
+import { RateLimitedError } from '../../errors/rate-limited-error.js';
+import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
+import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
 import { toEnumValue } from '../enum-value.js';
-import { UpstreamUnavailableError } from '../errors.js';
 import { parseJsonBody, type UpstreamClient, type UpstreamResponse } from '../upstream-client.js';
-import { RateLimitedError, VerificationRejectedError } from './errors.js';
 import {
   EXPLORER_PATHS,
   VERIFICATION_STATUSES,

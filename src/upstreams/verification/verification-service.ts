@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
 import { SnapshotCache } from '../snapshot-cache.js';
-import { createUpstreamClient, type UpstreamClientOptions } from '../upstream-client.js';
-import { type ApiV2Options, createApiV2 } from './apiv2.js';
-import { checkChain, checkContractRef, checkInput } from './input.js';
+import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
+import { createApiV2 } from './apiv2.js';
+import { checkChain, checkContractLocation, checkInput } from './input.js';
 import {
   type Chain,
   type Contract,
@@ -16,25 +17,13 @@ import type { UpstreamSession } from './upstream-session.js';
 import { WireChain, WireChains } from './wire.js';
 
 export interface VerificationServiceOptions
-  extends Omit<UpstreamClientOptions, 'name' | 'logger'>,
-    ApiV2Options {
-  /**
-   * The service's API: Sourcify's session API (the seed's) or APIv2 (today's Sourcify).
-   * @default 'session'
-   */
-  readonly api?: VerifyApi;
-  /**
-   * How long the upstream's chain list is trusted before it is fetched again.
-   * @default 3600000
-   */
-  readonly chainsTtlMs?: number;
-  /**
-   * How long a contract lookup is served from memory.
-   * @default 30000
-   */
-  readonly contractTtlMs?: number;
+  extends Omit<Config['verification'], 'sessionCookieSecure'> {
   readonly logger: Logger;
+  readonly observer?: UpstreamObserver;
 }
+
+/** How long a contract lookup is served from memory. */
+const CONTRACT_TTL_MS = 30_000;
 
 /** The contract verification upstream, in either of its APIs. */
 export interface VerificationService {
@@ -64,21 +53,16 @@ const CONTRACT_CACHE_ENTRIES = 10_000;
 export function createVerificationService(
   options: VerificationServiceOptions,
 ): VerificationService {
-  const {
-    api = 'session',
-    chainsTtlMs = 3_600_000,
-    contractTtlMs = 30_000,
-    waitMs,
-    pollIntervalMs,
+  const { baseUrl, api, chainsTtlMs, waitMs, pollIntervalMs, upstream, logger, observer } = options;
+  const client = createUpstreamClient({
+    ...upstream,
+    baseUrl,
+    name: 'verification service',
     logger,
-    ...clientOptions
-  } = options;
-  const client = createUpstreamClient({ ...clientOptions, name: 'verification service', logger });
-  const sessionApi = createSessionApi(client);
-  const apiV2 = createApiV2(client, {
-    ...(waitMs === undefined ? {} : { waitMs }),
-    ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
+    ...(observer ? { observer } : {}),
   });
+  const sessionApi = createSessionApi(client);
+  const apiV2 = createApiV2(client, { waitMs, pollIntervalMs });
 
   const chains = new SnapshotCache<readonly Chain[]>({
     ttlMs: chainsTtlMs,
@@ -107,7 +91,7 @@ export function createVerificationService(
         contracts.delete(contracts.keys().next().value ?? key);
       }
       cache = new SnapshotCache<Contract | null>({
-        ttlMs: contractTtlMs,
+        ttlMs: CONTRACT_TTL_MS,
         maxStaleMs: 0,
         load: (requestId) => apiV2.contract(chainId, address, requestId),
       });
@@ -137,7 +121,7 @@ export function createVerificationService(
       api === 'v2' ? apiV2.jobOutcome(id, requestId) : Promise.resolve(null),
 
     async contract(chainId, address, requestId) {
-      checkContractRef(chainId, address);
+      checkContractLocation(chainId, address);
       return (await contractCache(chainId, address).get(requestId)).value;
     },
   };

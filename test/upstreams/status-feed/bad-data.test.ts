@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StatusFeed } from '../../../src/simulator/status-feed/fixture.js';
-import { type Harness, startHarness } from '../../gateway-harness.js';
+import type { SimulatedFeed } from '../../../simulator/src/status-feed/fixture.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
 
 type Loose = Record<string, unknown>;
 
 /** Edits the feed as raw JSON, the way a real upstream can drift from its documented shape. */
 function editRaw(harness: Harness, edit: (summary: Loose, upcoming: Loose) => void) {
-  harness.simulator.updateStatusFeed((feed: StatusFeed) => {
+  harness.simulator.updateStatusFeed((feed: SimulatedFeed) => {
     edit(feed.summary as unknown as Loose, feed.upcoming as unknown as Loose);
   });
 }
@@ -155,7 +155,7 @@ describe('lenient reading of real-world feed data', () => {
     harness.simulator.setStatusFeed({
       summary: { hello: 'world' },
       upcoming: [],
-    } as unknown as StatusFeed);
+    } as unknown as SimulatedFeed);
     const { body } = await harness.execute('{ statusPage { name } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
     expect(body.errors?.[0]?.message).toMatch(/does not have the expected shape \(page: /);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { PAGE_TREE_QUERY } from '../../../src/page-tree-query.js';
-import { type Harness, startHarness } from '../../gateway-harness.js';
+import { PAGE_TREE_QUERY } from '../../../src/http/page-tree-query.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 const UPCOMING = '/status/api/v2/scheduled-maintenances/upcoming.json';
@@ -10,7 +10,7 @@ describe('status feed data loading', () => {
   afterEach(() => harness.close());
 
   it('makes one request per endpoint for one operation, however many fields read it', async () => {
-    harness = await startHarness({ statusCacheTtlMs: 0 });
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0 } });
     const { body } = await harness.execute(`{
       statusPage { name components { id } incidents { id components { id } } upcomingMaintenances { id } }
       again: statusPage { status { indicator } scheduledMaintenances { components { id } } }
@@ -23,7 +23,7 @@ describe('status feed data loading', () => {
   });
 
   it('does not read an endpoint that no field needs', async () => {
-    harness = await startHarness({ statusCacheTtlMs: 0 });
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0 } });
     await harness.execute('{ statusPage { name } }');
     expect(harness.simulator.requestCount(SUMMARY)).toBe(1);
     expect(harness.simulator.requestCount(UPCOMING)).toBe(0);
@@ -44,7 +44,7 @@ describe('status feed data loading', () => {
   });
 
   it('serves from the shared cache within the TTL and fetches again after it', async () => {
-    harness = await startHarness({ statusCacheTtlMs: 200 });
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 200 } });
     const first = await harness.execute<{ statusPage: { fetchedAt: string } }>(
       '{ statusPage { fetchedAt } }',
     );
@@ -65,7 +65,7 @@ describe('status feed data loading', () => {
   });
 
   it('shows a change of the feed once the TTL has passed', async () => {
-    harness = await startHarness({ statusCacheTtlMs: 0 });
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0 } });
     const before = await harness.execute<{ statusPage: { status: { indicator: string } } }>(
       '{ statusPage { status { indicator } } }',
     );

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Fault } from '../../../src/simulator/server.js';
-import { type Harness, startHarness } from '../../gateway-harness.js';
+import type { Fault } from '../../../simulator/src/server.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 
@@ -62,7 +62,7 @@ describe('status feed faults with no snapshot to fall back on', () => {
 
   for (const { name, fault, code, reason } of cases) {
     it(`answers ${name} with ${code}, naming the endpoint, and stays up`, async () => {
-      harness = await startHarness({ upstreamTimeoutMs: 300 });
+      harness = await startHarness({ env: { UPSTREAM_TIMEOUT_MS: 300 } });
       harness.simulator.setFault('status', '/summary.json', fault);
 
       const { status, body } = await harness.execute('{ statusPage { name } }');
@@ -91,7 +91,9 @@ describe('status feed faults with no snapshot to fall back on', () => {
 
   it('answers UPSTREAM_UNAVAILABLE when nothing listens at the feed address', async () => {
     harness = await startHarness();
-    const gone = await startHarness({ statusBaseUrl: `${harness.simulator.origin}/status/api/v2` });
+    const gone = await startHarness({
+      env: { STATUS_BASE_URL: `${harness.simulator.origin}/status/api/v2` },
+    });
     await gone.simulator.close();
     await harness.simulator.close();
     const { body } = await gone.execute('{ statusPage { name } }');
@@ -101,7 +103,7 @@ describe('status feed faults with no snapshot to fall back on', () => {
   });
 
   it('retries a GET after a 5xx and succeeds when the upstream recovers', async () => {
-    harness = await startHarness({ upstreamRetries: 2 });
+    harness = await startHarness({ env: { UPSTREAM_RETRIES: 2 } });
     harness.simulator.setFault(
       'status',
       '/summary.json',
@@ -116,7 +118,7 @@ describe('status feed faults with no snapshot to fall back on', () => {
   });
 
   it('gives up after the retry limit', async () => {
-    harness = await startHarness({ upstreamRetries: 1 });
+    harness = await startHarness({ env: { UPSTREAM_RETRIES: 1 } });
     harness.simulator.setFault('status', '/summary.json', { kind: 'status', status: 500 });
     const { body } = await harness.execute('{ statusPage { name } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
@@ -124,7 +126,7 @@ describe('status feed faults with no snapshot to fall back on', () => {
   });
 
   it('does not retry a 4xx', async () => {
-    harness = await startHarness({ upstreamRetries: 2 });
+    harness = await startHarness({ env: { UPSTREAM_RETRIES: 2 } });
     harness.simulator.setFault('status', '/summary.json', { kind: 'status', status: 404 });
     await harness.execute('{ statusPage { name } }');
     expect(harness.simulator.requestCount(SUMMARY)).toBe(1);
@@ -154,7 +156,7 @@ describe('stale-if-error', () => {
   afterEach(() => harness.close());
 
   it('serves the last good snapshot while the feed fails, with its fetch time', async () => {
-    harness = await startHarness({ statusCacheTtlMs: 0, statusMaxStaleMs: 60_000 });
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0, STATUS_MAX_STALE_MS: 60_000 } });
     const good = await harness.execute<{ statusPage: { name: string; fetchedAt: string } }>(
       '{ statusPage { name fetchedAt } }',
     );
@@ -174,7 +176,7 @@ describe('stale-if-error', () => {
   });
 
   it('stops serving a snapshot older than STATUS_MAX_STALE_MS', async () => {
-    harness = await startHarness({ statusCacheTtlMs: 0, statusMaxStaleMs: 50 });
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0, STATUS_MAX_STALE_MS: 50 } });
     await harness.execute('{ statusPage { name } }');
     harness.simulator.setFault('status', '*', { kind: 'html' });
     await new Promise((resolve) => setTimeout(resolve, 80));

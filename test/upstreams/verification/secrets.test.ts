@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Fault } from '../../../src/simulator/server.js';
-import { VERIFIABLE_CONTRACTS } from '../../../src/simulator/verification/fixture.js';
-import { type Harness, startHarness } from '../../gateway-harness.js';
+import type { Fault } from '../../../simulator/src/server.js';
+import { VERIFIABLE_CONTRACTS } from '../../../simulator/src/verification/fixture.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
 
 const API_KEY = 'SECRET-KEY-7f3a9c1e5b2d4f6a8c0e';
 const [contract] = VERIFIABLE_CONTRACTS;
@@ -24,12 +24,12 @@ describe('the explorer API key', () => {
   const responses: string[] = [];
 
   beforeAll(async () => {
-    harness = await startHarness({ logLevel: 'trace', upstreamTimeoutMs: 200 });
+    harness = await startHarness({ logLevel: 'trace', env: { UPSTREAM_TIMEOUT_MS: 200 } });
   });
   afterAll(() => harness.close());
 
   async function verify(input: Record<string, unknown>) {
-    const response = await harness.gateway.fetch('http://yoga/graphql', {
+    const response = await harness.fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: VERIFY, variables: { input } }),
@@ -103,11 +103,10 @@ describe('the explorer API key with APIv2', () => {
   it('reaches the upstream and appears in no response or log line', async () => {
     const harness = await startHarness({
       logLevel: 'trace',
-      verifyApi: 'v2',
-      verifyPollIntervalMs: 10,
+      env: { VERIFY_API: 'v2', VERIFY_POLL_INTERVAL_MS: 10 },
     });
     const send = async () => {
-      const response = await harness.gateway.fetch('http://yoga/graphql', {
+      const response = await harness.fetch('/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ query: VERIFY, variables: { input } }),

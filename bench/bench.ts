@@ -1,0 +1,550 @@
+/**
+ * Benchmark of this gateway against a raw floor, a raw pass-through and GraphQL Mesh (Hive Gateway
+ * runtime over an OpenAPI description of the status feed), each in its own process on loopback,
+ * loaded one after another with autocannon at the same concurrency and duration.
+ *
+ * `npm run bench` (a few minutes) or `npm run bench -- --smoke` (1 s per contender, for CI).
+ * Options: --duration <s>, --connections <n>, --warmup <s>.
+ * Writes bench/results/bench-<timestamp>.json and, unless --smoke, bench/results/latest.{json,md}.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  type Cell,
+  type LoadRequest,
+  type LoadSummary,
+  markdownTable,
+  runLoad,
+  timestamp,
+} from './lib/load.js';
+import {
+  type ContenderSpec,
+  coldStart,
+  type GraphqlServer,
+  gatewaySpec,
+  mib,
+  type Preset,
+  postGraphql,
+  ROOT,
+  type SimulatorProcess,
+  startContender,
+  startSimulator,
+  watchdog,
+} from './lib/processes.js';
+import {
+  componentBody,
+  cycling,
+  entitiesBody,
+  MESH_COMPONENTS_BODY,
+  MESH_PAGE_TREE_BODY,
+  MESH_TINY_BODY,
+  PAGE_TREE_BODY,
+  TINY_BODY,
+} from './lib/queries.js';
+
+const { values } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    connections: { type: 'string', default: '50' },
+    warmup: { type: 'string' },
+  },
+});
+const smoke = values.smoke ?? false;
+const durationSeconds = Number(values.duration ?? (smoke ? 1 : 10));
+const warmupSeconds = Number(values.warmup ?? (smoke ? 0 : 2));
+const connections = Number(values.connections);
+const coldStartRuns = smoke ? 1 : 3;
+if (
+  !(durationSeconds > 0 && durationSeconds <= 120) ||
+  !(warmupSeconds >= 0 && warmupSeconds <= 30) ||
+  !(connections > 0 && connections <= 1000)
+) {
+  console.error('--duration must be 0-120 s, --warmup 0-30 s, --connections 1-1000');
+  process.exit(1);
+}
+// 16 loads with their warm-ups and start-ups, the cold starts and the composition, with room.
+watchdog((16 * (durationSeconds + warmupSeconds + 6) + 120) * 1_000, 'bench');
+
+const CACHE = resolve(ROOT, 'node_modules/.cache/ledger-status-bench');
+const CONTENDERS = resolve(CACHE, 'contenders');
+const RESULTS = resolve(ROOT, 'bench/results');
+
+const began = performance.now();
+const log = (message: string) =>
+  console.error(`[bench +${((performance.now() - began) / 1000).toFixed(1)} s] ${message}`);
+
+/** Runs a project binary from node_modules/.bin, failing with its output. */
+function runBin(bin: string, args: string[], env: Record<string, string> = {}): number {
+  const started = performance.now();
+  const result = spawnSync(resolve(ROOT, 'node_modules/.bin', bin), args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (result.status !== 0) {
+    throw new Error(`${bin} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+  }
+  return performance.now() - started;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contenders
+
+type ContenderName = 'gateway' | 'raw-floor' | 'raw-pass-through' | 'mesh';
+
+function rawFloorSpec(fixture: string): ContenderSpec {
+  return {
+    name: 'raw-floor',
+    script: resolve(CONTENDERS, 'raw-floor.js'),
+    env: { RAW_FLOOR_FIXTURE: fixture },
+    readyPath: '/health',
+  };
+}
+
+function passThroughSpec(simulator: SimulatorProcess): ContenderSpec {
+  return {
+    name: 'raw-pass-through',
+    script: resolve(CONTENDERS, 'raw-pass-through.js'),
+    env: { UPSTREAM_URL: `${simulator.statusBaseUrl}/summary.json` },
+    readyPath: '/health',
+  };
+}
+
+function meshSpec(supergraph: string): ContenderSpec {
+  return {
+    name: 'mesh',
+    script: resolve(CONTENDERS, 'mesh/server.js'),
+    env: { SUPERGRAPH: supergraph, NODE_ENV: 'production' },
+    readyPath: '/healthcheck',
+  };
+}
+
+interface Measurement {
+  contender: ContenderName;
+  /** What it was asked, when not the gateway's own operation. */
+  note?: string;
+  load: LoadSummary;
+  upstreamRequests: number;
+  upstreamByPath: Record<string, number>;
+  upstreamPer1000Ops: number | null;
+  peakRssMiB: number | null;
+}
+
+/**
+ * A fresh process of the contender: `prepare` (captures), a warm-up load, then the measured load
+ * with the simulator's request counts reset just before it.
+ */
+async function measure(
+  simulator: SimulatorProcess,
+  contender: ContenderName,
+  spec: ContenderSpec,
+  requests: () => LoadRequest[],
+  prepare?: (server: GraphqlServer) => Promise<void>,
+): Promise<Measurement> {
+  const server = await startContender(spec);
+  try {
+    await prepare?.(server);
+    if (warmupSeconds > 0) {
+      await runLoad({
+        url: server.url,
+        connections,
+        durationSeconds: warmupSeconds,
+        requests: requests(),
+      });
+    }
+    await simulator.resetRequests();
+    const load = await runLoad({
+      url: server.url,
+      connections,
+      durationSeconds,
+      requests: requests(),
+    });
+    const upstream = await simulator.requests();
+    log(
+      `  ${contender}: ${load.requestsPerSecond} req/s, p50 ${load.latencyMs.p50} ms, ` +
+        `p99 ${load.latencyMs.p99} ms, ${load.errors} errors`,
+    );
+    return {
+      contender,
+      load,
+      upstreamRequests: upstream.count,
+      upstreamByPath: upstream.byPath,
+      upstreamPer1000Ops:
+        load.requests > 0 ? Math.round((upstream.count / load.requests) * 1000 * 10) / 10 : null,
+      peakRssMiB: mib(server.peakRss()),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+interface Scenario {
+  id: string;
+  title: string;
+  preset: Preset;
+  /** What the gateway (and the raw floor, with the gateway's bytes) is asked. */
+  gateway: () => LoadRequest[];
+  /** Every distinct body the gateway is sent, captured for the raw floor. */
+  captureBodies: string[];
+  passThrough: boolean;
+  /** What Mesh is asked, or why it is not. */
+  mesh: { requests: () => LoadRequest[]; note?: string } | { skip: string };
+}
+
+interface ScenarioResult {
+  id: string;
+  title: string;
+  preset: Preset;
+  /** Bytes of the gateway's answer (the first captured one). */
+  gatewayAnswerBytes: number;
+  measurements: Measurement[];
+  meshSkipped?: string;
+  ratios: Ratios;
+}
+
+interface Ratios {
+  /** gateway ÷ raw floor: req/s (below 1: slower), p50, p99 (above 1: slower). */
+  gatewayVsRawFloor: RatioSet | null;
+  gatewayVsMesh: RatioSet | null;
+}
+
+interface RatioSet {
+  requestsPerSecond: number | null;
+  p50: number | null;
+  p99: number | null;
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : null);
+
+function ratios(measurements: Measurement[]): Ratios {
+  const find = (name: ContenderName) => measurements.find((m) => m.contender === name);
+  const gateway = find('gateway');
+  const against = (other: Measurement | undefined): RatioSet | null =>
+    gateway && other
+      ? {
+          requestsPerSecond: ratio(gateway.load.requestsPerSecond, other.load.requestsPerSecond),
+          p50: ratio(gateway.load.latencyMs.p50, other.load.latencyMs.p50),
+          p99: ratio(gateway.load.latencyMs.p99, other.load.latencyMs.p99),
+        }
+      : null;
+  return { gatewayVsRawFloor: against(find('raw-floor')), gatewayVsMesh: against(find('mesh')) };
+}
+
+async function runScenario(
+  simulator: SimulatorProcess,
+  supergraph: string,
+  scenario: Scenario,
+): Promise<ScenarioResult> {
+  log(`scenario ${scenario.id} (${scenario.preset}): ${scenario.title}`);
+  const measurements: Measurement[] = [];
+  const captured = new Map<string, Buffer>();
+  let contentType = 'application/json';
+  let status = 200;
+
+  measurements.push(
+    await measure(
+      simulator,
+      'gateway',
+      gatewaySpec(simulator),
+      scenario.gateway,
+      async (server) => {
+        for (const body of scenario.captureBodies) {
+          const answer = await postGraphql(server.url, body);
+          if (answer.status !== 200 || answer.json.errors || !answer.json.data) {
+            throw new Error(`gateway answer to capture: ${answer.status} ${answer.body}`);
+          }
+          captured.set(body, answer.body);
+          contentType = answer.contentType;
+          status = answer.status;
+        }
+      },
+    ),
+  );
+
+  const fixture = resolve(CACHE, `raw-floor-${scenario.id}.json`);
+  const [first] = captured.values();
+  writeFileSync(
+    fixture,
+    JSON.stringify({
+      contentType,
+      status,
+      fallback: (first ?? Buffer.alloc(0)).toString('base64'),
+      byRequest:
+        captured.size > 1
+          ? Object.fromEntries(
+              [...captured].map(([body, bytes]) => [body, bytes.toString('base64')]),
+            )
+          : {},
+    }),
+  );
+  measurements.push(await measure(simulator, 'raw-floor', rawFloorSpec(fixture), scenario.gateway));
+
+  if (scenario.passThrough) {
+    const passThrough = await measure(
+      simulator,
+      'raw-pass-through',
+      passThroughSpec(simulator),
+      () => [{ kind: 'summary.json', body: '{}' }],
+    );
+    passThrough.note = 'returns summary.json as fetched, per request';
+    measurements.push(passThrough);
+  }
+
+  let meshSkipped: string | undefined;
+  if ('skip' in scenario.mesh) {
+    meshSkipped = scenario.mesh.skip;
+  } else {
+    const mesh = await measure(simulator, 'mesh', meshSpec(supergraph), scenario.mesh.requests);
+    if (scenario.mesh.note) mesh.note = scenario.mesh.note;
+    measurements.push(mesh);
+  }
+
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    preset: scenario.preset,
+    gatewayAnswerBytes: first?.length ?? 0,
+    measurements,
+    ...(meshSkipped ? { meshSkipped } : {}),
+    ratios: ratios(measurements),
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+async function coldStarts(simulator: SimulatorProcess, supergraph: string) {
+  log(`scenario e: cold start, median of ${coldStartRuns}`);
+  const gateway: number[] = [];
+  const mesh: number[] = [];
+  for (let i = 0; i < coldStartRuns; i += 1) {
+    gateway.push(await coldStart(gatewaySpec(simulator), PAGE_TREE_BODY));
+    mesh.push(await coldStart(meshSpec(supergraph), MESH_PAGE_TREE_BODY));
+  }
+  const round = (ms: number) => Math.round(ms);
+  return {
+    gateway: { medianMs: round(median(gateway)), runsMs: gateway.map(round) },
+    mesh: { medianMs: round(median(mesh)), runsMs: mesh.map(round) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function render(
+  scenarios: ScenarioResult[],
+  cold: Awaited<ReturnType<typeof coldStarts>>,
+  meshComposeMs: number,
+): string {
+  const out: string[] = [
+    `# Benchmark${smoke ? ' (smoke)' : ''}: ${connections} connections, ${durationSeconds} s per contender ` +
+      `(after ${warmupSeconds} s warm-up), Node ${process.version}, ${cpus().length} CPUs`,
+    '',
+    'Every contender and the simulator run in their own processes on loopback, on the same ' +
+      'machine as autocannon. Upstream requests are counted by the simulator during the measured ' +
+      'load only.',
+  ];
+  for (const scenario of scenarios) {
+    out.push('', `## (${scenario.id}) ${scenario.title}, ${scenario.preset} preset`, '');
+    const rows: Cell[][] = scenario.measurements.map((m) => [
+      m.contender,
+      m.load.requestsPerSecond,
+      m.load.latencyMs.p50,
+      m.load.latencyMs.p99,
+      m.load.errors,
+      m.upstreamPer1000Ops,
+      m.peakRssMiB,
+      m.note ?? '',
+    ]);
+    if (scenario.meshSkipped)
+      rows.push(['mesh', null, null, null, null, null, null, scenario.meshSkipped]);
+    out.push(
+      markdownTable(
+        [
+          'contender',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'errors',
+          'upstream req / 1k ops',
+          'peak RSS MiB',
+          'note',
+        ],
+        rows,
+      ),
+      '',
+      `Gateway answer: ${scenario.gatewayAnswerBytes.toLocaleString('en-US')} bytes.`,
+    );
+  }
+  out.push('', '## Ratios (same run)', '');
+  const set = (r: RatioSet | null): Cell[] =>
+    r ? [r.requestsPerSecond, r.p50, r.p99] : [null, null, null];
+  out.push(
+    markdownTable(
+      ['scenario', 'gateway/raw-floor req/s', 'p50', 'p99', 'gateway/Mesh req/s', 'p50', 'p99'],
+      scenarios.map((s) => [
+        `(${s.id}) ${s.preset}`,
+        ...set(s.ratios.gatewayVsRawFloor),
+        ...set(s.ratios.gatewayVsMesh),
+      ]),
+    ),
+    '',
+    'req/s ratio below 1: the gateway serves fewer; latency ratio above 1: the gateway is slower; ' +
+      "n/a where the other contender's latency is under autocannon's 1 ms resolution.",
+    '',
+    `## (e) Cold start: process start to first answered page-tree query, median of ${coldStartRuns}`,
+    '',
+    markdownTable(
+      ['contender', 'median ms', 'runs ms'],
+      [
+        ['gateway', cold.gateway.medianMs, cold.gateway.runsMs.join(', ')],
+        ['mesh', cold.mesh.medianMs, cold.mesh.runsMs.join(', ')],
+      ],
+    ),
+    '',
+    `Mesh composition (mesh-compose, a build step, not in the cold start): ${Math.round(meshComposeMs)} ms.`,
+  );
+  return out.join('\n');
+}
+
+async function main() {
+  if (!existsSync(resolve(ROOT, 'dist/main.js'))) {
+    throw new Error('dist/main.js is missing: run `npm run build` first (npm run bench does).');
+  }
+  mkdirSync(CACHE, { recursive: true });
+  log('compiling the contenders');
+  runBin('tsc', ['-p', 'bench/tsconfig.contenders.json']);
+
+  const simulator = await startSimulator('realistic');
+  try {
+    const supergraph = resolve(CACHE, 'mesh-supergraph.graphql');
+    log('composing the Mesh supergraph');
+    const meshComposeMs = runBin(
+      'mesh-compose',
+      ['-c', 'bench/contenders/mesh/mesh.config.ts', '-o', supergraph],
+      { STATUS_BASE_URL: simulator.statusBaseUrl },
+    );
+
+    const realistic = await simulator.feed();
+    const ids = realistic.components.map((component) => component.id);
+    const componentBodies = ids.map(componentBody);
+    const scenarios: Scenario[] = [
+      {
+        id: 'a',
+        title: 'page-tree query',
+        preset: 'realistic',
+        gateway: () => [{ kind: 'pageTree', body: PAGE_TREE_BODY }],
+        captureBodies: [PAGE_TREE_BODY],
+        passThrough: true,
+        mesh: {
+          requests: () => [{ kind: 'pageTree', body: MESH_PAGE_TREE_BODY }],
+          note: 'flat equivalent: summary + upcoming',
+        },
+      },
+      {
+        id: 'b',
+        title: 'tiny query `{ statusPage { status { indicator } } }`',
+        preset: 'realistic',
+        gateway: () => [{ kind: 'tiny', body: TINY_BODY }],
+        captureBodies: [TINY_BODY],
+        passThrough: false,
+        mesh: {
+          requests: () => [{ kind: 'tiny', body: MESH_TINY_BODY }],
+          note: '`{ summary { status { indicator } } }`',
+        },
+      },
+      {
+        id: 'c',
+        title: `component(id:) over ${ids.length} ids`,
+        preset: 'realistic',
+        gateway: () => [{ kind: 'component', body: cycling(ids, componentBody) }],
+        captureBodies: componentBodies,
+        passThrough: false,
+        mesh: {
+          requests: () => [{ kind: 'components', body: MESH_COMPONENTS_BODY }],
+          note: 'no lookup by id: every component of the summary, for the client to filter',
+        },
+      },
+      {
+        id: 'd',
+        title: '`_entities` with 100 Component representations',
+        preset: 'realistic',
+        gateway: () => [{ kind: 'entities', body: entitiesBody(ids, 100) }],
+        captureBodies: [entitiesBody(ids, 100)],
+        passThrough: false,
+        mesh: { skip: 'n/a: not a federation subgraph of this schema' },
+      },
+    ];
+
+    const results: ScenarioResult[] = [];
+    for (const scenario of scenarios)
+      results.push(await runScenario(simulator, supergraph, scenario));
+    const cold = await coldStarts(simulator, supergraph);
+
+    log('switching the simulator to the large preset');
+    const large = await simulator.setPreset('large');
+    const firstScenario = scenarios[0] as Scenario;
+    results.push(
+      await runScenario(simulator, supergraph, {
+        ...firstScenario,
+        id: 'a-large',
+        preset: 'large',
+      }),
+    );
+
+    const markdown = render(results, cold, meshComposeMs);
+    console.log(markdown);
+    const report = {
+      kind: 'bench',
+      smoke,
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      connections,
+      durationSeconds,
+      warmupSeconds,
+      components: { realistic: ids.length, large: large.components.length },
+      meshComposeMs: Math.round(meshComposeMs),
+      coldStart: cold,
+      scenarios: results,
+    };
+    mkdirSync(RESULTS, { recursive: true });
+    const json = `${JSON.stringify(report, null, 2)}\n`;
+    const file = resolve(RESULTS, `bench-${smoke ? 'smoke-' : ''}${timestamp()}.json`);
+    writeFileSync(file, json);
+    if (!smoke) {
+      writeFileSync(resolve(RESULTS, 'latest.json'), json);
+      writeFileSync(resolve(RESULTS, 'latest.md'), `${markdown}\n`);
+    }
+    log(`wrote ${file}${smoke ? '' : ' and bench/results/latest.{json,md}'}`);
+
+    // The harness's own answers must be clean; the other contenders' errors are data.
+    const broken = results.flatMap((scenario) =>
+      scenario.measurements
+        .filter(
+          (m) => (m.contender === 'gateway' || m.contender === 'raw-floor') && m.load.errors > 0,
+        )
+        .map((m) => `(${scenario.id}) ${m.contender}: ${m.load.errors} errors`),
+    );
+    if (broken.length > 0) {
+      console.error(`errors where there should be none:\n  ${broken.join('\n  ')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await simulator.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,650 @@
+import { randomUUID } from 'node:crypto';
+import { jsonResponse } from '../json-response.js';
+import type { SimulatorResponse, UpstreamRequest } from '../upstream.js';
+import { parseAddress } from './address.js';
+import type { VerifiableContract } from './fixture.js';
+import { type MatchStorage, type StoredMatch, storageKey } from './match-storage.js';
+import type { ReceivedVerification } from './received-log.js';
+import { mediaType, readJsonRequestBody, sent } from './request-body.js';
+import type {
+  SourcifyChain,
+  SourcifyMatchLevel,
+  SourcifyV2Contract,
+  SourcifyV2Job,
+  SourcifyV2JobError,
+  SourcifyVerificationStatus,
+} from './types.js';
+import {
+  defaultRejectionMessage,
+  SOURCIFY_V2_MESSAGES,
+  V2_REJECTION_STATUS,
+  type V2JobErrorCode,
+  type V2RejectCode,
+  v2Error,
+  v2ErrorBody,
+} from './v2-errors.js';
+import {
+  type ActiveV2Outcome,
+  type V2Outcome,
+  V2OutcomeTable,
+  type V2OutcomeTarget,
+} from './v2-outcomes.js';
+
+/*
+ * Sourcify's APIv2 over the same fake explorer, chains and match storage as the session API:
+ *
+ * - `POST /v2/verify/etherscan/{chainId}/{address}` `{ apiKey? }` → 202 `{ verificationId }`
+ * - `GET /v2/verify/{verificationId}` → 200 the job (pending or completed), 404 `job_not_found`
+ * - `GET /v2/contract/{chainId}/{address}` → 200 the match, 404 with null match fields
+ *
+ * Checks run in the real server's order: body-parser, the OpenAPI validator (path formats, body
+ * schema, media type → `invalid_json` / `invalid_parameter`), validateChainId, validateAddress,
+ * checkIfAlreadyVerified, checkIfJobIsAlreadyRunning, then the Etherscan fetch, which Sourcify
+ * does before answering 202, so Etherscan's errors are synchronous too. Jobs complete lazily: a
+ * job is settled by the first observation (any request to the upstream, `jobs()`) at or after
+ * its due time, and its finish time is that due time.
+ */
+
+/** How long a job takes by default: about a fast real compile. */
+export const DEFAULT_JOB_DELAY_MS = 150;
+
+export type VerificationJobState = 'pending' | 'succeeded' | 'failed';
+
+/** A verification job, for tests and the control API (no API key: received has it). */
+export interface VerificationJobInfo {
+  readonly verificationId: string;
+  readonly chainId: string;
+  /** Checksummed. */
+  readonly address: string;
+  readonly state: VerificationJobState;
+  /** When succeeded. */
+  readonly match: SourcifyMatchLevel | null;
+  /** When failed: the job's `error.customCode`. */
+  readonly errorCode: string | null;
+  /** ISO 8601 with milliseconds (the API shows whole seconds). */
+  readonly startedAt: string;
+  readonly finishedAt: string | null;
+}
+
+export interface SimulatedApiV2Options {
+  /** Jobs kept (the oldest are dropped first, and then answer 404). Default 10,000. */
+  jobCapacity?: number;
+  /** Default `Date.now`. */
+  now?: () => number;
+}
+
+/** What APIv2 shares with the session API; functions, since `reset()` replaces the values. */
+export interface ApiV2Context {
+  chain(chainId: string): SourcifyChain | undefined;
+  contract(key: string): VerifiableContract | undefined;
+  storage(): MatchStorage;
+  record(entry: ReceivedVerification): void;
+  /** How the upstream answers a path without a route. */
+  notFound(request: UpstreamRequest): SimulatorResponse;
+}
+
+export interface ApiV2 {
+  /** Serves a request whose path (trailing slash removed) is one of APIv2's routes, else null. */
+  handle(request: UpstreamRequest, path: string): Promise<SimulatorResponse> | null;
+  /** Completes every job that is due. */
+  settle(): void;
+  /** Oldest first, settled. */
+  jobs(): VerificationJobInfo[];
+  readonly jobDelayMs: number | null;
+  /** Input must be parsed. Pending jobs follow the new delay, counted from their start. */
+  setJobDelay(ms: number | null): void;
+  /** Inputs must be parsed. */
+  setOutcome(target: V2OutcomeTarget, outcome: V2Outcome | null, times: number | null): void;
+  outcomes(): ActiveV2Outcome[];
+  /** Jobs, outcomes and the delay back to their defaults. */
+  reset(): void;
+}
+
+interface Job {
+  readonly verificationId: string;
+  readonly key: string;
+  readonly chainId: string;
+  readonly address: string;
+  /** What the explorer gave when the request was accepted. */
+  readonly contract: VerifiableContract;
+  readonly scripted: { readonly code: V2JobErrorCode; readonly message?: string } | undefined;
+  readonly startedAt: number;
+  /** null: never. */
+  dueAt: number | null;
+  finishedAt: number | null;
+  match: StoredMatch | null;
+  compilationTime: string | null;
+  error: SourcifyV2JobError | null;
+}
+
+const VERIFY_ETHERSCAN = /^\/v2\/verify\/etherscan\/([^/]+)\/([^/]+)$/i;
+const JOB = /^\/v2\/verify\/([^/]+)$/i;
+const CONTRACT = /^\/v2\/contract\/([^/]+)\/([^/]+)$/i;
+
+const UUID_FORMAT = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+
+/** A path parameter's schema in apiv2.yaml. */
+interface ParamSchema {
+  readonly minLength: number;
+  readonly maxLength: number;
+  readonly pattern: string;
+  readonly format?: 'uuid';
+}
+
+const CHAIN_ID_SCHEMA: ParamSchema = { minLength: 1, maxLength: 20, pattern: '^\\d+$' };
+const ADDRESS_SCHEMA: ParamSchema = {
+  minLength: 42,
+  maxLength: 42,
+  pattern: '(\\b0x[a-fA-F0-9]{40}\\b)',
+};
+const VERIFICATION_ID_SCHEMA: ParamSchema = {
+  minLength: 36,
+  maxLength: 36,
+  pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+  format: 'uuid',
+};
+
+/** Fields `GET /v2/contract` knows, with their sub-fields (validateFieldsAndOmit). */
+const CONTRACT_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
+  matchId: null,
+  creationMatch: null,
+  runtimeMatch: null,
+  verifiedAt: null,
+  abi: null,
+  metadata: null,
+  sources: null,
+  sourceIds: null,
+  userdoc: null,
+  devdoc: null,
+  storageLayout: null,
+  transientStorageLayout: null,
+  additionalInput: null,
+  stdJsonInput: null,
+  stdJsonOutput: null,
+  proxyResolution: null,
+  creationBytecode: [
+    'onchainBytecode',
+    'recompiledBytecode',
+    'sourceMap',
+    'linkReferences',
+    'cborAuxdata',
+    'transformations',
+    'transformationValues',
+  ],
+  runtimeBytecode: [
+    'onchainBytecode',
+    'recompiledBytecode',
+    'sourceMap',
+    'linkReferences',
+    'cborAuxdata',
+    'immutableReferences',
+    'transformations',
+    'transformationValues',
+  ],
+  deployment: ['transactionHash', 'blockNumber', 'transactionIndex', 'deployer'],
+  compilation: [
+    'language',
+    'compiler',
+    'compilerVersion',
+    'compilerSettings',
+    'name',
+    'fullyQualifiedName',
+  ],
+  signatures: ['function', 'event', 'error'],
+};
+
+/** The OpenAPI validator's complaints about one path parameter (ajv's wording). */
+function paramIssues(name: string, value: string, schema: ParamSchema): string[] {
+  const where = `request/params/${name}`;
+  const issues: string[] = [];
+  if (value.length > schema.maxLength) {
+    issues.push(`${where} must NOT have more than ${schema.maxLength} characters`);
+  }
+  if (value.length < schema.minLength) {
+    issues.push(`${where} must NOT have fewer than ${schema.minLength} characters`);
+  }
+  if (!new RegExp(schema.pattern, 'u').test(value)) {
+    issues.push(`${where} must match pattern "${schema.pattern}"`);
+  }
+  if (schema.format === 'uuid' && !UUID_FORMAT.test(value)) {
+    issues.push(`${where} must match format "uuid"`);
+  }
+  return issues;
+}
+
+/** Express decodes path parameters; a bad escape is left as is (and then fails the formats). */
+function decodeParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/** `2024-07-24T12:00:00Z`: how Sourcify's database formats its timestamps. */
+function wholeSeconds(time: number | string): string {
+  const ms = typeof time === 'number' ? time : Date.parse(time);
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function levelOf(status: SourcifyVerificationStatus): SourcifyMatchLevel | null {
+  if (status === 'perfect') return 'exact_match';
+  return status === 'partial' ? 'match' : null;
+}
+
+function rank(status: SourcifyVerificationStatus | undefined): number {
+  if (status === 'perfect') return 2;
+  return status === 'partial' ? 1 : 0;
+}
+
+function unverified(chainId: string, address: string): SourcifyV2Contract {
+  return { match: null, creationMatch: null, runtimeMatch: null, chainId, address };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The solc error a missing import gives, as Sourcify reports compiler errors. */
+function missingSourceErrors(contract: VerifiableContract): Array<Record<string, unknown>> {
+  return Object.keys(contract.missing ?? {}).map((path) => ({
+    component: 'general',
+    errorCode: '6275',
+    formattedMessage: `ParserError: Source "${path}" not found: File not found.\n`,
+    message: `Source "${path}" not found: File not found.`,
+    severity: 'error',
+    type: 'ParserError',
+  }));
+}
+
+export function createSimulatedApiV2(
+  context: ApiV2Context,
+  options: SimulatedApiV2Options = {},
+): ApiV2 {
+  const capacity = options.jobCapacity ?? 10_000;
+  const now = options.now ?? Date.now;
+  if (!Number.isSafeInteger(capacity) || capacity < 1) {
+    throw new RangeError('jobCapacity must be a positive integer');
+  }
+  let jobDelayMs: number | null = DEFAULT_JOB_DELAY_MS;
+  /** Oldest first. */
+  const jobs = new Map<string, Job>();
+  /** Pending jobs by storage key: at most one per contract (duplicates are refused). */
+  const pending = new Map<string, Job>();
+  /** No pending job is due before this; settling is free until then. */
+  let nextDueAt = Number.POSITIVE_INFINITY;
+  const updateNextDueAt = (): void => {
+    nextDueAt = Number.POSITIVE_INFINITY;
+    for (const job of pending.values()) {
+      if (job.dueAt !== null && job.dueAt < nextDueAt) nextDueAt = job.dueAt;
+    }
+  };
+  const outcomes = new V2OutcomeTable();
+
+  const jobError = (code: string, message: string, errorData?: Record<string, unknown>) => ({
+    ...v2ErrorBody(code, message),
+    ...(errorData === undefined ? {} : { errorData }),
+  });
+
+  /** What the worker makes of the explorer's sources; stores a new or better match. */
+  const complete = (job: Job, finishedAt: number): void => {
+    pending.delete(job.key);
+    job.finishedAt = finishedAt;
+    const { contract, chainId, address } = job;
+    if (job.scripted) {
+      const { code, message } = job.scripted;
+      job.error = jobError(code, message ?? defaultJobMessage(code, chainId, address));
+      return;
+    }
+    const level = levelOf(contract.status);
+    if (level !== null) {
+      const storage = context.storage();
+      if (rank(storage.get(job.key)?.status) >= rank(contract.status)) {
+        job.error = jobError('already_verified', SOURCIFY_V2_MESSAGES.jobAlreadyVerified);
+        return;
+      }
+      job.match = storage.store(job.key, contract.status, new Date(finishedAt).toISOString());
+      job.compilationTime = String(Math.floor((finishedAt - job.startedAt) * 0.8));
+      return;
+    }
+    if (contract.status === 'extra-file-input-bug') {
+      job.error = jobError('extra_file_input_bug', SOURCIFY_V2_MESSAGES.extraFileInputBug);
+    } else if (Object.keys(contract.missing ?? {}).length > 0) {
+      const compilerErrors = missingSourceErrors(contract);
+      job.error = jobError('compiler_error', SOURCIFY_V2_MESSAGES.compilerError(compilerErrors), {
+        compilerErrors,
+      });
+    } else {
+      job.error = jobError('no_match', SOURCIFY_V2_MESSAGES.noMatch);
+    }
+  };
+
+  const settle = (): void => {
+    const time = now();
+    if (time < nextDueAt) return;
+    const due = [...pending.values()]
+      .filter((job) => job.dueAt !== null && job.dueAt <= time)
+      .sort((a, b) => (a.dueAt ?? 0) - (b.dueAt ?? 0));
+    for (const job of due) complete(job, job.dueAt ?? time);
+    updateNextDueAt();
+  };
+
+  const startJob = (
+    chainId: string,
+    address: string,
+    contract: VerifiableContract,
+    scripted: Job['scripted'],
+  ): Job => {
+    const startedAt = now();
+    const job: Job = {
+      verificationId: randomUUID(),
+      key: storageKey(chainId, address),
+      chainId,
+      address,
+      contract,
+      scripted,
+      startedAt,
+      dueAt: jobDelayMs === null ? null : startedAt + jobDelayMs,
+      finishedAt: null,
+      match: null,
+      compilationTime: null,
+      error: null,
+    };
+    if (jobs.size >= capacity) {
+      const oldest = jobs.values().next().value;
+      if (oldest) {
+        jobs.delete(oldest.verificationId);
+        if (pending.get(oldest.key) === oldest) pending.delete(oldest.key);
+      }
+    }
+    jobs.set(job.verificationId, job);
+    pending.set(job.key, job);
+    if (job.dueAt !== null && job.dueAt < nextDueAt) nextDueAt = job.dueAt;
+    return job;
+  };
+
+  const jobJson = (job: Job): SourcifyV2Job => {
+    const { match } = job;
+    const contract: SourcifyV2Contract = match
+      ? {
+          match: levelOf(match.status),
+          creationMatch: levelOf(match.status),
+          runtimeMatch: levelOf(match.status),
+          chainId: job.chainId,
+          address: job.address,
+          verifiedAt: wholeSeconds(match.storageTimestamp),
+          matchId: match.matchId,
+        }
+      : unverified(job.chainId, job.address);
+    return {
+      isJobCompleted: job.finishedAt !== null,
+      verificationId: job.verificationId,
+      jobStartTime: wholeSeconds(job.startedAt),
+      ...(job.finishedAt === null ? {} : { jobFinishTime: wholeSeconds(job.finishedAt) }),
+      ...(job.compilationTime === null ? {} : { compilationTime: job.compilationTime }),
+      contract,
+      ...(job.error === null ? {} : { error: job.error }),
+    };
+  };
+
+  /** `POST /v2/verify/etherscan/{chainId}/{address}`. */
+  const verifyFromEtherscan = async (
+    request: UpstreamRequest,
+    rawChainId: string,
+    rawAddress: string,
+  ): Promise<SimulatorResponse> => {
+    let apiKey: string | undefined;
+    let verificationId: string | null = null;
+    const answer = (response: SimulatorResponse): SimulatorResponse => {
+      context.record({
+        api: 'v2',
+        explorer: 'etherscan',
+        address: rawAddress,
+        chainId: rawChainId,
+        apiKey,
+        sessionId: null,
+        cookie: request.headers.cookie,
+        verificationId,
+        status: response.status,
+      });
+      return response;
+    };
+    const reject = (code: V2RejectCode, message: string) =>
+      answer(v2Error(V2_REJECTION_STATUS[code], code, message));
+
+    // body-parser, then the OpenAPI validator.
+    const body = await readJsonRequestBody(request);
+    if (!body.ok) return answer(v2Error(400, 'invalid_json', body.message));
+    if (isRecord(body.value)) apiKey = sent(body.value.apiKey);
+    const type = mediaType(request);
+    if (type !== undefined && type !== 'application/json') {
+      return answer(
+        v2Error(400, 'invalid_parameter', SOURCIFY_V2_MESSAGES.unsupportedMediaType(type)),
+      );
+    }
+    const issues = [
+      ...paramIssues('chainId', rawChainId, CHAIN_ID_SCHEMA),
+      ...paramIssues('address', rawAddress, ADDRESS_SCHEMA),
+    ];
+    if (!isRecord(body.value)) issues.push('request/body must be object');
+    else if (body.value.apiKey !== undefined && typeof body.value.apiKey !== 'string') {
+      issues.push('request/body/apiKey must be string');
+    }
+    if (issues.length > 0) return answer(v2Error(400, 'invalid_parameter', issues.join(', ')));
+
+    // validateChainId, validateAddress.
+    const chain = context.chain(rawChainId);
+    if (!chain) return reject('unsupported_chain', SOURCIFY_V2_MESSAGES.chainNotFound(rawChainId));
+    const address = parseAddress(rawAddress);
+    if (address === null) {
+      return answer(
+        v2Error(400, 'invalid_parameter', SOURCIFY_V2_MESSAGES.invalidAddress(rawAddress)),
+      );
+    }
+    const chainId = rawChainId;
+
+    const scripted = outcomes.take(chainId, address, 'reject');
+    if (scripted) {
+      return reject(
+        scripted.reject,
+        scripted.message ?? defaultRejectionMessage(scripted.reject, chainId, address),
+      );
+    }
+    // checkIfAlreadyVerified, checkIfJobIsAlreadyRunning.
+    const key = storageKey(chainId, address);
+    if (context.storage().get(key)?.status === 'perfect') {
+      return reject('already_verified', SOURCIFY_V2_MESSAGES.alreadyVerified(address, chainId));
+    }
+    if (pending.has(key)) {
+      return reject(
+        'duplicate_verification_request',
+        SOURCIFY_V2_MESSAGES.beingVerified(address, chainId),
+      );
+    }
+    // The Etherscan fetch, before answering.
+    if (!chain.supported || !chain.etherscanAPI) {
+      return reject('unsupported_chain', SOURCIFY_V2_MESSAGES.chainWithoutEtherscan(chainId));
+    }
+    const contract = context.contract(key);
+    if (!contract) {
+      return reject('not_etherscan_verified', SOURCIFY_V2_MESSAGES.notVerifiedOnEtherscan);
+    }
+
+    const failure = outcomes.take(chainId, address, 'jobError');
+    const job = startJob(
+      chainId,
+      address,
+      contract,
+      failure
+        ? {
+            code: failure.jobError,
+            ...(failure.message === undefined ? {} : { message: failure.message }),
+          }
+        : undefined,
+    );
+    verificationId = job.verificationId;
+    return answer(jsonResponse(202, { verificationId }));
+  };
+
+  /** `GET /v2/verify/{verificationId}`. */
+  const getJob = (rawId: string): SimulatorResponse => {
+    const issues = paramIssues('verificationId', rawId, VERIFICATION_ID_SCHEMA);
+    if (issues.length > 0) return v2Error(400, 'invalid_parameter', issues.join(', '));
+    const job = jobs.get(rawId);
+    if (!job) return v2Error(404, 'job_not_found', SOURCIFY_V2_MESSAGES.jobNotFound(rawId));
+    return jsonResponse(200, jobJson(job));
+  };
+
+  /** `GET /v2/contract/{chainId}/{address}`: the minimal fields, whatever else is asked. */
+  const getContract = (
+    request: UpstreamRequest,
+    rawChainId: string,
+    rawAddress: string,
+  ): SimulatorResponse => {
+    const issues: string[] = [];
+    for (const name of new Set(request.query.keys())) {
+      if (name !== 'fields' && name !== 'omit') {
+        issues.push(`Unknown query parameter '${name}'`);
+      } else if (request.query.getAll(name).length > 1) {
+        issues.push(`request/query/${name} must be string`);
+      }
+    }
+    issues.push(
+      ...paramIssues('chainId', rawChainId, CHAIN_ID_SCHEMA),
+      ...paramIssues('address', rawAddress, ADDRESS_SCHEMA),
+    );
+    if (issues.length > 0) return v2Error(400, 'invalid_parameter', issues.join(', '));
+    if (!context.chain(rawChainId)) {
+      return v2Error(400, 'unsupported_chain', SOURCIFY_V2_MESSAGES.chainNotFound(rawChainId));
+    }
+    const address = parseAddress(rawAddress);
+    if (address === null) {
+      return v2Error(400, 'invalid_parameter', SOURCIFY_V2_MESSAGES.invalidAddress(rawAddress));
+    }
+    const fieldsIssue = checkFieldsAndOmit(request.query.get('fields'), request.query.get('omit'));
+    if (fieldsIssue !== null) return v2Error(400, 'invalid_parameter', fieldsIssue);
+
+    const stored = context.storage().get(storageKey(rawChainId, address));
+    const level = stored ? levelOf(stored.status) : null;
+    if (!stored || level === null) return jsonResponse(404, unverified(rawChainId, address));
+    // In the order Sourcify's getContract builds it.
+    const contract: SourcifyV2Contract & { matchId: string; verifiedAt: string } = {
+      matchId: stored.matchId,
+      creationMatch: level,
+      runtimeMatch: level,
+      verifiedAt: wholeSeconds(stored.storageTimestamp),
+      match: level,
+      chainId: rawChainId,
+      address,
+    };
+    return jsonResponse(200, contract);
+  };
+
+  return {
+    handle(request, path) {
+      const etherscan = VERIFY_ETHERSCAN.exec(path);
+      const isGet = request.method === 'GET' || request.method === 'HEAD';
+      if (etherscan) {
+        // Another method is undocumented for the validator (ignoreUndocumented): no route.
+        if (request.method !== 'POST') return Promise.resolve(context.notFound(request));
+        return verifyFromEtherscan(
+          request,
+          decodeParam(etherscan[1] ?? ''),
+          decodeParam(etherscan[2] ?? ''),
+        );
+      }
+      const job = JOB.exec(path);
+      if (job) {
+        return Promise.resolve(
+          isGet ? getJob(decodeParam(job[1] ?? '')) : context.notFound(request),
+        );
+      }
+      const contract = CONTRACT.exec(path);
+      if (contract) {
+        return Promise.resolve(
+          isGet
+            ? getContract(request, decodeParam(contract[1] ?? ''), decodeParam(contract[2] ?? ''))
+            : context.notFound(request),
+        );
+      }
+      return null;
+    },
+    settle,
+    jobs() {
+      settle();
+      return [...jobs.values()].map((job) => ({
+        verificationId: job.verificationId,
+        chainId: job.chainId,
+        address: job.address,
+        state: job.finishedAt === null ? 'pending' : job.error === null ? 'succeeded' : 'failed',
+        match: job.match ? levelOf(job.match.status) : null,
+        errorCode: job.error?.customCode ?? null,
+        startedAt: new Date(job.startedAt).toISOString(),
+        finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
+      }));
+    },
+    get jobDelayMs() {
+      return jobDelayMs;
+    },
+    setJobDelay(ms) {
+      settle();
+      jobDelayMs = ms;
+      const time = now();
+      for (const job of pending.values()) {
+        job.dueAt = ms === null ? null : Math.max(time, job.startedAt + ms);
+      }
+      updateNextDueAt();
+    },
+    setOutcome: (target, outcome, times) => outcomes.set(target, outcome, times),
+    outcomes: () => outcomes.list(),
+    reset() {
+      jobs.clear();
+      pending.clear();
+      nextDueAt = Number.POSITIVE_INFINITY;
+      outcomes.clear();
+      jobDelayMs = DEFAULT_JOB_DELAY_MS;
+    },
+  };
+}
+
+function defaultJobMessage(code: V2JobErrorCode, chainId: string, address: string): string {
+  switch (code) {
+    case 'compiler_error':
+      return SOURCIFY_V2_MESSAGES.compilerError([]);
+    case 'no_match':
+      return SOURCIFY_V2_MESSAGES.noMatch;
+    case 'extra_file_input_bug':
+      return SOURCIFY_V2_MESSAGES.extraFileInputBug;
+    case 'already_verified':
+      return SOURCIFY_V2_MESSAGES.jobAlreadyVerified;
+    case 'cannot_fetch_bytecode':
+      return SOURCIFY_V2_MESSAGES.cannotFetchBytecode(chainId, address);
+    case 'contract_not_deployed':
+      return SOURCIFY_V2_MESSAGES.contractNotDeployed(chainId, address);
+    case 'internal_error':
+      return SOURCIFY_V2_MESSAGES.internalError;
+  }
+}
+
+/** validateFieldsAndOmit: the first problem with `fields`/`omit`, or null. */
+function checkFieldsAndOmit(fields: string | null, omit: string | null): string | null {
+  if (fields && omit) return SOURCIFY_V2_MESSAGES.fieldsAndOmit;
+  const check = (field: string): string | null => {
+    const parts = field.split('.');
+    if (parts.length > 2) return SOURCIFY_V2_MESSAGES.tooDeepField(field);
+    const [top = '', sub] = parts;
+    const subFields = Object.hasOwn(CONTRACT_FIELDS, top) ? CONTRACT_FIELDS[top] : undefined;
+    const known =
+      subFields !== undefined && (sub === undefined || (subFields?.includes(sub) ?? false));
+    return known ? null : SOURCIFY_V2_MESSAGES.unknownField(field);
+  };
+  const fieldList = fields === null ? [] : fields.split(',');
+  if (fieldList.includes('all')) {
+    return fieldList.length > 1 ? SOURCIFY_V2_MESSAGES.allWithOtherFields : null;
+  }
+  for (const field of [...fieldList, ...(omit === null ? [] : omit.split(','))]) {
+    const issue = check(field);
+    if (issue !== null) return issue;
+  }
+  return null;
+}

@@ -1,0 +1,402 @@
+import type { LevelWithSilent } from 'pino';
+import { z } from 'zod';
+
+/*
+ * The gateway's whole configuration: every environment variable once, with its default and its
+ * description beside it. `loadConfig` parses them together and shapes them for the code that uses
+ * them; docs/configuration.md is printed from `CONFIG_VARIABLES` (`npm run docs:config`), and the
+ * test suite fails when it is stale.
+ */
+
+/** One environment variable: how its text is read, and what to tell an operator about it. */
+export interface ConfigVariable<Value = unknown> {
+  readonly section: ConfigSection;
+  readonly description: string;
+  /** The value used when the variable is unset or empty, written as an operator would set it. */
+  readonly default?: string;
+  /** What happens when it is unset and there is no `default` (a default that depends on others). */
+  readonly unset?: string;
+  readonly schema: z.ZodType<Value, string>;
+}
+
+export type ConfigSection =
+  | 'Server'
+  | 'Status feed'
+  | 'Verification service'
+  | 'Upstreams'
+  | 'Limits'
+  | 'Browsers';
+
+const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a whole number' })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(min, { error: `must be at least ${min}` })
+        .max(max, { error: `must be at most ${max}` }),
+    );
+
+const flag = z
+  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1');
+
+const oneOf = <const Values extends readonly [string, ...string[]]>(values: Values) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` });
+
+const httpUrl = (suffix?: string) =>
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .refine(
+      (url) =>
+        suffix === undefined ||
+        !URL.canParse(url) ||
+        new URL(url).pathname.replace(/\/+$/, '').endsWith(suffix),
+      { error: `must end in ${suffix}` },
+    )
+    .transform((url) => url.replace(/\/+$/, ''));
+
+const originList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z.url({ protocol: /^https?$/, error: 'must be a comma-separated list of http(s) origins' }),
+    ),
+  );
+
+const variable = <Value>(definition: ConfigVariable<Value>) => definition;
+
+/** Every variable the gateway reads, in the order docs/configuration.md lists them. */
+export const CONFIG_VARIABLES = {
+  PORT: variable({
+    section: 'Server',
+    description: 'Port to listen on (`0` picks a free one).',
+    default: '4000',
+    schema: wholeNumber(0, 65_535),
+  }),
+  HOST: variable({
+    section: 'Server',
+    description: 'Address to listen on.',
+    unset: 'all interfaces',
+    schema: z.string(),
+  }),
+  NODE_ENV: variable({
+    section: 'Server',
+    description:
+      '`production` requires both upstream URLs, masks internal error details, turns GraphiQL and introspection off and marks the session cookie `Secure` (each can be turned back on).',
+    default: 'development',
+    schema: oneOf(['development', 'production', 'test']),
+  }),
+  LOG_LEVEL: variable({
+    section: 'Server',
+    description: 'Least severe log level written to stdout.',
+    default: 'info',
+    schema: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  }),
+  STATUS_BASE_URL: variable({
+    section: 'Status feed',
+    description:
+      'The Statuspage v2 feed, ending in `/api/v2`. Required by the gateway; `npm start` starts a simulator for it when it is unset.',
+    schema: httpUrl('/api/v2'),
+  }),
+  STATUS_CACHE_TTL_MS: variable({
+    section: 'Status feed',
+    description: 'How long one fetch of a feed document serves every request.',
+    default: '10000',
+    schema: wholeNumber(0),
+  }),
+  STATUS_MAX_STALE_MS: variable({
+    section: 'Status feed',
+    description:
+      'How long after its fetch a document stands in while the feed fails (`Page.stale` is then true).',
+    default: '300000',
+    schema: wholeNumber(0),
+  }),
+  STATUS_TIMEOUT_MS: variable({
+    section: 'Status feed',
+    description: '`UPSTREAM_TIMEOUT_MS` for the status feed alone.',
+    unset: '`UPSTREAM_TIMEOUT_MS`',
+    schema: wholeNumber(1),
+  }),
+  VERIFY_BASE_URL: variable({
+    section: 'Verification service',
+    description:
+      'The contract verification service (a Sourcify server). Required by the gateway; `npm start` starts a simulator for it when it is unset.',
+    schema: httpUrl(),
+  }),
+  VERIFY_API: variable({
+    section: 'Verification service',
+    description:
+      "The service's API: `session` (Sourcify's session API, servers before 3.10) or `v2` (APIv2 jobs, today's Sourcify).",
+    default: 'session',
+    schema: oneOf(['session', 'v2']),
+  }),
+  VERIFY_TIMEOUT_MS: variable({
+    section: 'Verification service',
+    description:
+      '`UPSTREAM_TIMEOUT_MS` for the verification service alone; verifying can take a while.',
+    unset: '`UPSTREAM_TIMEOUT_MS`',
+    schema: wholeNumber(1),
+  }),
+  VERIFY_WAIT_MS: variable({
+    section: 'Verification service',
+    description:
+      'With APIv2, how long `verifyContract` waits for the job before answering `VerificationPending`.',
+    default: '20000',
+    schema: wholeNumber(0),
+  }),
+  VERIFY_POLL_INTERVAL_MS: variable({
+    section: 'Verification service',
+    description:
+      'With APIv2, the first pause between polls of a job; each pause is 1.5 times the last, up to 2 s.',
+    default: '250',
+    schema: wholeNumber(1),
+  }),
+  VERIFY_CHAINS_TTL_MS: variable({
+    section: 'Verification service',
+    description:
+      "How long the service's chain list (`supportedChains`) is trusted before it is fetched again.",
+    default: '3600000',
+    schema: wholeNumber(0),
+  }),
+  SESSION_COOKIE_SECURE: variable({
+    section: 'Verification service',
+    description: 'Mark the `verify_session` cookie `Secure`, so browsers send it over HTTPS only.',
+    unset: 'on in production',
+    schema: flag,
+  }),
+  UPSTREAM_TIMEOUT_MS: variable({
+    section: 'Upstreams',
+    description: 'Time allowed per upstream attempt, and again for reading its body.',
+    default: '5000',
+    schema: wholeNumber(1),
+  }),
+  UPSTREAM_RETRIES: variable({
+    section: 'Upstreams',
+    description:
+      'Retries of an upstream GET after a network error or a 5xx. POSTs are never retried.',
+    default: '2',
+    schema: wholeNumber(0),
+  }),
+  UPSTREAM_RETRY_DELAY_MS: variable({
+    section: 'Upstreams',
+    description: 'Delay before the first retry; each further retry doubles it, up to 2 s.',
+    default: '300',
+    schema: wholeNumber(0),
+  }),
+  CIRCUIT_FAILURE_THRESHOLD: variable({
+    section: 'Upstreams',
+    description: "Consecutive failures (after retries) that open an upstream's circuit.",
+    default: '5',
+    schema: wholeNumber(1),
+  }),
+  CIRCUIT_COOLDOWN_MS: variable({
+    section: 'Upstreams',
+    description: 'How long an open circuit fails fast before one probe goes through.',
+    default: '30000',
+    schema: wholeNumber(0),
+  }),
+  MAX_BODY_BYTES: variable({
+    section: 'Limits',
+    description: 'Largest request body; larger gets 413 (declared or streamed).',
+    default: '262144',
+    schema: wholeNumber(1),
+  }),
+  MAX_DEPTH: variable({
+    section: 'Limits',
+    description: 'Selection depth, fragments flattened (the page tree needs 5).',
+    default: '12',
+    schema: wholeNumber(1),
+  }),
+  MAX_ALIASES: variable({
+    section: 'Limits',
+    description: 'Aliases per operation.',
+    default: '30',
+    schema: wholeNumber(0),
+  }),
+  MAX_COST: variable({
+    section: 'Limits',
+    description: 'Cost: 2 per object, 1 per scalar, ×1.5 per depth level.',
+    default: '5000',
+    schema: wholeNumber(1),
+  }),
+  MAX_TOKENS: variable({
+    section: 'Limits',
+    description: 'Tokens in the document, counted while parsing.',
+    default: '2000',
+    schema: wholeNumber(1),
+  }),
+  MAX_DIRECTIVES: variable({
+    section: 'Limits',
+    description: 'Directives per operation.',
+    default: '20',
+    schema: wholeNumber(0),
+  }),
+  GRAPHIQL: variable({
+    section: 'Browsers',
+    description: 'Serve GraphiQL to browsers at `/graphql`.',
+    unset: 'on outside production',
+    schema: flag,
+  }),
+  INTROSPECTION: variable({
+    section: 'Browsers',
+    description: 'Answer introspection; when off, "did you mean" suggestions are off too.',
+    unset: 'on outside production',
+    schema: flag,
+  }),
+  CORS_ORIGINS: variable({
+    section: 'Browsers',
+    description:
+      'Comma-separated origins allowed to call the gateway from a browser, with credentials. Empty: same-origin only.',
+    default: '',
+    schema: originList,
+  }),
+} as const satisfies Record<string, ConfigVariable>;
+
+export type ConfigVariableName = keyof typeof CONFIG_VARIABLES;
+
+/** What an upstream client needs to know about timing and failure. */
+export interface UpstreamPolicy {
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly retryDelayMs: number;
+  readonly circuitFailureThreshold: number;
+  readonly circuitCooldownMs: number;
+}
+
+/** Bounds on operations, checked before they run, and whether introspection is served. */
+export interface QueryLimits {
+  readonly maxDepth: number;
+  readonly maxAliases: number;
+  readonly maxCost: number;
+  readonly maxTokens: number;
+  readonly maxDirectives: number;
+  readonly introspection: boolean;
+}
+
+/** The configuration, shaped for the code that consumes it. */
+export interface Config {
+  readonly server: { readonly port: number; readonly host: string | undefined };
+  readonly environment: 'development' | 'production' | 'test';
+  readonly logLevel: LevelWithSilent;
+  readonly statusFeed: {
+    readonly baseUrl: string;
+    readonly cacheTtlMs: number;
+    readonly maxStaleMs: number;
+    readonly upstream: UpstreamPolicy;
+  };
+  readonly verification: {
+    readonly baseUrl: string;
+    readonly api: 'session' | 'v2';
+    readonly waitMs: number;
+    readonly pollIntervalMs: number;
+    readonly chainsTtlMs: number;
+    readonly sessionCookieSecure: boolean;
+    readonly upstream: UpstreamPolicy;
+  };
+  readonly limits: QueryLimits & { readonly maxBodyBytes: number };
+  readonly graphiql: boolean;
+  readonly corsOrigins: readonly string[];
+  /** Show internal error details to clients: development only. */
+  readonly exposeErrorDetails: boolean;
+}
+
+/** The configuration is unusable; `problems` lists every reason, each naming its variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+type Values = {
+  -readonly [Name in ConfigVariableName]: z.output<(typeof CONFIG_VARIABLES)[Name]['schema']>;
+};
+
+/**
+ * Reads the configuration from the environment, once. Every problem is reported together, so an
+ * operator fixes it in one go; empty values count as unset; variables it does not know are ignored.
+ */
+export function loadConfig(
+  source: Readonly<Record<string, string | undefined>> = process.env,
+): Config {
+  const values: Partial<Values> = {};
+  const problems: string[] = [];
+  for (const [name, definition] of Object.entries(CONFIG_VARIABLES)) {
+    const text = source[name]?.trim() || definition.default;
+    if (text === undefined) continue;
+    const parsed = (definition.schema as z.ZodType<unknown, string>).safeParse(text);
+    if (parsed.success) (values as Record<string, unknown>)[name] = parsed.data;
+    else problems.push(...parsed.error.issues.map((issue) => `${name} ${issue.message}`));
+  }
+  for (const name of ['STATUS_BASE_URL', 'VERIFY_BASE_URL'] as const) {
+    if (values[name] === undefined && !source[name]?.trim()) {
+      problems.push(
+        `${name} is required (${CONFIG_VARIABLES[name].section.toLowerCase()}); \`npm start\` serves a simulator in development instead`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return shape(values as Values);
+}
+
+function shape(values: Values): Config {
+  const production = values.NODE_ENV === 'production';
+  const upstream = (timeoutMs: number | undefined): UpstreamPolicy => ({
+    timeoutMs: timeoutMs ?? values.UPSTREAM_TIMEOUT_MS,
+    retries: values.UPSTREAM_RETRIES,
+    retryDelayMs: values.UPSTREAM_RETRY_DELAY_MS,
+    circuitFailureThreshold: values.CIRCUIT_FAILURE_THRESHOLD,
+    circuitCooldownMs: values.CIRCUIT_COOLDOWN_MS,
+  });
+  return deepFreeze({
+    server: { port: values.PORT, host: values.HOST },
+    environment: values.NODE_ENV,
+    logLevel: values.LOG_LEVEL,
+    statusFeed: {
+      baseUrl: values.STATUS_BASE_URL,
+      cacheTtlMs: values.STATUS_CACHE_TTL_MS,
+      maxStaleMs: values.STATUS_MAX_STALE_MS,
+      upstream: upstream(values.STATUS_TIMEOUT_MS),
+    },
+    verification: {
+      baseUrl: values.VERIFY_BASE_URL,
+      api: values.VERIFY_API,
+      waitMs: values.VERIFY_WAIT_MS,
+      pollIntervalMs: values.VERIFY_POLL_INTERVAL_MS,
+      chainsTtlMs: values.VERIFY_CHAINS_TTL_MS,
+      sessionCookieSecure: values.SESSION_COOKIE_SECURE ?? production,
+      upstream: upstream(values.VERIFY_TIMEOUT_MS),
+    },
+    limits: {
+      maxBodyBytes: values.MAX_BODY_BYTES,
+      maxDepth: values.MAX_DEPTH,
+      maxAliases: values.MAX_ALIASES,
+      maxCost: values.MAX_COST,
+      maxTokens: values.MAX_TOKENS,
+      maxDirectives: values.MAX_DIRECTIVES,
+      introspection: values.INTROSPECTION ?? !production,
+    },
+    graphiql: values.GRAPHIQL ?? !production,
+    corsOrigins: values.CORS_ORIGINS,
+    exposeErrorDetails: values.NODE_ENV === 'development',
+  });
+}
+
+function deepFreeze<Value extends object>(value: Value): Value {
+  for (const child of Object.values(value)) {
+    if (typeof child === 'object' && child !== null) deepFreeze(child);
+  }
+  return Object.freeze(value);
+}

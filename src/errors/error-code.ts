@@ -1,0 +1,23 @@
+/**
+ * Every `extensions.code` the gateway answers, with what it means for the client. Nothing else
+ * writes a code: request-level refusals (`refusal`), expected errors (`ExpectedError`) and the
+ * operation limits all take theirs from here, and docs/api.md lists them from here.
+ */
+export const ERROR_CODES = {
+  BAD_REQUEST:
+    'The HTTP request is not a GraphQL request the gateway can read: a body that is not a JSON object, a batch, a bad `variables` parameter or an invalid Host header.',
+  CSRF_BLOCKED:
+    'A POST a browser could send cross-site without a preflight (a form, `text/plain`); send JSON with `Content-Type: application/json`.',
+  PAYLOAD_TOO_LARGE: 'The request body is larger than `MAX_BODY_BYTES`.',
+  REQUEST_TIMEOUT: 'The request body did not arrive in time.',
+  BAD_USER_INPUT:
+    'An argument was refused (`extensions.field` names it), or the operation is over a limit (depth, aliases, cost, tokens, directives).',
+  UPSTREAM_UNAVAILABLE:
+    'An upstream could not be reached, timed out, answered an error status, or its circuit is open.',
+  UPSTREAM_BAD_RESPONSE: 'An upstream answered a body that is not what its endpoint serves.',
+  VERIFICATION_REJECTED:
+    'The verification service refused the request, or the verification failed.',
+  RATE_LIMITED: 'The verification service, or the explorer behind it, is limiting requests.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

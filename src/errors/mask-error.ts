@@ -1,0 +1,13 @@
+import { GraphQLError } from 'graphql';
+import { type MaskError, maskError as maskUnexpectedError } from 'graphql-yoga';
+import { isExpectedError } from './expected-error.js';
+
+/**
+ * Decides what clients see of an error thrown while executing. An `ExpectedError` keeps its
+ * message and `extensions.code`; the code that threw it has logged it already. Anything else is a
+ * bug: Yoga logs it with its stack, and clients get "Unexpected error.".
+ */
+export const maskError: MaskError = (error, message, isDev) => {
+  if (error instanceof GraphQLError && isExpectedError(error.originalError)) return error;
+  return maskUnexpectedError(error, message, isDev);
+};

@@ -1,0 +1,23 @@
+import {
+  describeEndpoint,
+  type UpstreamEndpoint,
+  UpstreamError,
+  type UpstreamErrorOptions,
+} from './upstream-error.js';
+
+/** The upstream could not be reached, timed out, or answered with an error status. */
+export class UpstreamUnavailableError extends UpstreamError {
+  override readonly name = 'UpstreamUnavailableError';
+  readonly code = 'UPSTREAM_UNAVAILABLE';
+  /** The HTTP status the upstream answered, when it answered at all. */
+  readonly status: number | undefined;
+
+  constructor(
+    endpoint: UpstreamEndpoint,
+    reason: string,
+    options: UpstreamErrorOptions & { status?: number } = {},
+  ) {
+    super(endpoint, `The ${describeEndpoint(endpoint)} is unavailable: ${reason}`, options);
+    this.status = options.status;
+  }
+}

@@ -1,0 +1,121 @@
+import {
+  defaultFieldResolver,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+  isObjectType,
+} from 'graphql';
+
+/*
+ * The one place that decides whether an answer may be served again from memory. Caching is opt-in
+ * and fails closed: an answer is cacheable only if every field that resolved for it is declared
+ * as reading status feed snapshots only, it read at least one snapshot (which is what invalidates
+ * it), and it came out as one complete JSON document without errors or cookies. A new field, one
+ * that reads the clock or another upstream, makes every answer that selects it uncacheable
+ * without anyone having to remember.
+ */
+
+/**
+ * Declares that a value is computed from status feed snapshots alone. On a field: its resolver
+ * reads nothing but its parent and the status feed loaders. On an object or interface type: its
+ * exposed fields (plain property reads of a snapshot's object) are declared too. Put it in the
+ * Pothos `extensions` option.
+ */
+export const READS_STATUS_SNAPSHOTS = { readsStatusSnapshots: true } as const;
+
+/** What one request's answer was built from, collected while it executes. */
+export class CacheabilityRecord {
+  readonly #snapshots = new Set<object>();
+  #uncacheableBecause: string | undefined;
+
+  /** The status feed snapshots the answer read; it is good while they are all current. */
+  get snapshots(): readonly object[] {
+    return [...this.#snapshots];
+  }
+
+  /** Why the answer may not be kept (the first reason given), if any: for debugging. */
+  get uncacheableBecause(): string | undefined {
+    return this.#uncacheableBecause;
+  }
+
+  snapshotRead(snapshot: object): void {
+    this.#snapshots.add(snapshot);
+  }
+
+  /** The answer depends on something besides status snapshots: an undeclared field, an upstream. */
+  markUncacheable(reason: string): void {
+    this.#uncacheableBecause ??= reason;
+  }
+
+  /** Whether execution allows caching: nothing marked it, and it read at least one snapshot. */
+  get cacheable(): boolean {
+    return this.#uncacheableBecause === undefined && this.#snapshots.size > 0;
+  }
+}
+
+/** The part of the GraphQL context this module needs. */
+export interface CacheabilityContext {
+  /** Present only for requests the response cache may answer later. */
+  readonly cacheability?: CacheabilityRecord | undefined;
+}
+
+/**
+ * Makes every undeclared field report itself when it resolves, so that its answer is not cached.
+ * Declared fields keep their resolvers untouched: the status path pays nothing. `declared` names
+ * fields, as `Type.field`, that a plugin builds and so cannot carry the extension.
+ */
+export function enforceCacheability(
+  schema: GraphQLSchema,
+  declared: readonly string[] = [],
+): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    const typeDeclared = type.extensions.readsStatusSnapshots === true;
+    for (const field of Object.values(type.getFields())) {
+      const coordinate = `${type.name}.${field.name}`;
+      if (
+        field.extensions.readsStatusSnapshots === true ||
+        (typeDeclared && typeof field.extensions.pothosExposedField === 'string') ||
+        declared.includes(coordinate)
+      ) {
+        continue;
+      }
+      const resolve: GraphQLFieldResolver<unknown, CacheabilityContext> =
+        field.resolve ?? defaultFieldResolver;
+      field.resolve = (source, args, context: CacheabilityContext, info) => {
+        context.cacheability?.markUncacheable(`${coordinate} is not declared`);
+        return resolve(source, args, context, info);
+      };
+    }
+  }
+  return schema;
+}
+
+/** Media types of answers that are one complete JSON document. */
+const COMPLETE_JSON = /^application\/(graphql-response\+)?json\b/i;
+
+/** Whether an answer is one complete JSON document; anything else is streamed, never buffered. */
+export const isCompleteJson = (contentType: string | null): boolean =>
+  contentType !== null && COMPLETE_JSON.test(contentType);
+
+/** Whether a finished answer may be kept and served again while its snapshots are current. */
+export function isCacheableAnswer(
+  record: CacheabilityRecord,
+  response: Response,
+  body: Buffer,
+): boolean {
+  return (
+    response.status === 200 &&
+    isCompleteJson(response.headers.get('content-type')) &&
+    !response.headers.has('set-cookie') &&
+    record.cacheable &&
+    !hasErrors(body)
+  );
+}
+
+function hasErrors(body: Buffer): boolean {
+  try {
+    return (JSON.parse(body.toString('utf8')) as { errors?: unknown }).errors !== undefined;
+  } catch {
+    return true;
+  }
+}

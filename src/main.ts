@@ -1,0 +1,61 @@
+/**
+ * The production entry (the Dockerfile's command): reads the configuration, listens, and closes
+ * the gateway on SIGTERM or SIGINT. It knows nothing of the simulator: `npm start` starts one
+ * beside it when the upstream URLs are unset (scripts/start.ts).
+ */
+import { createServer } from 'node:http';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createGateway } from './gateway.js';
+import { createLogger, flushLogger } from './observability/logger.js';
+
+/** How long in-flight requests get to finish once a shutdown begins. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
+const logger = createLogger(config.logLevel);
+const gateway = createGateway(config, { logger });
+const server = createServer(gateway.listener);
+
+server.on('error', (error) => {
+  logger.fatal({ err: error }, 'the server could not listen');
+  void flushLogger(logger).then(() => process.exit(1));
+});
+server.listen(config.server.port, config.server.host, () => {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.server.port;
+  const url = `http://${config.server.host ?? 'localhost'}:${port}${gateway.graphqlEndpoint}`;
+  logger.info(
+    {
+      url,
+      graphiql: config.graphiql,
+      statusFeed: config.statusFeed.baseUrl,
+      verificationService: `${config.verification.baseUrl} (${config.verification.api})`,
+    },
+    config.graphiql ? `GraphQL and GraphiQL at ${url}` : `GraphQL at ${url}`,
+  );
+  logger.flush();
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'shutting down');
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await gateway.close();
+  logger.info('stopped');
+  await flushLogger(logger);
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../src/config.js';
+
+const UPSTREAMS = {
+  STATUS_BASE_URL: 'https://status.hedera.com/api/v2/',
+  VERIFY_BASE_URL: 'https://verify.example.com/server',
+};
+
+const problemsOf = (source: Record<string, string>): readonly string[] => {
+  try {
+    loadConfig(source);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe('loadConfig', () => {
+  it('applies the documented defaults, shaped for the code that uses them', () => {
+    expect(loadConfig(UPSTREAMS)).toEqual({
+      server: { port: 4000, host: undefined },
+      environment: 'development',
+      logLevel: 'info',
+      statusFeed: {
+        baseUrl: 'https://status.hedera.com/api/v2',
+        cacheTtlMs: 10_000,
+        maxStaleMs: 300_000,
+        upstream: {
+          timeoutMs: 5_000,
+          retries: 2,
+          retryDelayMs: 300,
+          circuitFailureThreshold: 5,
+          circuitCooldownMs: 30_000,
+        },
+      },
+      verification: {
+        baseUrl: 'https://verify.example.com/server',
+        api: 'session',
+        waitMs: 20_000,
+        pollIntervalMs: 250,
+        chainsTtlMs: 3_600_000,
+        sessionCookieSecure: false,
+        upstream: {
+          timeoutMs: 5_000,
+          retries: 2,
+          retryDelayMs: 300,
+          circuitFailureThreshold: 5,
+          circuitCooldownMs: 30_000,
+        },
+      },
+      limits: {
+        maxBodyBytes: 262_144,
+        maxDepth: 12,
+        maxAliases: 30,
+        maxCost: 5_000,
+        maxTokens: 2_000,
+        maxDirectives: 20,
+        introspection: true,
+      },
+      graphiql: true,
+      corsOrigins: [],
+      exposeErrorDetails: true,
+    });
+  });
+
+  it('documents every variable with a section, a description and a default or what unset means', () => {
+    for (const [name, variable] of Object.entries(CONFIG_VARIABLES)) {
+      expect(variable.description.length, name).toBeGreaterThan(10);
+      const required = name === 'STATUS_BASE_URL' || name === 'VERIFY_BASE_URL';
+      expect(variable.default !== undefined || variable.unset !== undefined || required, name).toBe(
+        true,
+      );
+    }
+  });
+
+  it('turns browser conveniences off and the Secure cookie on in production, unless told', () => {
+    const production = loadConfig({ ...UPSTREAMS, NODE_ENV: 'production' });
+    expect(production.graphiql).toBe(false);
+    expect(production.limits.introspection).toBe(false);
+    expect(production.verification.sessionCookieSecure).toBe(true);
+    expect(production.exposeErrorDetails).toBe(false);
+    const told = loadConfig({
+      ...UPSTREAMS,
+      NODE_ENV: 'production',
+      GRAPHIQL: 'true',
+      INTROSPECTION: '1',
+      SESSION_COOKIE_SECURE: 'false',
+    });
+    expect([told.graphiql, told.limits.introspection]).toEqual([true, true]);
+    expect(told.verification.sessionCookieSecure).toBe(false);
+  });
+
+  it('gives each upstream its own timeout when set, the shared one otherwise', () => {
+    const config = loadConfig({
+      ...UPSTREAMS,
+      UPSTREAM_TIMEOUT_MS: '700',
+      VERIFY_TIMEOUT_MS: '9000',
+    });
+    expect(config.statusFeed.upstream.timeoutMs).toBe(700);
+    expect(config.verification.upstream.timeoutMs).toBe(9_000);
+  });
+
+  it('treats empty values as unset, and is frozen', () => {
+    const config = loadConfig({ ...UPSTREAMS, PORT: ' ', HOST: '' });
+    expect(config.server).toEqual({ port: 4000, host: undefined });
+    expect(Object.isFrozen(config.statusFeed.upstream)).toBe(true);
+  });
+
+  it('requires both upstreams, naming each', () => {
+    expect(problemsOf({})).toEqual([
+      expect.stringMatching(/^STATUS_BASE_URL is required/),
+      expect.stringMatching(/^VERIFY_BASE_URL is required/),
+    ]);
+  });
+
+  it('reports every problem together, each naming its variable', () => {
+    expect(
+      problemsOf({
+        PORT: 'eighty',
+        NODE_ENV: 'prod',
+        STATUS_BASE_URL: 'status.hedera.com',
+        VERIFY_BASE_URL: 'ftp://example.com',
+        STATUS_CACHE_TTL_MS: '-5',
+        UPSTREAM_TIMEOUT_MS: '1.5',
+        LOG_LEVEL: 'chatty',
+        SESSION_COOKIE_SECURE: 'yes',
+        CORS_ORIGINS: 'app.example.com',
+      }),
+    ).toEqual([
+      'PORT must be a whole number',
+      'NODE_ENV must be one of development, production, test',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+      'STATUS_BASE_URL must be an http(s) URL',
+      'STATUS_CACHE_TTL_MS must be a whole number',
+      'VERIFY_BASE_URL must be an http(s) URL',
+      'SESSION_COOKIE_SECURE must be true or false',
+      'UPSTREAM_TIMEOUT_MS must be a whole number',
+      'CORS_ORIGINS must be a comma-separated list of http(s) origins',
+    ]);
+  });
+
+  it('reads CORS origins as a list', () => {
+    expect(
+      loadConfig({ ...UPSTREAMS, CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' })
+        .corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+  });
+
+  it('refuses an out-of-range port and a feed URL that is not the v2 API', () => {
+    expect(problemsOf({ ...UPSTREAMS, PORT: '70000' })).toEqual(['PORT must be at most 65535']);
+    expect(problemsOf({ ...UPSTREAMS, STATUS_BASE_URL: 'https://status.example.com' })).toEqual([
+      'STATUS_BASE_URL must end in /api/v2',
+    ]);
+  });
+});

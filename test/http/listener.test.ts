@@ -1,0 +1,223 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
+import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
+
+const SUMMARY = '/status/api/v2/summary.json';
+
+describe('the response cache in front of Yoga', () => {
+  let harness: Harness;
+  let url: string;
+
+  async function start(options: HarnessOptions = {}) {
+    harness = await startHarness(options);
+    url = `${harness.origin}/graphql`;
+  }
+  afterEach(() => harness.close());
+
+  async function post(query: string, headers: Record<string, string> = {}) {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  }
+  const metric = async (series: string) => {
+    const text = await (await fetch(url.replace('/graphql', '/metrics'))).text();
+    const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  };
+
+  it('answers a repeated status query from memory, byte for byte, and counts it', async () => {
+    await start();
+    const first = await post(PAGE_TREE_QUERY, { 'x-request-id': 'first' });
+    const second = await post(PAGE_TREE_QUERY, { 'x-request-id': 'second' });
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(second.headers.get('x-request-id')).toBe('second');
+    expect(await metric('response_cache_reads_total{result="stored"}')).toBe(1);
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(1);
+    expect(
+      await metric(
+        'graphql_operation_duration_seconds_count{operation="PageTree",type="query",outcome="ok"}',
+      ),
+    ).toBe(2);
+    expect(harness.simulator.requestCount(SUMMARY)).toBe(1);
+    const hit = harness.logs.find((line) => line.msg === 'request' && line.cache === 'hit');
+    expect(hit).toMatchObject({ requestId: 'second', status: 200, operation: 'PageTree' });
+  });
+
+  it('rebuilds the answer once the snapshot it came from is refetched', async () => {
+    await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
+    const first = await post('{ statusPage { fetchedAt } }');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const second = await post('{ statusPage { fetchedAt } }');
+    expect(second.text).not.toBe(first.text);
+    expect(harness.simulator.requestCount(SUMMARY)).toBe(2);
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(0);
+  });
+
+  it('keeps answers apart by Accept header', async () => {
+    await start();
+    await post('{ statusPage { name } }');
+    const strict = await post('{ statusPage { name } }', {
+      accept: 'application/graphql-response+json',
+    });
+    expect(strict.headers.get('content-type')).toContain('application/graphql-response+json');
+    const again = await post('{ statusPage { name } }', {
+      accept: 'application/graphql-response+json',
+    });
+    expect(again.headers.get('content-type')).toContain('application/graphql-response+json');
+  });
+
+  it('never keeps mutations, answers that read the verification service, or answers with errors', async () => {
+    await start();
+    const mutation = `mutation { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }`;
+    await post(mutation);
+    const again = await post(mutation);
+    expect(again.text).toContain('VerificationResult');
+    expect(harness.simulator.requestCount('/verify/session/verify/etherscan')).toBe(2);
+
+    await post('{ supportedChains { id } statusPage { name } }');
+    await post('{ statusPage { nope } }');
+    await post('{ statusPage { nope } }');
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(0);
+    expect(await metric('response_cache_reads_total{result="stored"}')).toBe(0);
+  });
+
+  it('does not keep the last good snapshot served while the feed is down', async () => {
+    await start({ env: { STATUS_CACHE_TTL_MS: 0, UPSTREAM_RETRIES: 0 } });
+    await post('{ statusPage { stale } }');
+    harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    const first = await post('{ statusPage { stale } }');
+    const second = await post('{ statusPage { stale } }');
+    expect(JSON.parse(first.text)).toEqual({ data: { statusPage: { stale: true } } });
+    expect(JSON.parse(second.text)).toEqual({ data: { statusPage: { stale: true } } });
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(0);
+  });
+
+  it('answers a Host header that is not a host with 400, never a stack trace', async () => {
+    await start();
+    const send = (method: string, path: string, body?: string) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: Number(new URL(url).port),
+            method,
+            path,
+            headers: {
+              host: 'not a valid host[',
+              ...(body
+                ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+                : {}),
+            },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk) => {
+              text += String(chunk);
+            });
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      });
+    for (const answer of [
+      await send('POST', '/graphql', JSON.stringify({ query: '{ statusPage { name } }' })),
+      await send('GET', '/graphql?query=%7B__typename%7D'),
+      await send('GET', '/health'),
+    ]) {
+      expect(answer.status).toBe(400);
+      expect(answer.text).not.toMatch(/TypeError|at new URL/);
+    }
+  });
+
+  it('still refuses a cross-site form post and an oversized body', async () => {
+    await start({ env: { MAX_BODY_BYTES: 1_000 } });
+    const form = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ query: '{ statusPage { name } }' }),
+    });
+    expect(form.status).toBe(400);
+    const big = await post(`{ statusPage { name } } # ${'x'.repeat(2_000)}`);
+    expect(big.status).toBe(413);
+  });
+
+  it('never serves from memory an answer that selected an undeclared field', async () => {
+    await start();
+    // `_service` is not declared as reading status snapshots, so the answer it is in is not kept,
+    // even though the rest of it is (and reads a snapshot).
+    const query = '{ statusPage { name } _service { sdl } }';
+    const first = await post(query);
+    const second = await post(query);
+    expect(first.status).toBe(200);
+    expect(second.text).toBe(first.text);
+    expect(await metric('response_cache_reads_total{result="stored"}')).toBe(0);
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(0);
+  });
+
+  it('never keeps an answer that read no snapshot', async () => {
+    await start();
+    await post('{ __typename }');
+    await post('{ __typename }');
+    expect(await metric('response_cache_reads_total{result="stored"}')).toBe(0);
+  });
+
+  it('streams an event stream through, unbuffered and never kept', async () => {
+    await start();
+    const ask = () =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: '{ statusPage { name } }' }),
+      });
+    for (const response of [await ask(), await ask()]) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(response.headers.get('content-length')).toBeNull();
+      const text = await response.text();
+      expect(text).toMatch(/event: next\ndata: \{"data":\{"statusPage":\{"name":/);
+      expect(text).toMatch(/event: complete/);
+    }
+    expect(await metric('response_cache_reads_total{result="stored"}')).toBe(0);
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(0);
+  });
+
+  it('keeps _entities answers over status entities, never one that looked a contract up', async () => {
+    await start();
+    const entities = (representations: unknown[]) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }',
+          variables: { r: representations },
+        }),
+      }).then((response) => response.json());
+    const componentId = harness.simulator.statusFeed.summary.components[0]?.id;
+    const components = [{ __typename: 'Component', id: componentId }];
+    await entities(components);
+    expect(await entities(components)).toEqual({
+      data: { _entities: [{ __typename: 'Component' }] },
+    });
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(1);
+
+    // Only __typename is selected, so no Contract field resolves: the lookup itself must count.
+    const mixed = [
+      ...components,
+      {
+        __typename: 'Contract',
+        chainId: '1',
+        address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2',
+      },
+    ];
+    await entities(mixed);
+    await entities(mixed);
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(1);
+    expect(await metric('response_cache_reads_total{result="stored"}')).toBe(1);
+  });
+});

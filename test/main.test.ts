@@ -1,0 +1,183 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../simulator/src/server.js';
+
+/**
+ * Starts a process the way the project does, from source: `npm start` is scripts/start.ts over the
+ * gateway's entry, the Dockerfile's command is the entry alone.
+ */
+function start(command: 'npm start' | 'production entry', env: Record<string, string>) {
+  const args =
+    command === 'npm start'
+      ? ['--import', 'tsx', 'scripts/start.ts', 'src/main.ts']
+      : ['--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    lines.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  return { child, lines, stderr: () => stderr };
+}
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const readyLine = (lines: Record<string, unknown>[]) =>
+  lines.find((line) => /^GraphQL( and GraphiQL)? at /.test(String(line.msg)));
+
+describe('npm start', () => {
+  let child: ChildProcess | undefined;
+  let simulator: Simulator | undefined;
+  afterEach(async () => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    await simulator?.close();
+    simulator = undefined;
+  });
+
+  it('simulates both upstreams when neither is set, says so first, serves, and stops on SIGTERM', async () => {
+    const started = start('npm start', { PORT: '0', HOST: '127.0.0.1' });
+    child = started.child;
+    const ready = await waitFor(() => readyLine(started.lines));
+    expect(started.lines.slice(0, 2).map((line) => line.msg)).toEqual([
+      expect.stringMatching(
+        /^status feed: SIMULATED at http:\/\/127\.0\.0\.1:\d+\/status\/api\/v2 /,
+      ),
+      expect.stringMatching(/^verification service: SIMULATED at http:\/\/127\.0\.0\.1:\d+/),
+    ]);
+    expect(ready.msg).toBe(`GraphQL and GraphiQL at ${ready.url}`);
+
+    const response = await fetch(String(ready.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: '{ statusPage { name components(topLevel: true) { name } } }',
+      }),
+    });
+    const body = (await response.json()) as { data: { statusPage: { components: unknown[] } } };
+    expect(body.data.statusPage.components.length).toBeGreaterThan(0);
+
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+
+  it('says exactly which upstream is real and which simulated', async () => {
+    simulator = await startSimulator();
+    const started = start('npm start', {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      STATUS_BASE_URL: simulator.statusBaseUrl,
+    });
+    child = started.child;
+    const ready = await waitFor(() => readyLine(started.lines));
+    const [status, verification] = started.lines;
+    expect(status).toMatchObject({
+      upstream: 'status feed',
+      simulated: false,
+      url: simulator.statusBaseUrl,
+    });
+    expect(verification).toMatchObject({ upstream: 'verification service', simulated: true });
+    expect(verification?.url).not.toBe(simulator.verifyBaseUrl);
+    expect(ready.statusFeed).toBe(simulator.statusBaseUrl);
+    expect(ready.verificationService).toBe(`${String(verification?.url)} (session)`);
+  });
+
+  it('finishes in-flight operations on SIGTERM before it exits', async () => {
+    const started = start('npm start', { PORT: '0', HOST: '127.0.0.1' });
+    child = started.child;
+    const ready = await waitFor(() => readyLine(started.lines));
+    const simulatorOrigin = new URL(String(started.lines[0]?.url)).origin;
+    await fetch(`${simulatorOrigin}/_simulator/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ upstream: 'status', path: '*', fault: { kind: 'delay', ms: 800 } }),
+    });
+
+    const inFlight = fetch(String(ready.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ statusPage { name } }' }),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    child.kill('SIGTERM');
+
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { data: { statusPage: { name: string } } };
+    expect(body.data.statusPage.name).toBeTruthy();
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+
+  it('simulates nothing in production: the gateway refuses to start without its upstreams', async () => {
+    const started = start('npm start', { PORT: '0', NODE_ENV: 'production' });
+    child = started.child;
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    expect(started.lines).toEqual([]);
+    expect(started.stderr()).toContain('STATUS_BASE_URL is required');
+    expect(started.stderr()).toContain('VERIFY_BASE_URL is required');
+  });
+});
+
+describe('the production entry', () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('exits 1 naming each missing upstream variable under NODE_ENV=production', async () => {
+    const started = start('production entry', {
+      NODE_ENV: 'production',
+      VERIFY_BASE_URL: 'https://sourcify.example/server',
+    });
+    child = started.child;
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    expect(started.stderr()).toContain('STATUS_BASE_URL is required');
+    expect(started.stderr()).not.toContain('VERIFY_BASE_URL');
+  });
+
+  it('exits 1 and lists every configuration problem, each naming its variable', async () => {
+    const started = start('production entry', {
+      PORT: 'x',
+      STATUS_BASE_URL: 'nope',
+      NODE_ENV: 'prod',
+    });
+    child = started.child;
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    expect(started.stderr()).toContain('PORT must be a whole number');
+    expect(started.stderr()).toContain('STATUS_BASE_URL must be an http(s) URL');
+    expect(started.stderr()).toContain('NODE_ENV must be one of development, production, test');
+    expect(started.stderr()).toContain('VERIFY_BASE_URL is required');
+  });
+
+  it('imports nothing from the simulator', () => {
+    const sources = (readdirSync('src', { recursive: true }) as string[])
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => join('src', file));
+    expect(sources.length).toBeGreaterThan(20);
+    for (const file of sources) {
+      expect(readFileSync(file, 'utf8'), file).not.toMatch(/from '[./]*simulator\//);
+    }
+  });
+});
