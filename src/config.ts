@@ -343,7 +343,7 @@ export function loadConfig(
   for (const name of ['STATUS_BASE_URL', 'VERIFY_BASE_URL'] as const) {
     if (values[name] === undefined && !source[name]?.trim()) {
       problems.push(
-        `${name} is required (${CONFIG_VARIABLES[name].section.toLowerCase()}); \`npm start\` serves a simulator in development instead`,
+        `${name} is required: the ${CONFIG_VARIABLES[name].section.toLowerCase()}'s URL (\`npm start\` simulates it outside production)`,
       );
     }
   }

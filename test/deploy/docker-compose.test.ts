@@ -4,8 +4,6 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -361,14 +359,10 @@ describe('docker-compose.yml', () => {
         nodeHealthcheckScript(dockerfileHealthcheck()),
       ];
       const harness = await startHarness({ logLevel: 'silent' });
-      const server = createServer(harness.gateway.listener);
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const port = String((server.address() as AddressInfo).port);
+      const port = new URL(harness.origin).port;
       try {
         for (const script of scripts) expect(await runNode(script, { PORT: port })).toBe(0);
       } finally {
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
         await harness.close();
       }
       for (const script of scripts) expect(await runNode(script, { PORT: port })).not.toBe(0);

@@ -1,9 +1,3 @@
-/**
- * deploy/gateway.config.ts, the Hive Gateway config of the compose stack, run in Hive Gateway's
- * runtime in front of the real gateway: the verification session survives the extra hop.
- */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createGatewayRuntime, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
@@ -71,14 +65,11 @@ describe('deploy/gateway.config.ts', () => {
 
   describe('in Hive Gateway, in front of the gateway', () => {
     let harness: Harness;
-    let server: Server;
     let router: GatewayRuntime;
 
     beforeAll(async () => {
       harness = await startHarness({ logLevel: 'silent' });
-      server = createServer(harness.gateway.listener);
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+      const url = `${harness.origin}/graphql`;
       const composed = composeServices([
         { name: 'ledger-status', url, typeDefs: parse(printSchemaDocument()) },
       ]);
@@ -93,8 +84,6 @@ describe('deploy/gateway.config.ts', () => {
 
     afterAll(async () => {
       await router?.dispose();
-      server?.closeAllConnections();
-      await new Promise((resolve) => server?.close(resolve));
       await harness?.close();
     });
 
