@@ -30,8 +30,8 @@ import {
   postGraphql,
   ROOT,
   type SimulatorProcess,
+  spawnSimulator,
   startContender,
-  startSimulator,
   watchdog,
 } from './lib/processes.js';
 import {
@@ -427,7 +427,7 @@ async function main() {
   log('compiling the contenders');
   runBin('tsc', ['-p', 'bench/tsconfig.contenders.json']);
 
-  const simulator = await startSimulator('realistic');
+  const simulator = await spawnSimulator('realistic');
   try {
     const supergraph = resolve(CACHE, 'mesh-supergraph.graphql');
     log('composing the Mesh supergraph');

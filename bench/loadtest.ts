@@ -26,8 +26,8 @@ import {
   type RequestCounts,
   ROOT,
   type SimulatorProcess,
+  spawnSimulator,
   startContender,
-  startSimulator,
   watchdog,
 } from './lib/processes.js';
 import {
@@ -181,7 +181,7 @@ async function loadRun(
 }
 
 async function main() {
-  const simulator = await startSimulator('realistic');
+  const simulator = await spawnSimulator('realistic');
   try {
     const feed = await simulator.feed();
     const componentIds = feed.components.map((component) => component.id);

@@ -274,7 +274,7 @@ async function control<T>(origin: string, method: string, path: string, body?: u
 }
 
 /** The simulator (`simulator/src/main.ts`, through tsx) on a free loopback port, ready when its health check answers. */
-export async function startSimulator(preset: Preset): Promise<SimulatorProcess> {
+export async function spawnSimulator(preset: Preset): Promise<SimulatorProcess> {
   const port = await freePort();
   const managed = spawnNode({
     name: 'simulator',

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 export class RequestBodyTooLargeError extends Error {
   constructor(readonly limitBytes: number) {
     super(`Request body is larger than ${limitBytes} bytes`);
-    this.name = 'BodyTooLargeError';
+    this.name = 'RequestBodyTooLargeError';
   }
 }
 

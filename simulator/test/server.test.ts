@@ -3,6 +3,8 @@ import { type Simulator, startSimulator } from '../src/server.js';
 import { createSimulatedFeed, STATUS_FEED_PRESETS } from '../src/status-feed/fixture.js';
 import type {
   StatuspageComponent,
+  StatuspageIncidentHistory,
+  StatuspageMaintenanceHistory,
   StatuspageSummary,
   StatuspageUpcoming,
 } from '../src/status-feed/types.js';
@@ -141,6 +143,40 @@ describe('status feed endpoints', () => {
     for (const maintenance of upcoming.scheduled_maintenances) {
       expect(maintenance.components.every((c) => componentIds.has(c.id))).toBe(true);
     }
+  });
+
+  it('serves the history documents: resolved incidents and completed maintenances, newest first', async () => {
+    const summary = await getJson<StatuspageSummary>(SUMMARY);
+    const incidents = await getJson<StatuspageIncidentHistory>('/status/api/v2/incidents.json');
+    const maintenances = await getJson<StatuspageMaintenanceHistory>(
+      '/status/api/v2/scheduled-maintenances.json',
+    );
+    expect(incidents.page).toEqual(summary.page);
+    const resolved = incidents.incidents.filter((incident) => incident.status === 'resolved');
+    expect(resolved.length).toBeGreaterThan(0);
+    for (const incident of resolved) expect(incident.resolved_at).toMatch(TIMESTAMP);
+    // The summary's unresolved incidents are in the history too; resolved ones only there.
+    for (const incident of summary.incidents) {
+      expect(incidents.incidents.map((i) => i.id)).toContain(incident.id);
+    }
+    expect(summary.incidents.map((i) => i.id)).not.toContain(resolved[0]?.id);
+    const created = incidents.incidents.map((incident) => Date.parse(incident.created_at));
+    expect(created).toEqual([...created].sort((a, b) => b - a));
+    expect(incidents.incidents.length).toBeLessThanOrEqual(50);
+
+    const completed = maintenances.scheduled_maintenances.filter((m) => m.status === 'completed');
+    expect(completed.length).toBeGreaterThan(0);
+    expect(summary.scheduled_maintenances.map((m) => m.id)).not.toContain(completed[0]?.id);
+  });
+
+  it('answers 404 for a history document the feed does not have, as such hosts do', async () => {
+    const { incidentHistory: _incidents, ...rest } = createSimulatedFeed();
+    sim.setStatusFeed(rest);
+    const response = await fetch(`${sim.origin}/status/api/v2/incidents.json`);
+    expect(response.status).toBe(404);
+    expect((await fetch(`${sim.origin}/status/api/v2/scheduled-maintenances.json`)).status).toBe(
+      200,
+    );
   });
 
   it('builds deterministic, coherent generated presets', () => {

@@ -1,7 +1,8 @@
 import SchemaBuilder from '@pothos/core';
 import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
-import { DateTimeResolver, URLResolver } from 'graphql-scalars';
+import { GraphQLScalarType } from 'graphql';
+import { DateTimeResolver, LocalDateResolver, URLResolver } from 'graphql-scalars';
 import type { GatewayContext } from './context.js';
 
 export const builder = new SchemaBuilder<{
@@ -9,6 +10,7 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   Scalars: {
     DateTime: { Input: Date; Output: Date };
+    LocalDate: { Input: string; Output: string };
     URL: { Input: URL; Output: URL | string };
   };
 }>({
@@ -20,7 +22,18 @@ builder.addScalarType('DateTime', DateTimeResolver, {
   description:
     "A point in time, as an RFC 3339 string in UTC, e.g. `2026-11-20T14:03:11.512Z`. Format it in the reader's time zone (or the page's `timeZone`).",
 });
-builder.addScalarType('URL', URLResolver, {
+builder.addScalarType('LocalDate', LocalDateResolver, {
+  description:
+    'A calendar date without a time or a zone, as `YYYY-MM-DD`, e.g. `2023-07-11`: the same day wherever it is read.',
+});
+// A URL goes out as the upstream wrote it: graphql-scalars' serializer would normalize it, e.g.
+// add a trailing slash to `https://status.example.com`.
+const URLAsWritten = new GraphQLScalarType({
+  ...URLResolver.toConfig(),
+  serialize: (value) =>
+    typeof value === 'string' && URL.canParse(value) ? value : URLResolver.serialize(value),
+});
+builder.addScalarType('URL', URLAsWritten, {
   description: 'An absolute URL, e.g. `https://status.example-ledger.com`.',
 });
 

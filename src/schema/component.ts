@@ -48,9 +48,10 @@ ComponentRef.implement({
       description: 'Whether the page hides the component while it is operational.',
     }),
     startDate: t.expose('startDate', {
-      type: 'DateTime',
+      type: 'LocalDate',
       nullable: true,
-      description: 'Since when the component has been in service, when the page says.',
+      description:
+        'The day since when the component has been in service, as the page gives it (a calendar date, not an instant); null when it does not say.',
     }),
     createdAt: t.expose('createdAt', {
       type: 'DateTime',
@@ -89,6 +90,24 @@ ComponentRef.implement({
       description:
         'In-progress and scheduled maintenances (from the page summary) that affect this component.',
       resolve: (component) => component.maintenances,
+    }),
+    incidentHistory: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
+      type: [IncidentRef],
+      nullable: true,
+      description:
+        "Incidents of the page's recent history (its 50 most recent, resolved ones included) that affected this component, most recent first. Null, with an error, when the feed does not serve its history.",
+      resolve: async (component, _args, { statusFeed }) =>
+        (await statusFeed.incidentHistory()).value.eventsByComponentId.get(component.id) ?? [],
+    }),
+    maintenanceHistory: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
+      type: [MaintenanceRef],
+      nullable: true,
+      description:
+        "Maintenances of the page's recent history (its 50 most recent, completed ones included) that affect this component. Null, with an error, when the feed does not serve its history.",
+      resolve: async (component, _args, { statusFeed }) =>
+        (await statusFeed.maintenanceHistory()).value.eventsByComponentId.get(component.id) ?? [],
     }),
   }),
 });

@@ -5,7 +5,9 @@ import type { Snapshot } from '../upstreams/snapshot-cache.js';
 import type {
   Component,
   Incident,
+  IncidentHistory,
   Maintenance,
+  MaintenanceHistory,
   StatusSummary,
   UpcomingMaintenances,
 } from '../upstreams/status-feed/model.js';
@@ -88,9 +90,15 @@ export function createContext(sources: ContextSources): GatewayContext {
 export interface StatusFeedLoaders {
   summary(): Promise<Snapshot<StatusSummary>>;
   upcoming(): Promise<Snapshot<UpcomingMaintenances>>;
+  incidentHistory(): Promise<Snapshot<IncidentHistory>>;
+  maintenanceHistory(): Promise<Snapshot<MaintenanceHistory>>;
   readonly component: DataLoader<string, Component | null>;
+  /** Looks in the summary first, then in the incident history for ids the summary lacks. */
   readonly incident: DataLoader<string, Incident | null>;
-  /** Looks in the summary first, then in the upcoming list for ids the summary lacks. */
+  /**
+   * Looks in the summary first, then in the upcoming list, then in the maintenance history, for
+   * ids the documents before lack.
+   */
   readonly maintenance: DataLoader<string, Maintenance | null>;
 }
 
@@ -105,28 +113,61 @@ export function createStatusFeedLoaders(
   };
   const summary = once(() => feed.summary(requestId).then(record));
   const upcoming = once(() => feed.upcoming(requestId).then(record));
+  const incidentHistory = once(() => feed.incidentHistory(requestId).then(record));
+  const maintenanceHistory = once(() => feed.maintenanceHistory(requestId).then(record));
 
   return {
     summary,
     upcoming,
+    incidentHistory,
+    maintenanceHistory,
     component: new DataLoader(async (ids) => {
       const { value } = await summary();
       return ids.map((id) => value.componentsById.get(id) ?? null);
     }),
     incident: new DataLoader(async (ids) => {
       const { value } = await summary();
-      return ids.map((id) => value.incidentsById.get(id) ?? null);
+      return lookUp(
+        ids.map((id) => value.incidentsById.get(id) ?? null),
+        ids,
+        [async () => (await incidentHistory()).value.eventsById],
+      );
     }),
     maintenance: new DataLoader(async (ids) => {
       const { value } = await summary();
-      const found = ids.map((id) => value.maintenancesById.get(id) ?? null);
-      if (found.every((maintenance) => maintenance !== null)) return found;
-      const later = (await upcoming()).value;
-      return found.map(
-        (maintenance, i) => maintenance ?? later.maintenancesById.get(ids[i] ?? '') ?? null,
+      return lookUp(
+        ids.map((id) => value.maintenancesById.get(id) ?? null),
+        ids,
+        [
+          async () => (await upcoming()).value.maintenancesById,
+          async () => (await maintenanceHistory()).value.eventsById,
+        ],
       );
     }),
   };
+}
+
+/**
+ * Fills in what the summary did not have from the next documents, in order, reading each only
+ * while ids are missing. An id none of them has is null, unless a document that might have had
+ * it failed: then that failure is its answer, not a misleading "no such id".
+ */
+async function lookUp<Value>(
+  found: (Value | null)[],
+  ids: readonly string[],
+  documents: readonly (() => Promise<ReadonlyMap<string, Value>>)[],
+): Promise<(Value | Error | null)[]> {
+  let failure: Error | undefined;
+  for (const document of documents) {
+    if (found.every((value) => value !== null)) return found;
+    try {
+      const byId = await document();
+      found = found.map((value, i) => value ?? byId.get(ids[i] ?? '') ?? null);
+    } catch (error) {
+      failure ??= error instanceof Error ? error : new Error(String(error));
+    }
+  }
+  return failure ? found.map((value) => value ?? (failure as Error)) : found;
 }
 
 /** Calls `load` on first use only; later calls get the same promise. */

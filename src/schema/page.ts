@@ -128,10 +128,29 @@ export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implem
     upcomingMaintenances: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
       type: [MaintenanceRef],
+      nullable: true,
       description:
-        "Maintenances scheduled to start later, from the feed's list of upcoming maintenances. It can reach further ahead than `scheduledMaintenances`.",
+        "Maintenances scheduled to start later, from the feed's list of upcoming maintenances. It can reach further ahead than `scheduledMaintenances`. Null, with an error naming the document, when the feed does not serve that list: the rest of the page still answers.",
       resolve: async (_s, _args, { statusFeed }) =>
         (await statusFeed.upcoming()).value.maintenances,
+    }),
+    incidentHistory: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
+      type: [IncidentRef],
+      nullable: true,
+      description:
+        'The page\'s recent incidents, resolved ones included (its 50 most recent), most recent first: what a status page shows under "Past incidents". Null, with an error naming the document, when the feed does not serve its history.',
+      resolve: async (_s, _args, { statusFeed }) =>
+        (await statusFeed.incidentHistory()).value.events,
+    }),
+    maintenanceHistory: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
+      type: [MaintenanceRef],
+      nullable: true,
+      description:
+        "The page's recent maintenances, completed ones included (its 50 most recent), latest window first. Null, with an error naming the document, when the feed does not serve its history.",
+      resolve: async (_s, _args, { statusFeed }) =>
+        (await statusFeed.maintenanceHistory()).value.events,
     }),
   }),
 });

@@ -67,7 +67,7 @@ export const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpda
     }),
     body: t.exposeString('body', {
       description:
-        'The message, as plain text written by the operators (it may contain line breaks).',
+        'The message exactly as the operators wrote it: text with line breaks, and on some pages HTML such as `<br>` or Markdown links. Render it as the page does, or escape it.',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was written.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it was last edited.' }),
@@ -80,6 +80,19 @@ export const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpda
       type: [AffectedComponentRef],
       description: 'Components whose status this update changed. Often empty.',
       resolve: (update) => update.affectedComponents,
+    }),
+    deliverNotifications: t.exposeBoolean('deliverNotifications', {
+      nullable: true,
+      description:
+        'Whether the page notified its subscribers of this update; null when the feed does not say.',
+    }),
+    tweetId: t.exposeString('tweetId', {
+      nullable: true,
+      description: 'The id of the tweet the page posted for this update, if any.',
+    }),
+    customTweet: t.exposeString('customTweet', {
+      nullable: true,
+      description: 'The text of that tweet when it differs from `body`, if any.',
     }),
   }),
 });
@@ -121,6 +134,11 @@ export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').i
       type: 'DateTime',
       nullable: true,
       description: 'When it was over; null while it is not.',
+    }),
+    reminderIntervals: t.exposeIntList('reminderIntervals', {
+      nullable: true,
+      description:
+        'Hours before the start when subscribers are reminded of it, as the page set them; null when the feed does not say.',
     }),
     updates: t.field({
       extensions: READS_STATUS_SNAPSHOTS,

@@ -337,20 +337,27 @@ describe('docker-compose.yml', () => {
   });
 
   describe('healthcheck scripts, run against the real services', () => {
-    it("the simulator's passes on the simulator and fails when it is down", async () => {
+    it("the simulator's (compose and simulator/Dockerfile) pass on the simulator and fail when it is down", async () => {
       const { SIMULATOR_PORT = '4010' } = environmentOf('simulator');
-      const script = nodeHealthcheckScript(service('simulator').healthcheck?.test);
-      expect(script).toContain(`:${SIMULATOR_PORT}/`);
+      const composeScript = nodeHealthcheckScript(service('simulator').healthcheck?.test);
+      expect(composeScript).toContain(`:${SIMULATOR_PORT}/`);
+      // The image's probe reads SIMULATOR_PORT, as the simulator does.
+      const imageScript = nodeHealthcheckScript(dockerfileHealthcheck(SIMULATOR_DOCKERFILE));
+      expect(imageScript).toContain('SIMULATOR_PORT');
 
       const simulator = await startSimulator();
       const port = new URL(simulator.statusBaseUrl).port;
-      const local = script.replace(`:${SIMULATOR_PORT}/`, `:${port}/`);
+      const scripts = [composeScript.replace(`:${SIMULATOR_PORT}/`, `:${port}/`), imageScript];
       try {
-        expect(await runNode(local)).toBe(0);
+        for (const script of scripts) {
+          expect(await runNode(script, { SIMULATOR_PORT: port })).toBe(0);
+        }
       } finally {
         await simulator.close();
       }
-      expect(await runNode(local)).not.toBe(0);
+      for (const script of scripts) {
+        expect(await runNode(script, { SIMULATOR_PORT: port })).not.toBe(0);
+      }
     });
 
     it("the gateway's (compose and Dockerfile) pass on the gateway and fail when it is down", async () => {
@@ -370,7 +377,12 @@ describe('docker-compose.yml', () => {
   });
 });
 
-// --- Dockerfile ---------------------------------------------------------------------------------
+// --- Dockerfile and simulator/Dockerfile --------------------------------------------------------
+
+/** The gateway's image: the one that ships. */
+const GATEWAY_DOCKERFILE = 'Dockerfile';
+/** The simulator's image, for the compose stack only. */
+const SIMULATOR_DOCKERFILE = 'simulator/Dockerfile';
 
 interface Instruction {
   keyword: string;
@@ -382,8 +394,8 @@ interface Stage {
   instructions: Instruction[];
 }
 
-function dockerfileStages(): Stage[] {
-  const lines = read('Dockerfile')
+function dockerfileStages(path = GATEWAY_DOCKERFILE): Stage[] {
+  const lines = read(path)
     .split(/\r?\n/)
     .filter((line) => !line.trim().startsWith('#'))
     .join('\n')
@@ -409,9 +421,9 @@ function dockerfileStages(): Stage[] {
   return stages;
 }
 
-function finalStage(): Stage {
-  const stage = dockerfileStages().at(-1);
-  if (!stage) throw new Error('the Dockerfile has no FROM');
+function finalStage(path = GATEWAY_DOCKERFILE): Stage {
+  const stage = dockerfileStages(path).at(-1);
+  if (!stage) throw new Error(`${path} has no FROM`);
   return stage;
 }
 
@@ -419,9 +431,30 @@ function argsOf(stage: Stage, keyword: string): string[] {
   return stage.instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
 }
 
+/** What the COPY instructions of a stage take from the build context (`--from` ones excluded). */
+function contextCopySources(stage: Stage): string[] {
+  return argsOf(stage, 'COPY')
+    .filter((copy) => !/--from=/.test(copy))
+    .flatMap((copy) =>
+      copy
+        .split(/\s+/)
+        .filter((arg) => !arg.startsWith('--'))
+        .slice(0, -1),
+    );
+}
+
+/** Whether copying `source` (a context path, maybe a glob) can bring in anything under `dir`. */
+function reaches(source: string, dir: string): boolean {
+  const path = posix.normalize(source).replace(/\/$/, '');
+  if (/[*?[]/.test(path)) return true;
+  const down = posix.relative(path, dir);
+  const up = posix.relative(dir, path);
+  return !down.startsWith('..') || !up.startsWith('..');
+}
+
 /** The HEALTHCHECK's command, in compose's form: `["CMD", ...exec form]`. */
-function dockerfileHealthcheck(): string[] {
-  const [healthcheck] = argsOf(finalStage(), 'HEALTHCHECK');
+function dockerfileHealthcheck(path = GATEWAY_DOCKERFILE): string[] {
+  const [healthcheck] = argsOf(finalStage(path), 'HEALTHCHECK');
   const command = /\bCMD\s+(\[.*\])\s*$/.exec(healthcheck ?? '')?.[1];
   expect(command, 'HEALTHCHECK … CMD ["node", "-e", …]').toBeDefined();
   return ['CMD', ...(JSON.parse(command ?? '[]') as string[])];
@@ -503,31 +536,87 @@ describe('Dockerfile', () => {
   });
 
   it('holds the gateway alone: nothing of the simulator is copied or compiled', () => {
+    // .dockerignore cannot keep simulator/ out (its own image builds from the same context), so no
+    // COPY may reach it: not `simulator`, not `.`, not a glob.
+    const sources = dockerfileStages().flatMap(contextCopySources);
+    expect(sources).toContain('src');
+    for (const source of sources) {
+      expect(reaches(source, 'simulator'), `COPY ${source} reaches simulator/`).toBe(false);
+    }
     for (const stage of dockerfileStages()) {
       for (const copy of argsOf(stage, 'COPY')) expect(copy).not.toMatch(/simulator/);
     }
+    // What `npm run build` compiles into dist/: src/ alone.
     const build = JSON.parse(read('tsconfig.build.json')) as {
-      include: string[];
-      compilerOptions: { rootDir: string };
+      include?: string[];
+      files?: string[];
+      compilerOptions?: { rootDir?: string; outDir?: string };
     };
     expect(build.include).toEqual(['src']);
-    expect(build.compilerOptions.rootDir).toBe('src');
+    expect(build.files).toBeUndefined();
+    expect(build.compilerOptions?.rootDir).toBe('src');
+    expect(build.compilerOptions?.outDir).toBe('dist');
   });
 
   it('copies only files that exist and that .dockerignore leaves in the context', () => {
-    for (const stage of dockerfileStages()) {
-      for (const copy of argsOf(stage, 'COPY')) {
-        if (/--from=/.test(copy)) continue;
-        const sources = copy
-          .split(/\s+/)
-          .filter((arg) => !arg.startsWith('--'))
-          .slice(0, -1);
-        for (const source of sources) {
-          expect(existsSync(join(ROOT, source)), source).toBe(true);
-          expect(isIgnored(source), `${source} is in .dockerignore`).toBe(false);
-        }
-      }
+    for (const source of dockerfileStages().flatMap(contextCopySources)) {
+      expect(existsSync(join(ROOT, source)), source).toBe(true);
+      expect(isIgnored(source), `${source} is in .dockerignore`).toBe(false);
     }
+  });
+});
+
+describe('simulator/Dockerfile', () => {
+  const stages = () => dockerfileStages(SIMULATOR_DOCKERFILE);
+  const stage = () => finalStage(SIMULATOR_DOCKERFILE);
+
+  it('is one stage on the Node major the tests run on', () => {
+    const major = process.versions.node.split('.')[0];
+    expect(stages()).toHaveLength(1);
+    expect(stage().image).toMatch(
+      new RegExp(`^node:${major}(\\.\\d+){0,2}(-[a-z]+)?-slim(@sha256:[0-9a-f]{64})?$`),
+    );
+  });
+
+  it('installs the dev dependencies too: it runs its TypeScript sources with tsx', () => {
+    const runs = argsOf(stage(), 'RUN');
+    expect(runs.some((run) => /\bnpm ci\b/.test(run) && !/--omit[= ]dev/.test(run))).toBe(true);
+    const { devDependencies = {} } = JSON.parse(read('package.json')) as {
+      devDependencies?: Record<string, string>;
+    };
+    expect(devDependencies).toHaveProperty('tsx');
+  });
+
+  it('copies the manifests, tsconfig.json and simulator/ only: nothing of the gateway', () => {
+    const sources = contextCopySources(stage()).map((source) => posix.normalize(source));
+    expect(sources.sort()).toEqual(
+      ['package-lock.json', 'package.json', 'simulator', 'tsconfig.json'].sort(),
+    );
+    for (const source of sources) {
+      expect(existsSync(join(ROOT, source)), source).toBe(true);
+      // Both images build from the same context, so the simulator must stay in it.
+      expect(isIgnored(source), `${source} is in .dockerignore`).toBe(false);
+    }
+    expect(isIgnored('simulator/src/main.ts')).toBe(false);
+  });
+
+  it('runs as a user other than root', () => {
+    const users = argsOf(stage(), 'USER');
+    expect(users.length).toBeGreaterThan(0);
+    expect(['root', '0', '0:0']).not.toContain(users.at(-1)?.split(':')[0]);
+  });
+
+  it('starts simulator/src/main.ts with node and tsx, exposes its port and probes its health', () => {
+    const [cmd] = argsOf(stage(), 'CMD');
+    // Exec form with node itself, so SIGTERM reaches the simulator.
+    expect(JSON.parse(cmd ?? '[]')).toEqual(['node', '--import', 'tsx', 'simulator/src/main.ts']);
+    expect(existsSync(join(ROOT, 'simulator/src/main.ts'))).toBe(true);
+    const { SIMULATOR_PORT = '4010' } = environmentOf('simulator');
+    expect(argsOf(stage(), 'EXPOSE').join(' ').split(/\s+/)).toContain(SIMULATOR_PORT);
+    expect(portsOf('simulator').map((port) => String(port.target))).toContain(SIMULATOR_PORT);
+    expect(nodeHealthcheckScript(dockerfileHealthcheck(SIMULATOR_DOCKERFILE))).toMatch(
+      /\/_simulator\/health\b/,
+    );
   });
 });
 

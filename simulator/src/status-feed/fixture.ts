@@ -271,8 +271,43 @@ function demoContent(): FeedContent {
           },
         ],
       },
+      {
+        name: 'Transaction submission errors on Testnet',
+        impact: 'major',
+        affected: [{ key: 'Testnet/Consensus Service', status: 'major_outage' }],
+        updates: [
+          {
+            status: 'investigating',
+            minutesAgo: 3 * 24 * 60 + 40,
+            body: 'Transactions submitted to Testnet fail with BUSY. We are investigating.',
+          },
+          {
+            status: 'resolved',
+            minutesAgo: 3 * 24 * 60,
+            body:
+              'A consensus node with a full disk was taken out of rotation; submissions succeed ' +
+              'again. This incident is resolved.',
+          },
+        ],
+      },
     ],
     maintenances: [
+      {
+        name: 'Testnet upgrade to v0.58',
+        componentKeys: networkKeys('Testnet'),
+        startsInMinutes: -14 * 24 * 60,
+        durationMinutes: 60,
+        inSummary: false,
+        updates: [
+          { status: 'scheduled', minutesAgo: 17 * 24 * 60, body: SCHEDULED_BODY },
+          { status: 'in_progress', minutesAgo: 14 * 24 * 60, body: IN_PROGRESS_BODY },
+          {
+            status: 'completed',
+            minutesAgo: 14 * 24 * 60 - 50,
+            body: 'The scheduled maintenance has been completed.',
+          },
+        ],
+      },
       {
         name: 'Previewnet upgrade to v0.59',
         componentKeys: networkKeys('Previewnet'),
@@ -575,7 +610,7 @@ function renderFeed(content: FeedContent, now: Date, timeZone: StatusFeedTimeZon
   });
   content.incidents.forEach((incident, i) => {
     const firstAt = incidentTimes[i]?.[0];
-    if (!firstAt) return;
+    if (!firstAt || isResolved(incident)) return;
     for (const { key, status } of incident.affected) setStatus(key, status, firstAt);
   });
 
@@ -652,7 +687,7 @@ function renderFeed(content: FeedContent, now: Date, timeZone: StatusFeedTimeZon
       created_at: stamp(created),
       updated_at: stamp(plusMs(last, 5 + random.int(40))),
       monitoring_at: monitoringAt ? stamp(monitoringAt) : null,
-      resolved_at: null,
+      resolved_at: isResolved(incident) ? stamp(last) : null,
       impact: incident.impact,
       shortlink: `https://stspg.io/${random.id()}`,
       started_at: stamp(plusMs(created, -(1 + random.int(10)))),
@@ -687,7 +722,10 @@ function renderFeed(content: FeedContent, now: Date, timeZone: StatusFeedTimeZon
       created_at: stamp(created),
       updated_at: stamp(plusMs(last, 5 + random.int(40))),
       monitoring_at: null,
-      resolved_at: null,
+      resolved_at:
+        maintenance.updates[maintenance.updates.length - 1]?.status === 'completed'
+          ? stamp(last)
+          : null,
       impact: 'maintenance',
       shortlink: `https://stspg.io/${random.id()}`,
       started_at: stamp(plusMs(created, -(1 + random.int(10)))),
@@ -713,14 +751,17 @@ function renderFeed(content: FeedContent, now: Date, timeZone: StatusFeedTimeZon
   const byStart = (a: StatuspageMaintenance, b: StatuspageMaintenance): number =>
     Date.parse(a.scheduled_for) - Date.parse(b.scheduled_for);
   const summaryMaintenances = maintenances
-    .filter((_, m) => content.maintenances[m]?.inSummary)
+    .filter(
+      (maintenance, m) => content.maintenances[m]?.inSummary && maintenance.status !== 'completed',
+    )
     .sort(byStart);
+  const unresolvedIncidents = incidents.filter((incident) => incident.resolved_at === null);
   const upcomingMaintenances = maintenances
     .filter((maintenance) => maintenance.status === 'scheduled')
     .sort(byStart);
 
   const latestChange = Math.max(
-    ...[...components, ...incidents, ...summaryMaintenances].map((entry) =>
+    ...[...components, ...unresolvedIncidents, ...summaryMaintenances].map((entry) =>
       Date.parse(entry.updated_at),
     ),
   );
@@ -736,13 +777,33 @@ function renderFeed(content: FeedContent, now: Date, timeZone: StatusFeedTimeZon
     summary: {
       page,
       components,
-      incidents,
+      incidents: unresolvedIncidents,
       scheduled_maintenances: summaryMaintenances,
-      status: derivePageStatus(components, incidents, summaryMaintenances),
+      status: derivePageStatus(components, unresolvedIncidents, summaryMaintenances),
     },
     upcoming: {
       page: structuredClone(page),
       scheduled_maintenances: structuredClone(upcomingMaintenances),
     },
+    incidentHistory: {
+      page: structuredClone(page),
+      incidents: structuredClone(
+        [...incidents].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at)),
+      ).slice(0, HISTORY_LENGTH),
+    },
+    maintenanceHistory: {
+      page: structuredClone(page),
+      scheduled_maintenances: structuredClone(
+        [...maintenances].sort((a, b) => byStart(b, a)),
+      ).slice(0, HISTORY_LENGTH),
+    },
   };
 }
+
+/** Statuspage's history documents list the 50 most recent events. */
+const HISTORY_LENGTH = 50;
+
+const isResolved = (incident: IncidentContent): boolean => {
+  const status = incident.updates[incident.updates.length - 1]?.status;
+  return status === 'resolved' || status === 'postmortem';
+};

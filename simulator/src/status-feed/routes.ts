@@ -16,11 +16,15 @@ export interface StatusFeedUpstream extends Upstream {
 interface SerializedFeed {
   summary: Buffer;
   upcoming: Buffer;
+  incidentHistory: Buffer | null;
+  maintenanceHistory: Buffer | null;
 }
 
-const ROUTES: Readonly<Record<string, (serialized: SerializedFeed) => Buffer>> = {
+const ROUTES: Readonly<Record<string, (serialized: SerializedFeed) => Buffer | null>> = {
   '/summary.json': (serialized) => serialized.summary,
   '/scheduled-maintenances/upcoming.json': (serialized) => serialized.upcoming,
+  '/incidents.json': (serialized) => serialized.incidentHistory,
+  '/scheduled-maintenances.json': (serialized) => serialized.maintenanceHistory,
 };
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -29,6 +33,12 @@ function serialize(feed: SimulatedFeed): SerializedFeed {
   return {
     summary: Buffer.from(JSON.stringify(feed.summary)),
     upcoming: Buffer.from(JSON.stringify(feed.upcoming)),
+    incidentHistory: feed.incidentHistory
+      ? Buffer.from(JSON.stringify(feed.incidentHistory))
+      : null,
+    maintenanceHistory: feed.maintenanceHistory
+      ? Buffer.from(JSON.stringify(feed.maintenanceHistory))
+      : null,
   };
 }
 
@@ -54,7 +64,8 @@ export function createStatusFeedUpstream(initial: SimulatedFeed): StatusFeedUpst
     },
     handle(request: UpstreamRequest): SimulatorResponse {
       const route = Object.hasOwn(ROUTES, request.path) ? ROUTES[request.path] : undefined;
-      if (!route) {
+      const body = route?.(serialized);
+      if (!body) {
         return jsonResponse(404, {
           error: 'Not found',
           path: `${STATUS_FEED_PREFIX}${request.path}`,
@@ -73,7 +84,7 @@ export function createStatusFeedUpstream(initial: SimulatedFeed): StatusFeedUpst
           'content-type': JSON_CONTENT_TYPE,
           'cache-control': 'max-age=0, private, must-revalidate',
         },
-        body: route(serialized),
+        body,
       };
     },
   };

@@ -113,11 +113,13 @@ export function refreshDerivedState(feed: SimulatedFeed): void {
       const current = byId.get(copy.id);
       return current ? structuredClone(current) : copy;
     });
-  for (const incident of summary.incidents)
+  for (const incident of [...summary.incidents, ...(feed.incidentHistory?.incidents ?? [])]) {
     incident.components = refreshCopies(incident.components);
+  }
   for (const maintenance of [
     ...summary.scheduled_maintenances,
     ...upcoming.scheduled_maintenances,
+    ...(feed.maintenanceHistory?.scheduled_maintenances ?? []),
   ]) {
     maintenance.components = refreshCopies(maintenance.components);
   }
@@ -128,6 +130,8 @@ export function refreshDerivedState(feed: SimulatedFeed): void {
     summary.scheduled_maintenances,
   );
   upcoming.page = structuredClone(summary.page);
+  if (feed.incidentHistory) feed.incidentHistory.page = structuredClone(summary.page);
+  if (feed.maintenanceHistory) feed.maintenanceHistory.page = structuredClone(summary.page);
 }
 
 /**

@@ -132,8 +132,25 @@ export interface StatuspageUpcoming {
   scheduled_maintenances: StatuspageMaintenance[];
 }
 
-/** The two documents the simulated upstream serves. They may differ the way real feeds do. */
+/** `incidents.json`: the 50 most recent incidents, resolved ones included, newest first. */
+export interface StatuspageIncidentHistory {
+  page: StatuspagePage;
+  incidents: StatuspageIncident[];
+}
+
+/** `scheduled-maintenances.json`: the 50 most recent maintenances, completed ones included. */
+export interface StatuspageMaintenanceHistory {
+  page: StatuspagePage;
+  scheduled_maintenances: StatuspageMaintenance[];
+}
+
+/**
+ * The documents the simulated upstream serves. They may differ the way real feeds do; a history
+ * document left out is answered 404, as hosts that lack it answer.
+ */
 export interface SimulatedFeed {
   summary: StatuspageSummary;
   upcoming: StatuspageUpcoming;
+  incidentHistory?: StatuspageIncidentHistory;
+  maintenanceHistory?: StatuspageMaintenanceHistory;
 }

@@ -53,7 +53,8 @@ export interface Component {
   readonly position: number;
   readonly showcase: boolean;
   readonly onlyShowIfDegraded: boolean;
-  readonly startDate: Date | null;
+  /** A calendar date, `YYYY-MM-DD`, as the page wrote it. */
+  readonly startDate: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
   readonly isGroup: boolean;
@@ -83,6 +84,10 @@ export interface IncidentUpdate {
   readonly updatedAt: Date;
   readonly displayAt: Date;
   readonly affectedComponents: readonly AffectedComponent[];
+  /** Whether subscribers were notified of it; null when the feed does not say. */
+  readonly deliverNotifications: boolean | null;
+  readonly tweetId: string | null;
+  readonly customTweet: string | null;
 }
 
 /** What incidents and maintenances share. */
@@ -96,6 +101,8 @@ export interface StatusEvent {
   readonly startedAt: Date | null;
   readonly monitoringAt: Date | null;
   readonly resolvedAt: Date | null;
+  /** Hours before the start when subscribers are reminded; null when the feed does not say. */
+  readonly reminderIntervals: readonly number[] | null;
   /** Newest first. */
   readonly updates: readonly IncidentUpdate[];
   /**
@@ -136,3 +143,19 @@ export interface UpcomingMaintenances {
   readonly maintenances: readonly Maintenance[];
   readonly maintenancesById: ReadonlyMap<string, Maintenance>;
 }
+
+/** The events of a history document, with each component's events indexed. */
+export interface EventHistory<Event extends StatusEvent> {
+  readonly page: Page;
+  /** As the feed lists them: the most recent first. */
+  readonly events: readonly Event[];
+  readonly eventsById: ReadonlyMap<string, Event>;
+  /** The events that list a component, by the component's id. */
+  readonly eventsByComponentId: ReadonlyMap<string, readonly Event[]>;
+}
+
+/** `incidents.json`: the 50 most recent incidents, resolved ones included. */
+export type IncidentHistory = EventHistory<Incident>;
+
+/** `scheduled-maintenances.json`: the 50 most recent maintenances, completed ones included. */
+export type MaintenanceHistory = EventHistory<Maintenance>;

@@ -4,12 +4,15 @@ import {
   type AffectedComponent,
   COMPONENT_STATUSES,
   type Component,
+  type EventHistory,
   IMPACTS,
+  type IncidentHistory,
   INCIDENT_STATUSES,
   type Incident,
   type IncidentUpdate,
   MAINTENANCE_STATUSES,
   type Maintenance,
+  type MaintenanceHistory,
   type Page,
   STATUS_INDICATORS,
   type StatusEvent,
@@ -21,6 +24,7 @@ import {
   WireAffectedComponent,
   WireComponent,
   WireIncident,
+  type WireIncidentHistory,
   WireIncidentUpdate,
   WireMaintenance,
   type WirePage,
@@ -93,6 +97,40 @@ export function buildSummary(wire: WireSummary): Built<StatusSummary> {
       maintenancesById: new Map(maintenances.map((maintenance) => [maintenance.id, maintenance])),
     },
     problems,
+  };
+}
+
+export function buildIncidentHistory(wire: WireIncidentHistory): Built<IncidentHistory> {
+  const problems: string[] = [];
+  const incidents = parseItems(wire.incidents, WireIncident, 'incidents', problems).map((item, i) =>
+    toIncident(item, `incidents[${i}]`, problems),
+  );
+  return { snapshot: toHistory(wire.page, incidents), problems };
+}
+
+export function buildMaintenanceHistory(wire: WireUpcoming): Built<MaintenanceHistory> {
+  const problems: string[] = [];
+  const maintenances = toMaintenances(wire.scheduled_maintenances, problems);
+  return { snapshot: toHistory(wire.page, maintenances), problems };
+}
+
+function toHistory<Event extends StatusEvent>(
+  page: WirePage,
+  events: readonly Event[],
+): EventHistory<Event> {
+  const eventsByComponentId = new Map<string, Event[]>();
+  for (const event of events) {
+    for (const { id } of event.components) {
+      const listed = eventsByComponentId.get(id);
+      if (listed) listed.push(event);
+      else eventsByComponentId.set(id, [event]);
+    }
+  }
+  return {
+    page: toPage(page),
+    events,
+    eventsById: new Map(events.map((event) => [event.id, event])),
+    eventsByComponentId,
   };
 }
 
@@ -190,6 +228,7 @@ function toEvent(wire: WireIncident, where: string, problems: string[]): Mutable
     startedAt: wire.started_at,
     monitoringAt: wire.monitoring_at,
     resolvedAt: wire.resolved_at,
+    reminderIntervals: wire.reminder_intervals,
     updates,
     components: parseItems(wire.components, WireComponent, `${where}.components`, problems).map(
       toComponent,
@@ -228,6 +267,9 @@ function toUpdate(wire: WireIncidentUpdate, where: string, problems: string[]): 
       `${where}.affected_components`,
       problems,
     ).map(toAffectedComponent),
+    deliverNotifications: wire.deliver_notifications,
+    tweetId: wire.tweet_id,
+    customTweet: wire.custom_tweet,
   };
 }
 

@@ -5,9 +5,20 @@ import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.
 
 type StatusFeedConfig = Config['statusFeed'];
 
-import type { StatusSummary, UpcomingMaintenances } from './model.js';
-import { type Built, buildSummary, buildUpcoming } from './snapshot.js';
-import { WireSummary, WireUpcoming } from './wire.js';
+import type {
+  IncidentHistory,
+  MaintenanceHistory,
+  StatusSummary,
+  UpcomingMaintenances,
+} from './model.js';
+import {
+  type Built,
+  buildIncidentHistory,
+  buildMaintenanceHistory,
+  buildSummary,
+  buildUpcoming,
+} from './snapshot.js';
+import { WireIncidentHistory, WireMaintenanceHistory, WireSummary, WireUpcoming } from './wire.js';
 
 export interface StatusFeedOptions extends StatusFeedConfig {
   readonly logger: Logger;
@@ -16,18 +27,24 @@ export interface StatusFeedOptions extends StatusFeedConfig {
   readonly onCacheEvent?: (path: string, event: SnapshotCacheEvent) => void;
 }
 
-/** The two documents of a Statuspage v2 feed, cached and shared by all requests. */
+/** The documents of a Statuspage v2 feed, each cached and shared by all requests. */
 export interface StatusFeed {
   /** `GET /summary.json`: page, indicator, components, unresolved incidents, maintenances. */
   summary(requestId?: string): Promise<Snapshot<StatusSummary>>;
   /** `GET /scheduled-maintenances/upcoming.json`. */
   upcoming(requestId?: string): Promise<Snapshot<UpcomingMaintenances>>;
+  /** `GET /incidents.json`: the 50 most recent incidents, resolved ones included. */
+  incidentHistory(requestId?: string): Promise<Snapshot<IncidentHistory>>;
+  /** `GET /scheduled-maintenances.json`: the 50 most recent maintenances. */
+  maintenanceHistory(requestId?: string): Promise<Snapshot<MaintenanceHistory>>;
   /** Whether `snapshot` is still what the feed serves, fresh, without asking upstream. */
   isCurrent(snapshot: object): boolean;
 }
 
 export const SUMMARY_PATH = '/summary.json';
 export const UPCOMING_PATH = '/scheduled-maintenances/upcoming.json';
+export const INCIDENT_HISTORY_PATH = '/incidents.json';
+export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 
 export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
   const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent } = options;
@@ -39,13 +56,20 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     ...(observer ? { observer } : {}),
   });
 
+  /**
+   * One document's cache. A document the page may not serve at all (some Statuspage-compatible
+   * hosts answer 404 for all but the summary) keeps its failure for a TTL too, so that asking for it
+   * does not cost an upstream request each time.
+   */
   function cached<Value>(
     path: string,
     fetchAndBuild: (requestId: string | undefined) => Promise<Built<Value>>,
+    { optional = false } = {},
   ) {
     return new SnapshotCache<Value>({
       ttlMs: cacheTtlMs,
       maxStaleMs,
+      ...(optional ? { failureTtlMs: cacheTtlMs } : {}),
       load: async (requestId) => {
         const { snapshot, problems } = await fetchAndBuild(requestId);
         if (problems.length > 0) {
@@ -68,13 +92,35 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
   const summary = cached(SUMMARY_PATH, async (requestId) =>
     buildSummary(await client.getJson(SUMMARY_PATH, WireSummary, { requestId })),
   );
-  const upcoming = cached(UPCOMING_PATH, async (requestId) =>
-    buildUpcoming(await client.getJson(UPCOMING_PATH, WireUpcoming, { requestId })),
+  const upcoming = cached(
+    UPCOMING_PATH,
+    async (requestId) =>
+      buildUpcoming(await client.getJson(UPCOMING_PATH, WireUpcoming, { requestId })),
+    { optional: true },
   );
+  const incidentHistory = cached(
+    INCIDENT_HISTORY_PATH,
+    async (requestId) =>
+      buildIncidentHistory(
+        await client.getJson(INCIDENT_HISTORY_PATH, WireIncidentHistory, { requestId }),
+      ),
+    { optional: true },
+  );
+  const maintenanceHistory = cached(
+    MAINTENANCE_HISTORY_PATH,
+    async (requestId) =>
+      buildMaintenanceHistory(
+        await client.getJson(MAINTENANCE_HISTORY_PATH, WireMaintenanceHistory, { requestId }),
+      ),
+    { optional: true },
+  );
+  const documents = [summary, upcoming, incidentHistory, maintenanceHistory] as const;
 
   return {
     summary: (requestId) => summary.get(requestId),
     upcoming: (requestId) => upcoming.get(requestId),
-    isCurrent: (snapshot) => summary.isCurrent(snapshot) || upcoming.isCurrent(snapshot),
+    incidentHistory: (requestId) => incidentHistory.get(requestId),
+    maintenanceHistory: (requestId) => maintenanceHistory.get(requestId),
+    isCurrent: (snapshot) => documents.some((document) => document.isCurrent(snapshot)),
   };
 }

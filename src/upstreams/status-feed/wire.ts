@@ -28,6 +28,51 @@ const state = z
   .catch(null)
   .transform((value) => value ?? '');
 
+/**
+ * A calendar date as Statuspage writes `start_date` (`2023-07-11`), kept as the date it names: it
+ * is not an instant, and read as one it would show the previous day west of UTC. A date-time is
+ * cut to the date it was written with; anything else is null.
+ */
+const calendarDate = z
+  .string()
+  .nullish()
+  .catch(null)
+  .transform((value) => {
+    const date = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(value ?? '');
+    if (!date) return null;
+    const [, year, month, day] = date.map(Number) as [number, number, number, number];
+    const parsed = new Date(Date.UTC(year, month - 1, day));
+    return parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === day
+      ? `${date[1]}-${date[2]}-${date[3]}`
+      : null;
+  });
+
+/** `reminder_intervals`: hours before a maintenance when subscribers are reminded. Real pages send
+ * it as a JSON string (`"[3, 6]"`), some as an array; absent or unreadable, null. */
+const reminderIntervals = z
+  .union([z.string(), z.array(z.unknown())])
+  .nullish()
+  .catch(null)
+  .transform((value) => {
+    let list = value;
+    if (typeof value === 'string') {
+      try {
+        list = JSON.parse(value);
+      } catch {
+        return null;
+      }
+    }
+    return Array.isArray(list) && list.every((item) => Number.isInteger(item))
+      ? (list as number[])
+      : null;
+  });
+
+const optionalFlag = z
+  .boolean()
+  .nullish()
+  .catch(null)
+  .transform((value) => value ?? null);
+
 /** A list that may come as `null`, or be missing; its items are checked later, one by one. */
 const list = z
   .array(z.unknown())
@@ -52,7 +97,7 @@ export const WireComponent = z.object({
   only_show_if_degraded: flag,
   group: flag,
   group_id: optionalText,
-  start_date: optionalTimestamp,
+  start_date: calendarDate,
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -72,6 +117,13 @@ export const WireIncidentUpdate = z.object({
   updated_at: timestamp,
   display_at: optionalTimestamp,
   affected_components: list,
+  deliver_notifications: optionalFlag,
+  tweet_id: z
+    .union([z.string(), z.number()])
+    .nullish()
+    .catch(null)
+    .transform((value) => (value === null || value === undefined ? null : String(value))),
+  custom_tweet: optionalText,
 });
 
 export const WireIncident = z.object({
@@ -87,6 +139,7 @@ export const WireIncident = z.object({
   resolved_at: optionalTimestamp,
   incident_updates: list,
   components: list,
+  reminder_intervals: reminderIntervals,
 });
 
 export const WireMaintenance = WireIncident.extend({
@@ -107,6 +160,15 @@ export const WireUpcoming = z.object({
   scheduled_maintenances: list,
 });
 
+/** `incidents.json`: the 50 most recent incidents, resolved ones included. */
+export const WireIncidentHistory = z.object({
+  page: WirePage,
+  incidents: list,
+});
+
+/** `scheduled-maintenances.json`: the 50 most recent maintenances, completed ones included. */
+export const WireMaintenanceHistory = WireUpcoming;
+
 export type WirePage = z.output<typeof WirePage>;
 export type WireComponent = z.output<typeof WireComponent>;
 export type WireAffectedComponent = z.output<typeof WireAffectedComponent>;
@@ -115,3 +177,4 @@ export type WireIncident = z.output<typeof WireIncident>;
 export type WireMaintenance = z.output<typeof WireMaintenance>;
 export type WireSummary = z.output<typeof WireSummary>;
 export type WireUpcoming = z.output<typeof WireUpcoming>;
+export type WireIncidentHistory = z.output<typeof WireIncidentHistory>;

@@ -143,11 +143,16 @@ describe('status feed faults with no snapshot to fall back on', () => {
     );
     expect(summaryOnly.body.errors).toBeUndefined();
 
-    const { body } = await harness.execute('{ statusPage { name upcomingMaintenances { id } } }');
+    const { body } = await harness.execute<{ statusPage: { name: string } }>(
+      '{ statusPage { name upcomingMaintenances { id } } }',
+    );
     expect(body.errors?.[0]?.path).toEqual(['statusPage', 'upcomingMaintenances']);
     expect(body.errors?.[0]?.message).toContain('GET /scheduled-maintenances/upcoming.json');
-    // Both fields are non-null in the contract, so the error reaches the root.
-    expect(body.data).toBeNull();
+    // The rest of the page still answers: one document failing never removes another's data.
+    expect(body.data?.statusPage).toEqual({
+      name: harness.simulator.statusFeed.summary.page.name,
+      upcomingMaintenances: null,
+    });
   });
 });
 
