@@ -13,6 +13,7 @@ import { GatewayMetrics } from './observability/metrics.js';
 import { toYogaLogger } from './observability/yoga-logger.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
+import { useFieldBudget } from './plugins/use-field-budget.js';
 import { useGetParams } from './plugins/use-get-params.js';
 import { useMetrics } from './plugins/use-metrics.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
@@ -83,6 +84,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       useReadiness({ statusFeed }),
       useMetrics({ metrics }),
       ...useQueryLimits(config.limits),
+      useFieldBudget(config.limits),
       verificationSession,
       usePartialErrors(),
     ],

@@ -21,6 +21,12 @@ try {
 }
 
 const logger = createLogger(config.logLevel);
+
+// A promise a library left without a handler must not take every other client's request down
+// with the process: it is a bug to log and fix, not a reason to stop serving.
+process.on('unhandledRejection', (reason) => {
+  logger.error({ err: reason }, 'unhandled promise rejection (the gateway keeps serving)');
+});
 const gateway = createGateway(config, { logger });
 const server = createServer(gateway.listener);
 

@@ -1,4 +1,5 @@
 import { enforceCacheability } from '../http/response-cache/cacheability.js';
+import { spendFieldBudget } from '../plugins/use-field-budget.js';
 import { builder } from './builder.js';
 import './chain.js';
 import './component.js';
@@ -14,13 +15,16 @@ import './verification.js';
  * The graph, as an Apollo Federation v2 subgraph: `_service` and `_entities` come with it. Fields
  * not declared as reading status snapshots mark their answers uncacheable. `_entities` is declared:
  * it resolves status entities through the snapshot loaders, and the one entity that reads another
- * upstream (`Contract`, through `context.contracts`) marks its answer itself.
+ * upstream (`Contract`, through `context.contracts`) marks its answer itself. Every field spends
+ * from the operation's field budget (`useFieldBudget`).
  */
 export const schema = enforceCacheability(
-  builder.toSubGraphSchema({
-    linkUrl: 'https://specs.apollo.dev/federation/v2.6',
-    federationDirectives: ['@key'],
-    sortSchema: false,
-  }),
+  spendFieldBudget(
+    builder.toSubGraphSchema({
+      linkUrl: 'https://specs.apollo.dev/federation/v2.6',
+      federationDirectives: ['@key'],
+      sortSchema: false,
+    }),
+  ),
   ['Query._entities'],
 );

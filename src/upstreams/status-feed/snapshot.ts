@@ -45,7 +45,11 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer I)[] 
 
 export function buildSummary(wire: WireSummary): Built<StatusSummary> {
   const problems: string[] = [];
-  const components = parseItems(wire.components, WireComponent, 'components', problems)
+  const components = unique(
+    parseItems(wire.components, WireComponent, 'components', problems),
+    'components',
+    problems,
+  )
     .map(toComponent)
     .sort(byPosition);
   const componentsById = new Map(components.map((component) => [component.id, component]));
@@ -61,9 +65,11 @@ export function buildSummary(wire: WireSummary): Built<StatusSummary> {
     }
   }
 
-  const incidents = parseItems(wire.incidents, WireIncident, 'incidents', problems).map((item, i) =>
-    toIncident(item, `incidents[${i}]`, problems),
-  );
+  const incidents = unique(
+    parseItems(wire.incidents, WireIncident, 'incidents', problems),
+    'incidents',
+    problems,
+  ).map((item, i) => toIncident(item, `incidents[${i}]`, problems));
   const maintenances = toMaintenances(wire.scheduled_maintenances, problems);
 
   for (const incident of incidents) {
@@ -102,9 +108,11 @@ export function buildSummary(wire: WireSummary): Built<StatusSummary> {
 
 export function buildIncidentHistory(wire: WireIncidentHistory): Built<IncidentHistory> {
   const problems: string[] = [];
-  const incidents = parseItems(wire.incidents, WireIncident, 'incidents', problems).map((item, i) =>
-    toIncident(item, `incidents[${i}]`, problems),
-  );
+  const incidents = unique(
+    parseItems(wire.incidents, WireIncident, 'incidents', problems),
+    'incidents',
+    problems,
+  ).map((item, i) => toIncident(item, `incidents[${i}]`, problems));
   return { snapshot: toHistory(wire.page, incidents), problems };
 }
 
@@ -148,9 +156,33 @@ export function buildUpcoming(wire: WireUpcoming): Built<UpcomingMaintenances> {
 }
 
 function toMaintenances(items: readonly unknown[], problems: string[]) {
-  return parseItems(items, WireMaintenance, 'scheduled_maintenances', problems).map((item, i) =>
-    toMaintenance(item, `scheduled_maintenances[${i}]`, problems),
+  const where = 'scheduled_maintenances';
+  return unique(parseItems(items, WireMaintenance, where, problems), where, problems).map(
+    (item, i) => toMaintenance(item, `${where}[${i}]`, problems),
   );
+}
+
+/**
+ * The first item of each id. A feed that lists one thing twice (or 20,000 times) describes it
+ * once: repeats are left out and reported, so that nothing in the graph multiplies with them.
+ */
+function unique<Item extends { readonly id: string }>(
+  items: readonly Item[],
+  where: string,
+  problems: string[],
+): Item[] {
+  const seen = new Set<string>();
+  const kept: Item[] = [];
+  let repeats = 0;
+  for (const item of items) {
+    if (seen.has(item.id)) repeats += 1;
+    else {
+      seen.add(item.id);
+      kept.push(item);
+    }
+  }
+  if (repeats > 0) problems.push(`${where}: ${repeats} repeated ids left out`);
+  return kept;
 }
 
 function parseItems<Output>(
@@ -210,9 +242,8 @@ function toComponent(wire: WireComponent): ComponentNode {
 }
 
 function toEvent(wire: WireIncident, where: string, problems: string[]): Mutable<StatusEvent> {
-  const updates = parseItems(
-    wire.incident_updates,
-    WireIncidentUpdate,
+  const updates = unique(
+    parseItems(wire.incident_updates, WireIncidentUpdate, `${where}.incident_updates`, problems),
     `${where}.incident_updates`,
     problems,
   )
@@ -230,9 +261,11 @@ function toEvent(wire: WireIncident, where: string, problems: string[]): Mutable
     resolvedAt: wire.resolved_at,
     reminderIntervals: wire.reminder_intervals,
     updates,
-    components: parseItems(wire.components, WireComponent, `${where}.components`, problems).map(
-      toComponent,
-    ),
+    components: unique(
+      parseItems(wire.components, WireComponent, `${where}.components`, problems),
+      `${where}.components`,
+      problems,
+    ).map(toComponent),
   };
 }
 
@@ -261,12 +294,16 @@ function toUpdate(wire: WireIncidentUpdate, where: string, problems: string[]): 
     createdAt: wire.created_at,
     updatedAt: wire.updated_at,
     displayAt: wire.display_at ?? wire.created_at,
-    affectedComponents: parseItems(
-      wire.affected_components,
-      WireAffectedComponent,
+    affectedComponents: unique(
+      parseItems(
+        wire.affected_components,
+        WireAffectedComponent,
+        `${where}.affected_components`,
+        problems,
+      ).map(toAffectedComponent),
       `${where}.affected_components`,
       problems,
-    ).map(toAffectedComponent),
+    ),
     deliverNotifications: wire.deliver_notifications,
     tweetId: wire.tweet_id,
     customTweet: wire.custom_tweet,

@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createSimulatedFeed,
+  STATUS_FEED_PRESETS,
+} from '../../simulator/src/status-feed/fixture.js';
+import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+// Under every static limit (depth 12, cost under 5,000), but every level multiplies by the feed.
+const NESTED = `{ statusPage { components { children { group { children { group { children {
+  group { children { name } } } } } } } } } }`;
+
+describe('answers that would multiply with the feed', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
+
+  it('stops an operation past MAX_RESOLVED_FIELDS with one error, and keeps serving', async () => {
+    harness = await startHarness({
+      simulator: { statusFeed: createSimulatedFeed(STATUS_FEED_PRESETS.realistic) },
+    });
+    const response = await harness.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: NESTED }),
+    });
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    const body = JSON.parse(text) as { data?: unknown; errors: { extensions: unknown }[] };
+    expect(body.data).toBeUndefined();
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0]?.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      limit: 'MAX_RESOLVED_FIELDS',
+    });
+    // One short error instead of the 100 MB answer the red team measured.
+    expect(text.length).toBeLessThan(1_000);
+    expect((await harness.fetch('/health')).status).toBe(200);
+    // The page tree, the largest query the gateway is built for, still goes through.
+    const tree = await harness.execute(PAGE_TREE_QUERY);
+    expect(tree.body.errors).toBeUndefined();
+  });
+
+  it('describes a component listed 20,000 times by an incident once', async () => {
+    const feed = createSimulatedFeed();
+    const incident = feed.summary.incidents[0];
+    const component = incident?.components[0];
+    if (!incident || !component) throw new Error('the demo feed has an incident');
+    incident.components = Array.from({ length: 20_000 }, () => structuredClone(component));
+    harness = await startHarness({ simulator: { statusFeed: feed } });
+    const { body } = await harness.execute<{
+      statusPage: {
+        incidents: { components: { incidents: { components: { id: string }[] }[] }[] }[];
+      };
+    }>('{ statusPage { incidents { components { incidents { components { id } } } } } }');
+    expect(body.errors).toBeUndefined();
+    const first = body.data?.statusPage.incidents[0];
+    expect(first?.components).toHaveLength(1);
+    expect(first?.components[0]?.incidents[0]?.components).toEqual([{ id: component.id }]);
+    expect(
+      harness.logs.find((line) => line.msg === 'status feed items left out')?.problems,
+    ).toEqual(['incidents[0].components: 19999 repeated ids left out']);
+  });
+});
