@@ -56,6 +56,7 @@ describe('loadConfig', () => {
         maxCost: 5_000,
         maxTokens: 2_000,
         maxDirectives: 20,
+        maxResolvedFields: 20_000,
         introspection: true,
       },
       graphiql: true,
