@@ -101,6 +101,45 @@ export const CONFIG_VARIABLES = {
     default: 'info',
     schema: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   }),
+  SHUTDOWN_GRACE_MS: variable({
+    section: 'Server',
+    description:
+      'On SIGTERM, how long in-flight requests get to finish (answers carry `Connection: close` meanwhile). Cover the longest operation: an APIv2 `verifyContract` waits up to `VERIFY_WAIT_MS` plus a poll.',
+    default: '30000',
+    schema: wholeNumber(0),
+  }),
+  HTTP_HEADERS_TIMEOUT_MS: variable({
+    section: 'Server',
+    description: 'Time a client gets to send its request headers.',
+    default: '10000',
+    schema: wholeNumber(1),
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: variable({
+    section: 'Server',
+    description:
+      'Time a client gets to send its whole request, body included (a slow body gets 408).',
+    default: '30000',
+    schema: wholeNumber(1),
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: variable({
+    section: 'Server',
+    description: 'How long an idle keep-alive connection is kept open.',
+    default: '5000',
+    schema: wholeNumber(1),
+  }),
+  HTTP_SOCKET_IDLE_TIMEOUT_MS: variable({
+    section: 'Server',
+    description:
+      'A connection with nothing read or written for this long is closed: a client that stops reading its answer cannot hold the socket.',
+    default: '60000',
+    schema: wholeNumber(1),
+  }),
+  HTTP_MAX_CONNECTIONS: variable({
+    section: 'Server',
+    description: 'Open connections at most; further ones are refused until some close.',
+    default: '1000',
+    schema: wholeNumber(1),
+  }),
   STATUS_BASE_URL: variable({
     section: 'Status feed',
     description:
@@ -291,7 +330,18 @@ export interface QueryLimits {
 
 /** The configuration, shaped for the code that consumes it. */
 export interface Config {
-  readonly server: { readonly port: number; readonly host: string | undefined };
+  readonly server: {
+    readonly port: number;
+    readonly host: string | undefined;
+    readonly shutdownGraceMs: number;
+  };
+  readonly http: {
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly socketIdleTimeoutMs: number;
+    readonly maxConnections: number;
+  };
   readonly environment: 'development' | 'production' | 'test';
   readonly logLevel: LevelWithSilent;
   readonly statusFeed: {
@@ -371,7 +421,14 @@ function shape(values: Values): Config {
     circuitCooldownMs: values.CIRCUIT_COOLDOWN_MS,
   });
   return deepFreeze({
-    server: { port: values.PORT, host: values.HOST },
+    server: { port: values.PORT, host: values.HOST, shutdownGraceMs: values.SHUTDOWN_GRACE_MS },
+    http: {
+      headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: values.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      socketIdleTimeoutMs: values.HTTP_SOCKET_IDLE_TIMEOUT_MS,
+      maxConnections: values.HTTP_MAX_CONNECTIONS,
+    },
     environment: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,
     statusFeed: {

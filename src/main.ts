@@ -3,13 +3,10 @@
  * the gateway on SIGTERM or SIGINT. It knows nothing of the simulator: `npm start` starts one
  * beside it when the upstream URLs are unset (scripts/start.ts).
  */
-import { createServer } from 'node:http';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createGateway } from './gateway.js';
+import { createHttpServer } from './http/server.js';
 import { createLogger, flushLogger } from './observability/logger.js';
-
-/** How long in-flight requests get to finish once a shutdown begins. */
-const SHUTDOWN_GRACE_MS = 10_000;
 
 let config: Config;
 try {
@@ -28,7 +25,7 @@ process.on('unhandledRejection', (reason) => {
   logger.error({ err: reason }, 'unhandled promise rejection (the gateway keeps serving)');
 });
 const gateway = createGateway(config, { logger });
-const server = createServer(gateway.listener);
+const { server, drain } = createHttpServer(gateway.listener, config.http);
 
 server.on('error', (error) => {
   logger.fatal({ err: error }, 'the server could not listen');
@@ -54,10 +51,8 @@ let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  logger.info({ signal }, 'shutting down');
-  server.closeIdleConnections();
-  setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  logger.info({ signal, graceMs: config.server.shutdownGraceMs }, 'shutting down');
+  await drain(config.server.shutdownGraceMs);
   await gateway.close();
   logger.info('stopped');
   await flushLogger(logger);

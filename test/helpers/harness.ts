@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ExecutionResult } from 'graphql';
 import type { LevelWithSilent } from 'pino';
@@ -9,6 +9,7 @@ import {
 } from '../../simulator/src/server.js';
 import { type ConfigVariableName, loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createHttpServer, type HttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/observability/logger.js';
 
 export interface Harness {
@@ -16,6 +17,8 @@ export interface Harness {
   readonly gateway: Gateway;
   /** The gateway's HTTP server, listening on loopback with the listener production uses. */
   readonly server: Server;
+  /** Drains the server as `main.ts` does on SIGTERM. */
+  readonly drain: HttpServer['drain'];
   /** `http://127.0.0.1:<port>`: where the gateway listens. */
   readonly origin: string;
   /** Every line the gateway logged, parsed. */
@@ -66,7 +69,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(value)])),
   });
   const gateway = createGateway(config, { logger });
-  const server = createServer(gateway.listener);
+  const { server, drain } = createHttpServer(gateway.listener, config.http);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -75,6 +78,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     simulator,
     gateway,
     server,
+    drain,
     origin,
     logs,
     rawLogs,
@@ -88,8 +92,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return { status: response.status, headers: response.headers, body: await response.json() };
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (server.listening) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
       await gateway.close();
       await simulator.close();
     },

@@ -1,0 +1,80 @@
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+/** A raw TCP connection to the gateway, with everything it received. */
+async function openSocket(harness: Harness) {
+  const { port } = new URL(harness.origin);
+  const socket = connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  let received = '';
+  socket.on('data', (chunk) => {
+    received += String(chunk);
+  });
+  socket.on('error', () => {});
+  const closed = once(socket, 'close');
+  return { socket, closed, received: () => received };
+}
+
+const closedWithin = (closed: Promise<unknown>, ms: number) =>
+  Promise.race([
+    closed.then(() => true),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
+  ]);
+
+describe('connections', () => {
+  let harness: Harness;
+  let sockets: Socket[] = [];
+  afterEach(async () => {
+    for (const socket of sockets) socket.destroy();
+    sockets = [];
+    await harness.close();
+  });
+
+  it('drains: finishes the request in flight with Connection: close, then takes none', async () => {
+    harness = await startHarness();
+    harness.simulator.setFault('status', '*', { kind: 'delay', ms: 400 });
+    const inFlight = harness.execute('{ statusPage { name } }');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const drained = harness.drain(5_000);
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('connection')).toBe('close');
+    await drained;
+    await expect(harness.fetch('/health')).rejects.toThrow();
+  });
+
+  it('closes a connection whose headers never finish', async () => {
+    harness = await startHarness({ env: { HTTP_HEADERS_TIMEOUT_MS: 300 } });
+    const client = await openSocket(harness);
+    sockets.push(client.socket);
+    client.socket.write('POST /graphql HTTP/1.1\r\nHost: x\r\n');
+    expect(await closedWithin(client.closed, 5_000)).toBe(true);
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('answers 408 to a body that trickles in, on the cached path too', async () => {
+    harness = await startHarness({ env: { HTTP_REQUEST_TIMEOUT_MS: 400 } });
+    const client = await openSocket(harness);
+    sockets.push(client.socket);
+    client.socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query"',
+    );
+    expect(await closedWithin(client.closed, 5_000)).toBe(true);
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('refuses connections past HTTP_MAX_CONNECTIONS, and serves again once they close', async () => {
+    harness = await startHarness({ env: { HTTP_MAX_CONNECTIONS: 2 } });
+    const kept = [await openSocket(harness), await openSocket(harness)];
+    sockets.push(...kept.map((client) => client.socket));
+    const refused = await openSocket(harness);
+    sockets.push(refused.socket);
+    expect(await closedWithin(refused.closed, 2_000)).toBe(true);
+    for (const client of kept) client.socket.destroy();
+    await Promise.all(kept.map((client) => client.closed));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await harness.fetch('/health')).status).toBe(200);
+  });
+});
