@@ -19,7 +19,14 @@ const problemsOf = (source: Record<string, string>): readonly string[] => {
 describe('loadConfig', () => {
   it('applies the documented defaults, shaped for the code that uses them', () => {
     expect(loadConfig(UPSTREAMS)).toEqual({
-      server: { port: 4000, host: undefined },
+      server: { port: 4000, host: undefined, shutdownGraceMs: 30_000 },
+      http: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 5_000,
+        socketIdleTimeoutMs: 60_000,
+        maxConnections: 1_000,
+      },
       environment: 'development',
       logLevel: 'info',
       statusFeed: {
@@ -104,7 +111,7 @@ describe('loadConfig', () => {
 
   it('treats empty values as unset, and is frozen', () => {
     const config = loadConfig({ ...UPSTREAMS, PORT: ' ', HOST: '' });
-    expect(config.server).toEqual({ port: 4000, host: undefined });
+    expect(config.server).toEqual({ port: 4000, host: undefined, shutdownGraceMs: 30_000 });
     expect(Object.isFrozen(config.statusFeed.upstream)).toBe(true);
   });
 
