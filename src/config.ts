@@ -280,6 +280,13 @@ export const CONFIG_VARIABLES = {
     default: '20000',
     schema: wholeNumber(1),
   }),
+  MAX_ENTITY_REPRESENTATIONS: variable({
+    section: 'Limits',
+    description:
+      'Representations one `_entities` call may resolve; more is refused before any upstream is asked.',
+    default: '200',
+    schema: wholeNumber(1),
+  }),
   MAX_DIRECTIVES: variable({
     section: 'Limits',
     description: 'Directives per operation.',
@@ -362,6 +369,7 @@ export interface Config {
   readonly limits: QueryLimits & {
     readonly maxBodyBytes: number;
     readonly maxResolvedFields: number;
+    readonly maxEntityRepresentations: number;
   };
   readonly graphiql: boolean;
   readonly corsOrigins: readonly string[];
@@ -454,6 +462,7 @@ function shape(values: Values): Config {
       maxTokens: values.MAX_TOKENS,
       maxDirectives: values.MAX_DIRECTIVES,
       maxResolvedFields: values.MAX_RESOLVED_FIELDS,
+      maxEntityRepresentations: values.MAX_ENTITY_REPRESENTATIONS,
       introspection: values.INTROSPECTION ?? !production,
     },
     graphiql: values.GRAPHIQL ?? !production,

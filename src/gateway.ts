@@ -75,6 +75,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
         verification,
         verificationSession: verificationSession.sessionFor(request),
         cacheability,
+        maxEntityRepresentations: config.limits.maxEntityRepresentations,
       }),
     plugins: [
       requestLog,

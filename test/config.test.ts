@@ -64,6 +64,7 @@ describe('loadConfig', () => {
         maxTokens: 2_000,
         maxDirectives: 20,
         maxResolvedFields: 20_000,
+        maxEntityRepresentations: 200,
         introspection: true,
       },
       graphiql: true,

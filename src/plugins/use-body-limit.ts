@@ -37,11 +37,12 @@ export function useBodyLimit({
       }
     },
     onRequestParse({ request, setRequestParser }) {
-      if (request.method !== 'POST' || !isJson(request.headers.get('content-type'))) return;
-      setRequestParser(async (request) => {
-        let text: string;
+      if (request.method !== 'POST') return;
+      const contentType = request.headers.get('content-type');
+      // Every body is read through the same cap, whatever parser it is for.
+      const readBounded = async (request: Request): Promise<string> => {
         try {
-          text = await readBodyText(request, { maxBytes, timeoutMs });
+          return await readBodyText(request, { maxBytes, timeoutMs });
         } catch (error) {
           if (error instanceof BodyTooLargeError) throw refusal('PAYLOAD_TOO_LARGE', tooLarge, 413);
           if (error instanceof BodyTimeoutError) {
@@ -49,6 +50,14 @@ export function useBodyLimit({
           }
           throw error;
         }
+      };
+      if (isGraphQLDocument(contentType)) {
+        setRequestParser(async (request) => ({ query: await readBounded(request) }));
+        return;
+      }
+      if (!isJson(contentType)) return;
+      setRequestParser(async (request) => {
+        const text = await readBounded(request);
         let body: unknown;
         try {
           body = JSON.parse(text);
@@ -74,6 +83,9 @@ export function useBodyLimit({
     },
   };
 }
+
+const isGraphQLDocument = (contentType: string | null) =>
+  contentType !== null && /^application\/graphql\b(?!-)/i.test(contentType.trim());
 
 const isJson = (contentType: string | null) =>
   contentType !== null && /^application\/(graphql\+)?json\b/i.test(contentType.trim());

@@ -15,6 +15,7 @@ import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 import type { Contract } from '../upstreams/verification/model.js';
 import type { UpstreamSession } from '../upstreams/verification/upstream-session.js';
 import type { VerificationService } from '../upstreams/verification/verification-service.js';
+import type { EntityLimitContext } from './entity-representations.js';
 
 /** A contract as a lookup key: where it is deployed. */
 export interface ContractLocation {
@@ -23,7 +24,7 @@ export interface ContractLocation {
 }
 
 /** What every resolver of one operation shares. */
-export interface GatewayContext {
+export interface GatewayContext extends EntityLimitContext {
   /** Identifies the HTTP request in logs, and upstream as `x-request-id`. */
   readonly requestId: string;
   readonly statusFeed: StatusFeedLoaders;
@@ -47,6 +48,7 @@ export interface ContextSources {
   readonly verification: VerificationService;
   readonly verificationSession: UpstreamSession;
   readonly cacheability: CacheabilityRecord | undefined;
+  readonly maxEntityRepresentations: number;
 }
 
 export function createContext(sources: ContextSources): GatewayContext {
@@ -64,6 +66,7 @@ export function createContext(sources: ContextSources): GatewayContext {
   );
   return {
     requestId,
+    maxEntityRepresentations: sources.maxEntityRepresentations,
     statusFeed: createStatusFeedLoaders(sources.statusFeed, requestId, cacheability),
     partialErrors: [],
     cacheability,

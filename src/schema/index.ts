@@ -1,6 +1,7 @@
 import { enforceCacheability } from '../http/response-cache/cacheability.js';
 import { spendFieldBudget } from '../plugins/use-field-budget.js';
 import { builder } from './builder.js';
+import { guardEntityRepresentations } from './entity-representations.js';
 import './chain.js';
 import './component.js';
 import './contract.js';
@@ -16,15 +17,18 @@ import './verification.js';
  * not declared as reading status snapshots mark their answers uncacheable. `_entities` is declared:
  * it resolves status entities through the snapshot loaders, and the one entity that reads another
  * upstream (`Contract`, through `context.contracts`) marks its answer itself. Every field spends
- * from the operation's field budget (`useFieldBudget`).
+ * from the operation's field budget (`useFieldBudget`), and `_entities` representations are
+ * checked before they are resolved.
  */
 export const schema = enforceCacheability(
   spendFieldBudget(
-    builder.toSubGraphSchema({
-      linkUrl: 'https://specs.apollo.dev/federation/v2.6',
-      federationDirectives: ['@key'],
-      sortSchema: false,
-    }),
+    guardEntityRepresentations(
+      builder.toSubGraphSchema({
+        linkUrl: 'https://specs.apollo.dev/federation/v2.6',
+        federationDirectives: ['@key'],
+        sortSchema: false,
+      }),
+    ),
   ),
   ['Query._entities'],
 );

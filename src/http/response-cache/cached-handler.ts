@@ -112,11 +112,13 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     });
     res.end(bytes);
 
-    if (isCacheableAnswer(record, response, bytes)) {
+    // A stale snapshot (served while the feed fails) is already not current: keeping an answer
+    // built from it would only cost memory.
+    if (isCacheableAnswer(record, response, bytes) && store.allCurrent(record.snapshots)) {
       store.store(key, {
         body: bytes,
         contentType: response.headers.get('content-type') ?? 'application/json',
-        snapshots: record.snapshots,
+        snapshots: record.snapshots.map((snapshot) => new WeakRef(snapshot)),
         operation: operationNameOf(body),
       });
       metrics.responseCacheRead('stored');

@@ -2,8 +2,12 @@
 export interface CachedResponse {
   readonly body: Buffer;
   readonly contentType: string;
-  /** The status feed snapshots the answer was built from; it is good while they are current. */
-  readonly snapshots: readonly object[];
+  /**
+   * The status feed snapshots the answer was built from; it is good while they are current. Held
+   * weakly: a replaced snapshot is garbage as soon as requests are done with it, so the memory an
+   * entry keeps is its bytes, which the store bounds, and never a whole old feed.
+   */
+  readonly snapshots: readonly WeakRef<object>[];
   /** For metrics and the request log. */
   readonly operation: string | undefined;
 }
@@ -49,7 +53,7 @@ export class ResponseCache {
   lookup(key: string): CachedResponse | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    if (!entry.snapshots.every(this.#isCurrent)) {
+    if (!entry.snapshots.every((reference) => this.#isLive(reference))) {
       this.#delete(key, entry);
       return undefined;
     }
@@ -57,6 +61,16 @@ export class ResponseCache {
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     return entry;
+  }
+
+  /** Whether every snapshot is current now: only then is an answer worth keeping. */
+  allCurrent(snapshots: readonly object[]): boolean {
+    return snapshots.every(this.#isCurrent);
+  }
+
+  #isLive(reference: WeakRef<object>): boolean {
+    const snapshot = reference.deref();
+    return snapshot !== undefined && this.#isCurrent(snapshot);
   }
 
   store(key: string, entry: CachedResponse): void {
