@@ -4,7 +4,7 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { QueryLimits } from '../config.js';
 
@@ -16,19 +16,81 @@ import type { QueryLimits } from '../config.js';
  */
 export function useQueryLimits(limits: QueryLimits): Plugin[] {
   const { maxDepth, maxAliases, maxCost, maxTokens, maxDirectives, introspection } = limits;
+  /** Reported as a validation error (not thrown), relabeled with its code and variable. */
+  const rejection = (limit: string) => ({
+    propagateOnRejection: false,
+    onReject: [
+      (context: ValidationContext | null, error: GraphQLError) =>
+        context?.reportError(asLimitError(error, limit)),
+    ],
+  });
   const plugins: Plugin[] = [
     maxTokensPlugin({ n: maxTokens }) as Plugin,
-    maxDepthPlugin({ n: maxDepth, flattenFragments: true, ignoreIntrospection: true }) as Plugin,
-    maxAliasesPlugin({ n: maxAliases }) as Plugin,
-    maxDirectivesPlugin({ n: maxDirectives }) as Plugin,
-    costLimitPlugin({ maxCost, ignoreIntrospection: true }) as Plugin,
+    useTokenLimitCode(),
+    maxDepthPlugin({
+      n: maxDepth,
+      flattenFragments: true,
+      ignoreIntrospection: true,
+      ...rejection('MAX_DEPTH'),
+    }) as Plugin,
+    maxAliasesPlugin({ n: maxAliases, ...rejection('MAX_ALIASES') }) as Plugin,
+    maxDirectivesPlugin({ n: maxDirectives, ...rejection('MAX_DIRECTIVES') }) as Plugin,
+    costLimitPlugin({ maxCost, ignoreIntrospection: true, ...rejection('MAX_COST') }) as Plugin,
   ];
   if (!introspection) {
-    plugins.push(blockFieldSuggestionsPlugin() as Plugin, {
+    plugins.push(blockFieldSuggestionsPlugin() as Plugin, useNoSuggestions(), {
       onValidate({ addValidationRule }) {
         addValidationRule(NoSchemaIntrospectionCustomRule);
       },
     });
   }
   return plugins;
+}
+
+/**
+ * GraphQL Armor words a limit as "Syntax Error: …" with no code. It is what it is: the operation
+ * is over a limit (`BAD_USER_INPUT`), and `limit` names the variable that sets it.
+ */
+function asLimitError(error: GraphQLError, limit: string): GraphQLError {
+  return new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+    ...(error.nodes ? { nodes: error.nodes } : {}),
+    extensions: { code: 'BAD_USER_INPUT', limit },
+  });
+}
+
+/** The token limit stops the parser, so its error is relabeled where parsing ends. */
+function useTokenLimitCode(): Plugin {
+  return {
+    onParse:
+      () =>
+      ({ result, replaceParseResult }) => {
+        if (result instanceof GraphQLError && /^Syntax Error: Token limit /.test(result.message)) {
+          replaceParseResult(asLimitError(result, 'MAX_TOKENS'));
+        }
+      },
+  };
+}
+
+/**
+ * With introspection off, no message names what the schema has: graphql-js suggests enum values
+ * and input fields while coercing variables ("Did you mean the enum value …?"), after validation.
+ */
+function useNoSuggestions(): Plugin {
+  const DID_YOU_MEAN = / ?Did you mean [^?]*\?/g;
+  const strip = (error: GraphQLError) =>
+    DID_YOU_MEAN.test(error.message)
+      ? new GraphQLError(error.message.replace(DID_YOU_MEAN, ''), {
+          ...(error.nodes ? { nodes: error.nodes } : {}),
+          ...(error.path ? { path: error.path } : {}),
+          extensions: error.extensions,
+        })
+      : error;
+  return {
+    onExecute: () => ({
+      onExecuteDone({ result, setResult }) {
+        if (Symbol.asyncIterator in result || !result.errors) return;
+        setResult({ ...result, errors: result.errors.map(strip) });
+      },
+    }),
+  };
 }

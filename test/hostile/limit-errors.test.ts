@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+describe('limit errors say which limit, with a code', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({
+      env: { MAX_TOKENS: 60, MAX_COST: 20, MAX_DEPTH: 3, MAX_ALIASES: 1, MAX_DIRECTIVES: 1 },
+    });
+  });
+  afterAll(() => harness.close());
+
+  it.each([
+    [
+      'MAX_ALIASES',
+      '{ a: statusPage { name } b: statusPage { name } }',
+      'Aliases limit of 1 exceeded, found 2.',
+    ],
+    [
+      'MAX_DEPTH',
+      '{ statusPage { components { group { name } } } }',
+      'Query depth limit of 3 exceeded, found 4.',
+    ],
+    [
+      'MAX_DIRECTIVES',
+      '{ statusPage { name @include(if: true) url @include(if: true) } }',
+      'Directives limit of 1 exceeded, found 2.',
+    ],
+    [
+      'MAX_COST',
+      '{ statusPage { name url updatedAt fetchedAt stale id status { indicator } components { id } } }',
+      'Query Cost limit of 20 exceeded, found 21.5.',
+    ],
+    ['MAX_TOKENS', `{ statusPage { ${'name '.repeat(60)} } }`, 'Token limit of 60 exceeded.'],
+  ])('%s', async (limit, query, message) => {
+    const { body } = await harness.execute(query);
+    expect(body.errors).toEqual([
+      expect.objectContaining({ message, extensions: { code: 'BAD_USER_INPUT', limit } }),
+    ]);
+  });
+});
+
+describe('with introspection off', () => {
+  it('names no enum value or input field in coercion errors', async () => {
+    const harness = await startHarness({ env: { INTROSPECTION: false } });
+    const { body } = await harness.execute(
+      'query ($s: [ComponentStatus!]) { statusPage { components(status: $s) { id } } }',
+      { s: ['OPERATIONL'] },
+    );
+    expect(body.errors?.[0]?.message).toBe(
+      'Variable "$s" got invalid value "OPERATIONL" at "s[0]"; Value "OPERATIONL" does not exist in "ComponentStatus" enum.',
+    );
+    await harness.close();
+  });
+});
