@@ -66,12 +66,18 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     fetchAndBuild: (requestId: string | undefined) => Promise<Built<Value>>,
     { optional = false } = {},
   ) {
+    // Logged when the document starts and stops being served stale, not on every read of it.
+    let servingStale = false;
     return new SnapshotCache<Value>({
       ttlMs: cacheTtlMs,
       maxStaleMs,
       ...(optional ? { failureTtlMs: cacheTtlMs } : {}),
       load: async (requestId) => {
         const { snapshot, problems } = await fetchAndBuild(requestId);
+        if (servingStale) {
+          servingStale = false;
+          logger.info({ upstream: 'status feed', path }, 'status feed answers again');
+        }
         if (problems.length > 0) {
           logger.warn({ upstream: 'status feed', path, problems }, 'status feed items left out');
         }
@@ -79,7 +85,8 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
       },
       onEvent: (event, error) => {
         onCacheEvent?.(path, event);
-        if (event === 'stale') {
+        if (event === 'stale' && !servingStale) {
+          servingStale = true;
           logger.warn(
             { upstream: 'status feed', path, err: error },
             'status feed failed; serving the last good snapshot',
