@@ -11,9 +11,13 @@
  * - `PUT /_simulator/status-feed` `{ preset?: 'demo' | 'realistic' | 'large',
  *   components?: { [id]: status } }` → resets to a preset and/or sets leaf component statuses
  * - `GET /_simulator/verification` → `{ sessions: { [id]: address[] }, received, contracts,
- *   chains }` (`received`: requests so far; `chains`: how many are listed, null when hidden)
+ *   chains, serverVersion, etherscan }` (`received`: requests so far; `chains`: how many are
+ *   listed, null when hidden; `etherscan`: the fake Etherscan's failure in force, or null)
  * - `PUT /_simulator/verification` `{ chains?: SourcifyChain[] | null,
- *   contracts?: VerifiableContract[] }` → replaces the chain list and/or adds contracts
+ *   contracts?: VerifiableContract[], serverVersion?: '3.9.1' | '3.12.1' | null,
+ *   etherscan?: { failure, times? } | null }` → replaces the chain list, adds contracts, picks the
+ *   server version to behave as, makes Etherscan fail (`unreachable`, `http-error`,
+ *   `invalid-api-key`, `rate-limit`)
  * - `DELETE /_simulator/verification` → back to the fixture (sessions, received, chains,
  *   contracts, APIv2 jobs, outcomes, job delay)
  * - `GET /_simulator/verification/v2` → `{ jobDelayMs, jobs, outcomes }` (APIv2 jobs with their
@@ -43,7 +47,12 @@ import {
 } from './status-feed/status-rollup.js';
 import type { StatuspageComponentStatus } from './status-feed/types.js';
 import type { SimulatorResponse, UpstreamRequest } from './upstream.js';
-import { parseSourcifyChains, parseVerifiableContract } from './verification/parse.js';
+import { parseEtherscanFailure } from './verification/etherscan.js';
+import {
+  parseServerVersion,
+  parseSourcifyChains,
+  parseVerifiableContract,
+} from './verification/parse.js';
 import type { VerificationUpstream } from './verification/routes.js';
 import { parseJobDelay, parseOutcome, parseOutcomeTarget } from './verification/v2-outcomes.js';
 
@@ -128,6 +137,15 @@ function parseComponentStatuses(
   return statuses;
 }
 
+/** `{ failure, times? }`, checked; null clears the failure. */
+function parseEtherscan(value: unknown) {
+  if (value === null) return null;
+  if (!isRecord(value)) throw new TypeError('etherscan must be null or { failure, times? }');
+  const unknown = Object.keys(value).filter((key) => !['failure', 'times'].includes(key));
+  if (unknown.length > 0) throw new TypeError(`etherscan: unknown field(s) ${unknown.join(', ')}`);
+  return { failure: parseEtherscanFailure(value.failure), times: parseTimes(value.times) };
+}
+
 /** `[{ target, outcome, times? }]`, each checked; `outcome: null` clears that target's. */
 function parseOutcomes(value: unknown) {
   if (!Array.isArray(value)) {
@@ -188,6 +206,8 @@ export function createControlApi(
       received: verification.receivedCount,
       contracts: verification.contracts.length,
       chains: verification.chainsListed ? verification.chains.length : null,
+      serverVersion: verification.serverVersion,
+      etherscan: verification.etherscanFailure,
     });
 
   const apiV2Overview = (): SimulatorResponse =>
@@ -248,9 +268,10 @@ export function createControlApi(
     '/verification': {
       GET: verificationOverview,
       PUT: async (request) => {
-        const body = await readJsonObject(request, ['chains', 'contracts']);
-        if (body.chains === undefined && body.contracts === undefined) {
-          throw new BadRequestError('Expected "chains" and/or "contracts"');
+        const fields = ['chains', 'contracts', 'serverVersion', 'etherscan'];
+        const body = await readJsonObject(request, fields);
+        if (fields.every((field) => body[field] === undefined)) {
+          throw new BadRequestError(`Expected one or more of ${fields.join(', ')}`);
         }
         // Everything is checked before anything changes.
         const chains =
@@ -266,8 +287,20 @@ export function createControlApi(
                 }
                 return body.contracts.map(parseVerifiableContract);
               });
+        const serverVersion =
+          body.serverVersion === undefined
+            ? undefined
+            : check(() => parseServerVersion(body.serverVersion));
+        const etherscan =
+          body.etherscan === undefined ? undefined : check(() => parseEtherscan(body.etherscan));
         if (chains !== undefined) verification.setChains(chains);
         for (const contract of contracts) verification.addContract(contract);
+        if (serverVersion !== undefined) verification.setServerVersion(serverVersion);
+        if (etherscan === null) verification.setEtherscanFailure(null);
+        else if (etherscan !== undefined) {
+          const { failure, times } = etherscan;
+          verification.setEtherscanFailure(failure, times === null ? {} : { times });
+        }
         return verificationOverview();
       },
       DELETE: () => {

@@ -25,6 +25,7 @@ export {
   type VerificationJobInfo,
   type VerificationJobState,
 } from './verification/apiv2.js';
+export type { ActiveEtherscanFailure, EtherscanFailure } from './verification/etherscan.js';
 export type { VerifiableContract } from './verification/fixture.js';
 export type { ReceivedVerification } from './verification/received-log.js';
 /** Where the contract verification upstream (Sourcify's session API and APIv2) is mounted. */
@@ -32,6 +33,7 @@ export { VERIFY_PREFIX } from './verification/routes.js';
 export type {
   SourcifyChain,
   SourcifyMatchLevel,
+  SourcifyServerVersion,
   SourcifyV2Contract,
   SourcifyV2ErrorBody,
   SourcifyV2Job,
@@ -76,6 +78,10 @@ export type SimulatorVerification = Pick<
   | 'setJobDelay'
   | 'setOutcome'
   | 'outcomes'
+  | 'serverVersion'
+  | 'setServerVersion'
+  | 'etherscanFailure'
+  | 'setEtherscanFailure'
   | 'reset'
 >;
 

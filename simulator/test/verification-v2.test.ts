@@ -233,12 +233,18 @@ describe('POST /v2/verify/etherscan/:chainId/:address: the job lifecycle', () =>
     });
   });
 
-  it('accepts a request without a body, and a trailing slash', async () => {
+  it('accepts an empty JSON body and a trailing slash; refuses a body without a content type', async () => {
     const response = await fetch(`${sim.verifyBaseUrl}/v2/verify/etherscan/1/${DAI.address}/`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
     });
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ verificationId: expect.stringMatching(UUID) });
+
+    // The validator finds no schema for a body of no media type.
+    const bare = await call('POST', `/v2/verify/etherscan/1/${USDC.address}`);
+    expectError(bare, 400, 'invalid_parameter', 'unsupported media type undefined');
+    expect(sim.verification.received.at(-1)).toMatchObject({ status: 400, verificationId: null });
   });
 });
 
@@ -298,11 +304,68 @@ describe('POST /v2/verify/etherscan: synchronous errors', () => {
       'unsupported_chain',
       'Requested chain 295 is not supported for importing from Etherscan.',
     );
+  });
+
+  it('unsupported_chain is 404 on sourcify-server 3.9.1', async () => {
+    sim.verification.setServerVersion('3.9.1');
     expectError(
-      await verify({ chainId: '5', address: DAI.address }),
+      await verify({ chainId: '999999', address: DAI.address }),
+      404,
+      'unsupported_chain',
+      'Chain 999999 not found',
+    );
+    expectError(
+      await verify({ chainId: '295', address: DAI.address }),
+      404,
+      'unsupported_chain',
+      'Requested chain 295 is not supported for importing from Etherscan.',
+    );
+    sim.verification.setServerVersion('3.12.1');
+    expectError(
+      await verify({ chainId: '999999', address: DAI.address }),
       400,
       'unsupported_chain',
-      'Requested chain 5 is not supported for importing from Etherscan.',
+    );
+  });
+
+  it.each([null, '3.9.1', '3.12.1'] as const)(
+    'internal_error (500) on a deprecated chain (5), server version %s',
+    async (version) => {
+      sim.verification.setServerVersion(version);
+      expectError(
+        await verify({ chainId: '5', address: DAI.address }),
+        500,
+        'internal_error',
+        'The server encountered an unexpected error.',
+      );
+      expectError(
+        await getContract({ chainId: '5', address: DAI.address }),
+        500,
+        'internal_error',
+        'The server encountered an unexpected error.',
+      );
+      expect(sim.verification.jobs()).toEqual([]);
+    },
+  );
+
+  it('reports only the first problem the validator finds', async () => {
+    expectError(
+      await verify({ chainId: 'mainnet', address: '0x12' }),
+      400,
+      'invalid_parameter',
+      'request/params/chainId must match pattern "^\\d+$"',
+    );
+    expectError(
+      await verify({ chainId: '1', address: '0x12' }),
+      400,
+      'invalid_parameter',
+      'request/params/address must NOT have fewer than 42 characters',
+    );
+    expectError(
+      await getContract({ chainId: '1', address: '0x12' }, '?limit=1'),
+      400,
+      'invalid_parameter',
+      "Unknown query parameter 'limit'",
     );
   });
 
@@ -379,6 +442,48 @@ describe('POST /v2/verify/etherscan: synchronous errors', () => {
     const first = await verify<SourcifyV2ErrorBody>({ chainId: '1', address: UNKNOWN_ADDRESS });
     const second = await verify<SourcifyV2ErrorBody>({ chainId: '1', address: UNKNOWN_ADDRESS });
     expect(first.body.errorId).not.toBe(second.body.errorId);
+  });
+});
+
+describe('Etherscan failing behind APIv2', () => {
+  it.each([
+    [
+      'unreachable',
+      502,
+      'etherscan_request_failed',
+      'Network error while connecting to Etherscan API.',
+    ],
+    ['http-error', 502, 'etherscan_request_failed', 'Etherscan API returned HTTP 503 error.'],
+    [
+      'invalid-api-key',
+      502,
+      'etherscan_request_failed',
+      'Error in Etherscan API response. Result message: Invalid API Key',
+    ],
+    ['rate-limit', 429, 'etherscan_limit', 'Etherscan API rate limit reached, try later.'],
+  ] as const)(
+    '%s: %i %s, without Retry-After, then served normally',
+    async (failure, status, code, message) => {
+      sim.verification.setEtherscanFailure(failure, { times: 1 });
+      const failed = await verify(DAI, { apiKey: 'K' });
+      expectError(failed, status, code, message);
+      expect(failed.headers.get('retry-after')).toBeNull();
+      expect(sim.verification.received.at(-1)).toMatchObject({ api: 'v2', apiKey: 'K', status });
+      expect(sim.verification.jobs()).toEqual([]);
+      expect((await verify(DAI)).status).toBe(202);
+    },
+  );
+
+  it("comes after Sourcify's own checks", async () => {
+    sim.verification.setEtherscanFailure('unreachable', { times: 1 });
+    expectError(await verify(WETH), 409, 'already_verified');
+    expectError(await verify({ chainId: '295', address: DAI.address }), 400, 'unsupported_chain');
+    expect(sim.verification.etherscanFailure).toEqual({ failure: 'unreachable', remaining: 1 });
+    expectError(
+      await verify({ chainId: '1', address: UNKNOWN_ADDRESS }),
+      502,
+      'etherscan_request_failed',
+    );
   });
 });
 
@@ -589,6 +694,7 @@ describe('GET /v2/contract/:chainId/:address', () => {
       await getContract({ chainId: '999999', address: WETH.address }),
       400,
       'unsupported_chain',
+      'Chain 999999 not found',
     );
     expectError(await getContract({ chainId: '1', address: '0x12' }), 400, 'invalid_parameter');
     expectError(
@@ -616,12 +722,68 @@ describe('GET /v2/contract/:chainId/:address', () => {
       'invalid_parameter',
       "Unknown query parameter 'limit'",
     );
-    // Fields the simulator does not model: the minimal contract still.
-    for (const query of ['?fields=abi,compilation.name', '?fields=all', '?omit=sources']) {
+    // Fields the simulator does not model are left out: the minimal contract still.
+    for (const query of ['?fields=abi', '?fields=abi,compilation.name', '?omit=sources']) {
       const answer = await getContract(WETH, query);
       expect(answer.status, query).toBe(200);
       expect(answer.body.match).toBe('exact_match');
+      expect(answer.body).not.toHaveProperty('abi');
     }
+  });
+
+  it('answers unsupported_chain with 404 on sourcify-server 3.9.1', async () => {
+    sim.verification.setServerVersion('3.9.1');
+    expectError(
+      await getContract({ chainId: '999999', address: WETH.address }),
+      404,
+      'unsupported_chain',
+      'Chain 999999 not found',
+    );
+    // A contract that is not verified is a 404 too, but the contract, not an error.
+    expect((await getContract(DAI)).body).toMatchObject({ match: null, address: DAI.address });
+  });
+
+  it('reports how the contract was compiled when asked (fields=compilation…)', async () => {
+    const minimal = await getContract(WETH);
+    expect(minimal.body).not.toHaveProperty('compilation');
+
+    const asked = await getContract(
+      WETH,
+      '?fields=compilation.name,compilation.compilerVersion,compilation.fullyQualifiedName',
+    );
+    expect(asked.status).toBe(200);
+    expect(asked.body).toEqual({
+      ...minimal.body,
+      compilation: {
+        compilerVersion: '0.4.19+commit.c4cbbb05',
+        name: 'WETH9',
+        fullyQualifiedName: 'WETH9.sol:WETH9',
+      },
+    });
+    for (const query of ['?fields=compilation', '?fields=all', '?omit=abi']) {
+      expect((await getContract(WETH, query)).body, query).toMatchObject({
+        compilation: {
+          language: 'Solidity',
+          compiler: 'solc',
+          compilerVersion: '0.4.19+commit.c4cbbb05',
+          compilerSettings: {},
+          name: 'WETH9',
+          fullyQualifiedName: 'WETH9.sol:WETH9',
+        },
+      });
+    }
+    expect((await getContract(WETH, '?omit=compilation')).body).not.toHaveProperty('compilation');
+    expect((await getContract(WETH, '?omit=compilation.compilerSettings')).body).toMatchObject({
+      compilation: expect.not.objectContaining({ compilerSettings: expect.anything() }),
+    });
+    // A contract verified by a job: its compilation too; not verified: no compilation.
+    await verified(GREETER);
+    expect((await getContract(GREETER, '?fields=compilation.compilerVersion')).body).toMatchObject({
+      compilation: { compilerVersion: GREETER.compilerVersion },
+    });
+    const unverified = await getContract(DAI, '?fields=compilation');
+    expect(unverified.status).toBe(404);
+    expect(unverified.body).not.toHaveProperty('compilation');
   });
 });
 
@@ -717,15 +879,17 @@ describe('verification.received for APIv2', () => {
 });
 
 describe('routing', () => {
-  it('answers other methods and unknown v2 paths like any path without a route', async () => {
-    const get = await call('GET', `/v2/verify/etherscan/1/${DAI.address}`);
-    expect(get.status).toBe(404);
-    expect(get.body).toEqual({
-      error: `Cannot GET /v2/verify/etherscan/1/${DAI.address}`,
-      message: `Cannot GET /v2/verify/etherscan/1/${DAI.address}`,
-    });
-    expect((await call('POST', `/v2/contract/1/${DAI.address}`)).status).toBe(404);
-    expect((await call('GET', '/v2/nothing')).status).toBe(404);
+  it("answers other methods and unknown v2 paths with Express's 404 page", async () => {
+    for (const [method, path] of [
+      ['GET', `/v2/verify/etherscan/1/${DAI.address}`],
+      ['POST', `/v2/contract/1/${DAI.address}`],
+      ['GET', '/v2/nothing'],
+    ] as const) {
+      const response = await fetch(`${sim.verifyBaseUrl}${path}`, { method });
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await response.text()).toContain(`<pre>Cannot ${method} ${path}</pre>`);
+    }
     expect(sim.verification.received).toEqual([]);
   });
 
@@ -741,8 +905,8 @@ describe('the job table', () => {
     method,
     path,
     query: new URLSearchParams(),
-    headers: {},
-    readBody: async () => Buffer.alloc(0),
+    headers: method === 'POST' ? { 'content-type': 'application/json' } : {},
+    readBody: async () => Buffer.from('{}'),
   });
 
   it('keeps the latest jobCapacity jobs; older ones answer 404', async () => {

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../src/server.js';
+import { type EtherscanFailure, type Simulator, startSimulator } from '../src/server.js';
 import { parseAddress, toChecksumAddress } from '../src/verification/address.js';
 import { SOURCIFY_MESSAGES } from '../src/verification/errors.js';
 import {
@@ -65,13 +65,27 @@ async function post(
     },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
+  return answerOf(response);
+}
+
+/** An answer with its body parsed when it is JSON, as text otherwise (Express's HTML pages). */
+async function answerOf(response: Response): Promise<Answer> {
   const text = await response.text();
+  const isJson = response.headers.get('content-type')?.startsWith('application/json') ?? false;
   return {
     status: response.status,
-    body: text ? JSON.parse(text) : undefined,
+    body: isJson && text ? JSON.parse(text) : text,
     setCookie: response.headers.get('set-cookie'),
     headers: response.headers,
   };
+}
+
+/** Express's 404 page for a request no route takes. */
+function expectExpressNotFound(answer: Answer, method: string, path: string) {
+  expect(answer.status).toBe(404);
+  expect(answer.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(answer.body).toContain(`<pre>Cannot ${method} ${path}</pre>`);
+  expect(answer.setCookie).toBeNull();
 }
 
 /** A client with a cookie jar for `sourcify_vid`, like a browser (or the gateway) keeps one. */
@@ -252,17 +266,18 @@ describe('POST /session/verify/etherscan: the session payload', () => {
       expect(contract.files.invalid).toEqual({});
     }
 
-    // Already in storage before: the stored match, with its timestamp.
+    // Sourcify 3.9.1 never sends compilerVersion.
+    for (const contract of body.contracts) expect(contract).not.toHaveProperty('compilerVersion');
+    // Already in storage before: the stored match, with its timestamp and no message.
     expect(byName.get('WETH9')).toMatchObject({
       status: 'perfect',
-      compilerVersion: '0.4.19+commit.c4cbbb05',
       storageTimestamp: '2021-09-23T13:22:17.214Z',
       files: { found: ['WETH9.sol'], missing: {}, invalid: {} },
     });
-    // A partial match without compilerVersion.
+    expect(byName.get('WETH9')).not.toHaveProperty('statusMessage');
+    // A partial match.
     const usdc = byName.get('FiatTokenProxy');
     expect(usdc?.status).toBe('partial');
-    expect(usdc).not.toHaveProperty('compilerVersion');
     expect(usdc?.constructorArgumentsArray).toEqual([
       { internalType: 'address', name: 'implementationContract', type: 'address' },
     ]);
@@ -286,6 +301,11 @@ describe('POST /session/verify/etherscan: the session payload', () => {
       chainId: '296',
     });
     expect(byName.get('Counter')).not.toHaveProperty('storageTimestamp');
+    // Verified by an earlier answer of the session: stored now, without a message.
+    expect(byName.get('Greeter')).toMatchObject({
+      status: 'perfect',
+      storageTimestamp: expect.any(String),
+    });
     expect(byName.get('Greeter')).not.toHaveProperty('statusMessage');
   });
 
@@ -294,12 +314,14 @@ describe('POST /session/verify/etherscan: the session payload', () => {
     const first = await alice.verify(USDC);
     const [fresh] = contractsOf(first);
     expect(fresh?.status).toBe('partial');
+    expect(fresh?.statusMessage).toBe('');
     expect(fresh).not.toHaveProperty('storageTimestamp');
 
     const second = await alice.verify(DAI);
     const [stored, dai] = contractsOf(second);
     expect(stored?.status).toBe('partial');
     expect(Date.parse(stored?.storageTimestamp ?? '')).not.toBeNaN();
+    expect(stored).not.toHaveProperty('statusMessage');
     expect(dai).not.toHaveProperty('storageTimestamp');
 
     const bob = await client().verify(USDC);
@@ -355,21 +377,23 @@ describe('POST /session/verify/etherscan: refusals', () => {
       [{ path: '/body', message: 'must be object', errorCode: 'type.openapi.validation' }],
     ],
     [
+      // Two problems; the real server reports the first only.
       'an empty object',
       {},
-      "request/body must have required property 'address', request/body must have required property 'chainId'",
+      "request/body must have required property 'address'",
       [
         {
           path: '/body/address',
           message: "must have required property 'address'",
           errorCode: 'required.openapi.validation',
         },
-        {
-          path: '/body/chainId',
-          message: "must have required property 'chainId'",
-          errorCode: 'required.openapi.validation',
-        },
       ],
+    ],
+    [
+      'a numeric address and a missing chainId',
+      { address: 1 },
+      'request/body/address must be string',
+      [{ path: '/body/address', message: 'must be string', errorCode: 'type.openapi.validation' }],
     ],
     [
       'a numeric chainId',
@@ -429,8 +453,8 @@ describe('POST /session/verify/etherscan: refusals', () => {
     const answer = await post({ address: WETH.address, chainId: '295' });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({
-      error: 'Requested chain 295 is not supported for importing from Etherscan',
-      message: 'Requested chain 295 is not supported for importing from Etherscan',
+      error: 'Requested chain 295 is not supported for importing from Etherscan.',
+      message: 'Requested chain 295 is not supported for importing from Etherscan.',
     });
     expect(answer.setCookie).toMatch(SET_COOKIE);
   });
@@ -439,22 +463,18 @@ describe('POST /session/verify/etherscan: refusals', () => {
     const answer = await post({ address: UNKNOWN_ADDRESS, chainId: '11155111' });
     expect(answer.status).toBe(404);
     expect(answer.body).toEqual({
-      error: 'This contract is not verified on Etherscan',
-      message: 'This contract is not verified on Etherscan',
+      error: 'This contract is not verified on Etherscan.',
+      message: 'This contract is not verified on Etherscan.',
     });
     expect(answer.setCookie).toMatch(SET_COOKIE);
   });
 
-  it('answers another explorer with 404 { error }', async () => {
+  it("answers another explorer with Express's 404 page, without a session", async () => {
     const answer = await post(
       { address: WETH.address, chainId: '1' },
       { path: '/session/verify/blockscout' },
     );
-    expect(answer.status).toBe(404);
-    expect(answer.body).toEqual({
-      error: 'Cannot POST /session/verify/blockscout',
-      message: 'Cannot POST /session/verify/blockscout',
-    });
+    expectExpressNotFound(answer, 'POST', '/session/verify/blockscout');
     expect(sim.verification.received.at(-1)).toMatchObject({
       explorer: 'blockscout',
       address: WETH.address,
@@ -462,17 +482,16 @@ describe('POST /session/verify/etherscan: refusals', () => {
     });
   });
 
-  it('answers a body that is not JSON with 415, and other methods with 405', async () => {
+  it("answers a body that is not JSON with 415, and other methods with Express's 404 page", async () => {
     const text = await post(JSON.stringify({ address: WETH.address, chainId: '1' }), {
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
     });
     expect(text.status).toBe(415);
     expect(text.body).toMatchObject({ message: 'unsupported media type text/plain' });
 
-    const get = await fetch(`${sim.verifyBaseUrl}${VERIFY}`);
-    expect(get.status).toBe(405);
-    expect(await get.json()).toMatchObject({ message: 'GET method not allowed' });
-    expect(get.headers.get('set-cookie')).toBeNull();
+    const get = await answerOf(await fetch(`${sim.verifyBaseUrl}${VERIFY}`));
+    expectExpressNotFound(get, 'GET', VERIFY);
+    expect(get.headers.get('deprecation')).toBe('true');
   });
 
   it('never crashes on malformed requests', async () => {
@@ -519,18 +538,31 @@ describe('GET /chains', () => {
   it('lists the chains with their flags', async () => {
     const response = await fetch(`${sim.verifyBaseUrl}/chains`);
     expect(response.status).toBe(200);
-    expect(response.headers.get('set-cookie')).toMatch(SET_COOKIE);
+    // Not a session route: no cookie, not deprecated.
+    expect(response.headers.get('set-cookie')).toBeNull();
+    expect(response.headers.get('deprecation')).toBeNull();
     const chains = (await response.json()) as SourcifyChain[];
     const byId = new Map(chains.map((chain) => [chain.chainId, chain]));
+    // The real servers' shape, field for field.
     for (const chain of chains) {
-      expect(chain).toMatchObject({
+      expect(Object.keys(chain)).toEqual([
+        'name',
+        'chainId',
+        'rpc',
+        'traceSupportedRPCs',
+        'supported',
+        'etherscanAPI',
+      ]);
+      expect(chain).toEqual({
         name: expect.any(String),
         chainId: expect.any(Number),
-        rpc: expect.any(Array),
+        rpc: [],
+        traceSupportedRPCs: [],
         supported: expect.any(Boolean),
         etherscanAPI: expect.any(Boolean),
       });
     }
+    expect(byId.get(5)).toMatchObject({ supported: false, etherscanAPI: false });
     expect(byId.get(1)).toMatchObject({
       name: 'Ethereum Mainnet',
       supported: true,
@@ -577,12 +609,11 @@ describe('GET /chains', () => {
 
   it('answers 404 after setChains(null), while verification keeps the last list', async () => {
     sim.verification.setChains(null);
-    const response = await fetch(`${sim.verifyBaseUrl}/chains`);
-    expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({
-      error: 'Cannot GET /chains',
-      message: 'Cannot GET /chains',
-    });
+    expectExpressNotFound(
+      await answerOf(await fetch(`${sim.verifyBaseUrl}/chains`)),
+      'GET',
+      '/chains',
+    );
     expect((await post({ address: WETH.address, chainId: '1' })).status).toBe(200);
     expect((await post({ address: WETH.address, chainId: '999' })).status).toBe(400);
 
@@ -597,6 +628,157 @@ describe('GET /chains', () => {
     const duplicate = [SOURCIFY_CHAINS[0], SOURCIFY_CHAINS[0]] as SourcifyChain[];
     expect(() => sim.verification.setChains(duplicate)).toThrow(/twice/);
     expect(sim.verification.chains).toEqual(SOURCIFY_CHAINS);
+  });
+});
+
+describe('routes, cookies and headers', () => {
+  it("answers a path without a route with Express's HTML page, not JSON", async () => {
+    const answer = await answerOf(await fetch(`${sim.verifyBaseUrl}/x`));
+    expectExpressNotFound(answer, 'GET', '/x');
+    expect(answer.body).toBe(
+      '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot GET /x</pre>\n</body>\n</html>\n',
+    );
+    expect(answer.headers.get('content-security-policy')).toBe("default-src 'none'");
+    expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(answer.headers.get('deprecation')).toBeNull();
+    expectExpressNotFound(
+      await answerOf(await fetch(`${sim.verifyBaseUrl}/v2/nothing`, { method: 'DELETE' })),
+      'DELETE',
+      '/v2/nothing',
+    );
+  });
+
+  it('sets sourcify_vid on the session route only, and marks every /session answer deprecated', async () => {
+    const served = await post({ address: WETH.address, chainId: WETH.chainId });
+    expect(served.setCookie).toMatch(SET_COOKIE);
+    expect(served.headers.get('deprecation')).toBe('true');
+    const refused = await post({ address: '0x12', chainId: '1' });
+    expect(refused.status).toBe(400);
+    expect(refused.setCookie).toBeNull();
+    expect(refused.headers.get('deprecation')).toBe('true');
+
+    const elsewhere = [
+      await fetch(`${sim.verifyBaseUrl}/chains`),
+      await fetch(`${sim.verifyBaseUrl}/nothing`),
+      await fetch(`${sim.verifyBaseUrl}/v2/contract/1/${WETH.address}`),
+    ];
+    for (const response of elsewhere) {
+      expect(response.headers.get('set-cookie'), response.url).toBeNull();
+      expect(response.headers.get('deprecation'), response.url).toBeNull();
+    }
+  });
+});
+
+describe('Etherscan failing behind the session API', () => {
+  it.each([
+    ['unreachable', 502, 'Network error while connecting to Etherscan API.'],
+    ['http-error', 502, 'Etherscan API returned HTTP 503 error.'],
+    ['invalid-api-key', 502, 'Error in Etherscan API response. Result message: Invalid API Key'],
+    ['rate-limit', 429, 'Etherscan API rate limit reached, try later.'],
+  ] as const)(
+    "%s: %i with Sourcify's { error, message }, in the session, without Retry-After",
+    async (failure, status, message) => {
+      sim.verification.setEtherscanFailure(failure, { times: 1 });
+      const failed = await post({ address: DAI.address, chainId: DAI.chainId, apiKey: 'K' });
+      expect(failed.status).toBe(status);
+      expect(failed.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(failed.body).toEqual({ error: message, message });
+      expect(failed.headers.get('retry-after')).toBeNull();
+      expect(failed.setCookie).toMatch(SET_COOKIE);
+      expect(sim.verification.received.at(-1)).toMatchObject({ apiKey: 'K', status });
+      // Used up: the next fetch answers.
+      expect(sim.verification.etherscanFailure).toBeNull();
+      expect((await post({ address: DAI.address, chainId: DAI.chainId })).status).toBe(200);
+    },
+  );
+
+  it('fails before Etherscan could say the contract is not verified, until cleared', async () => {
+    sim.verification.setEtherscanFailure('unreachable');
+    expect((await post({ address: UNKNOWN_ADDRESS, chainId: '1' })).status).toBe(502);
+    expect((await post({ address: WETH.address, chainId: '1' })).status).toBe(502);
+    expect(sim.verification.etherscanFailure).toEqual({ failure: 'unreachable', remaining: null });
+    // Sourcify's own checks come first: no fetch for a chain without Etherscan import.
+    expect((await post({ address: WETH.address, chainId: '295' })).status).toBe(400);
+    sim.verification.setEtherscanFailure(null);
+    expect((await post({ address: WETH.address, chainId: '1' })).status).toBe(200);
+  });
+
+  it('is set and cleared through the control API, checked first', async () => {
+    const control = (body: unknown) =>
+      fetch(`${sim.origin}/_simulator/verification`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const set = await control({ etherscan: { failure: 'invalid-api-key', times: 2 } });
+    expect(await set.json()).toMatchObject({
+      etherscan: { failure: 'invalid-api-key', remaining: 2 },
+    });
+    expect((await post({ address: DAI.address, chainId: '1' })).body).toMatchObject({
+      error: 'Error in Etherscan API response. Result message: Invalid API Key',
+    });
+    for (const bad of [
+      { etherscan: { failure: 'down' } },
+      { etherscan: { failure: 'unreachable', times: 0 } },
+      { etherscan: 'unreachable' },
+      { etherscan: { failure: 'unreachable', when: 'now' } },
+    ]) {
+      const response = await control(bad);
+      expect(response.status, JSON.stringify(bad)).toBe(400);
+    }
+    expect(sim.verification.etherscanFailure).toEqual({
+      failure: 'invalid-api-key',
+      remaining: 1,
+    });
+    expect(await (await control({ etherscan: null })).json()).toMatchObject({ etherscan: null });
+    expect(() =>
+      sim.verification.setEtherscanFailure('down' as unknown as EtherscanFailure),
+    ).toThrow(TypeError);
+  });
+});
+
+describe('server versions', () => {
+  it("3.12.1 has no session API: its routes answer Express's 404 page", async () => {
+    sim.verification.setServerVersion('3.12.1');
+    const answer = await post({ address: WETH.address, chainId: WETH.chainId, apiKey: 'K' });
+    expectExpressNotFound(answer, 'POST', VERIFY);
+    expect(answer.headers.get('deprecation')).toBeNull();
+    expect(sim.verification.received.at(-1)).toMatchObject({
+      apiKey: 'K',
+      sessionId: null,
+      status: 404,
+    });
+    expect(sim.verification.sessions().size).toBe(0);
+    // The chain list and APIv2 are there.
+    expect((await fetch(`${sim.verifyBaseUrl}/chains`)).status).toBe(200);
+    expect((await fetch(`${sim.verifyBaseUrl}/v2/contract/1/${WETH.address}`)).status).toBe(200);
+  });
+
+  it('3.9.1, and the default, serve the session API; reset goes back to the default', async () => {
+    expect(sim.verification.serverVersion).toBeNull();
+    sim.verification.setServerVersion('3.9.1');
+    expect((await post({ address: WETH.address, chainId: WETH.chainId })).status).toBe(200);
+    sim.verification.reset();
+    expect(sim.verification.serverVersion).toBeNull();
+    expect(() => sim.verification.setServerVersion('3.10' as '3.9.1')).toThrow(TypeError);
+  });
+
+  it('is chosen through the control API', async () => {
+    const control = (body: unknown) =>
+      fetch(`${sim.origin}/_simulator/verification`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect(await (await control({ serverVersion: '3.12.1' })).json()).toMatchObject({
+      serverVersion: '3.12.1',
+    });
+    expect((await post({ address: WETH.address, chainId: '1' })).status).toBe(404);
+    expect((await control({ serverVersion: '2' })).status).toBe(400);
+    expect(await (await control({ serverVersion: null })).json()).toMatchObject({
+      serverVersion: null,
+    });
+    expect((await post({ address: WETH.address, chainId: '1' })).status).toBe(200);
   });
 });
 
@@ -666,7 +848,7 @@ describe('faults on the verification upstream', () => {
     const limited = await post({ address: WETH.address, chainId: '1' });
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('30');
-    expect(limited.body).toEqual({ error: 'Etherscan API rate limit reached, try later' });
+    expect(limited.body).toEqual({ error: 'Etherscan API rate limit reached, try later.' });
     expect(limited.setCookie).toBeNull();
     // The fault answered in front of the upstream: nothing reached it.
     expect(sim.verification.received).toEqual([]);
@@ -775,6 +957,8 @@ describe('control API: /_simulator/verification', () => {
       received: 1,
       contracts: VERIFIABLE_CONTRACTS.length,
       chains: SOURCIFY_CHAINS.length,
+      serverVersion: null,
+      etherscan: null,
     });
 
     const reset = await control('DELETE');

@@ -37,6 +37,18 @@ export const ContractRef = builder.objectRef<Contract>('Contract').implement({
       nullable: true,
       description: "The service's id of the verified match, to link to its record.",
     }),
+    name: t.string({
+      nullable: true,
+      description:
+        "The contract's name, e.g. `Greeter`, from its verified compilation; null when not verified.",
+      resolve: (contract) => contract.compilation?.name ?? null,
+    }),
+    compilerVersion: t.string({
+      nullable: true,
+      description:
+        'The compiler version it was verified with, e.g. `0.8.24+commit.e11b9ed9`; null when not verified.',
+      resolve: (contract) => contract.compilation?.compilerVersion ?? null,
+    }),
   }),
 });
 
@@ -52,6 +64,7 @@ builder.asEntity(ContractRef, {
       runtimeMatch: null,
       verifiedAt: null,
       matchId: null,
+      compilation: null,
     },
 });
 

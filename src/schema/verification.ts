@@ -1,4 +1,5 @@
 import type {
+  Compilation,
   ContractFiles,
   EXPLORER_PATHS,
   VerificationOutcome,
@@ -7,6 +8,7 @@ import type {
   VerifiedContract,
 } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
+import type { GatewayContext } from './context.js';
 import {
   errorTypeName,
   InvalidInputErrorRef,
@@ -85,26 +87,52 @@ const ContractFilesRef = builder.objectRef<ContractFiles>('ContractFiles').imple
   }),
 });
 
+/**
+ * The compilation of a matched contract that the verification answer does not describe (the
+ * session API leaves the compiler out, APIv2 all of it), from the service's contract lookup:
+ * at most one upstream request per contract per operation, and only when a field asks.
+ */
+async function lookedUpCompilation(
+  contract: VerifiedContract,
+  { contracts }: GatewayContext,
+): Promise<Compilation | null> {
+  const { status, chainId, address } = contract;
+  if ((status !== 'PERFECT' && status !== 'PARTIAL') || !chainId || !address) return null;
+  return (await contracts.load({ chainId, address }))?.compilation ?? null;
+}
+
 const VerifiedContractRef = builder.objectRef<VerifiedContract>('VerifiedContract').implement({
   description:
-    'A contract in a verification answer, with how far its verification got. The session API reports every field; APIv2 reports the match, address, chain and time, and leaves the rest null.',
+    "A contract in a verification answer, with how far its verification got. The session API reports all but `compilerVersion`; APIv2 reports the match, address, chain and time. For a matched contract, the gateway fills `name`, `compiledPath` and `compilerVersion` from the service's contract lookup when the answer lacks them.",
   fields: (t) => ({
     verificationId: t.exposeID('verificationId', {
       description:
         'Identifier of the contract within the session, or of the APIv2 verification job.',
     }),
-    compiledPath: t.exposeString('compiledPath', {
+    compiledPath: t.string({
       nullable: true,
       description:
-        'Path of the source file that defines the contract, e.g. `contracts/Token.sol`; null with APIv2.',
+        'Path of the source file that defines the contract, e.g. `contracts/Token.sol`. With APIv2, looked up for a matched contract; null when the service does not report it.',
+      resolve: async (contract, _args, context) =>
+        contract.compiledPath ??
+        (await lookedUpCompilation(contract, context))?.compiledPath ??
+        null,
     }),
-    name: t.exposeString('name', {
+    name: t.string({
       nullable: true,
-      description: 'Contract name, e.g. `Token`; null with APIv2.',
+      description:
+        'Contract name, e.g. `Token`. With APIv2, looked up for a matched contract; null when the service does not report it.',
+      resolve: async (contract, _args, context) =>
+        contract.name ?? (await lookedUpCompilation(contract, context))?.name ?? null,
     }),
-    compilerVersion: t.exposeString('compilerVersion', {
+    compilerVersion: t.string({
       nullable: true,
-      description: 'Compiler version, e.g. `0.8.24+commit.e11b9ed9`; null when not known.',
+      description:
+        "Compiler version, e.g. `0.8.24+commit.e11b9ed9`. Neither of the service's verification answers reports it (sourcify-server 3.9.1's session API leaves it out, APIv2 has no such field): for a matched contract (`PERFECT`, `PARTIAL`) it is looked up from the service's contract lookup; null for a contract that did not match, or when the service does not report it.",
+      resolve: async (contract, _args, context) =>
+        contract.compilerVersion ??
+        (await lookedUpCompilation(contract, context))?.compilerVersion ??
+        null,
     }),
     address: t.exposeString('address', {
       nullable: true,
@@ -123,7 +151,8 @@ const VerifiedContractRef = builder.objectRef<VerifiedContract>('VerifiedContrac
     status: t.expose('status', { type: VerificationStatusEnum, description: 'The match found.' }),
     statusMessage: t.exposeString('statusMessage', {
       nullable: true,
-      description: "The service's explanation of the status, e.g. why verification failed.",
+      description:
+        "The service's explanation of the status, e.g. why verification failed; null when it has none.",
     }),
     storageTimestamp: t.expose('storageTimestamp', {
       type: 'DateTime',

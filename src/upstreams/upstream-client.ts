@@ -26,6 +26,13 @@ export interface UpstreamClientOptions extends UpstreamPolicy {
   readonly baseUrl: string;
   readonly logger: Logger;
   readonly observer?: UpstreamObserver;
+  /**
+   * Whether an error answer shows the upstream itself failing: only such answers count toward the
+   * circuit breaker and are retried (GETs). An upstream that relays a third party's failure in its
+   * own error body is working, and asking it again at once would change nothing. Without it, a
+   * 5xx counts, and so does any error status `getJson` rejects.
+   */
+  readonly isServiceFailure?: (response: UpstreamResponse) => boolean;
   /** @default globalThis.fetch */
   readonly fetch?: typeof fetch;
 }
@@ -45,6 +52,8 @@ export interface RequestOptions {
   /** Sent as `x-request-id`, so the upstream's logs can be matched with the gateway's. */
   readonly requestId?: string | undefined;
   readonly headers?: Record<string, string>;
+  /** Appended to the path as its query; error messages and metrics name the path without it. */
+  readonly searchParams?: Record<string, string>;
 }
 
 export interface UpstreamClient {
@@ -74,6 +83,7 @@ const RETRIED_STATUS_CODES = [500, 502, 503, 504];
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const { name, baseUrl, timeoutMs, retries, retryDelayMs, logger, observer } = options;
+  const { isServiceFailure } = options;
 
   const http: KyInstance = ky.create({
     prefix: baseUrl,
@@ -86,6 +96,15 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       afterStatusCodes: [],
       delay: (attempt) => retryDelayMs * 2 ** (attempt - 1),
       backoffLimit: 2_000,
+      // An error status is retried only when it shows the upstream failing (ky's rules then).
+      ...(isServiceFailure
+        ? {
+            shouldRetry: ({ error }: { error: Error }) =>
+              error instanceof HTTPError && !isServiceFailure(answerOf(NO_ENDPOINT, error))
+                ? false
+                : undefined,
+          }
+        : {}),
     },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
@@ -102,7 +121,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
 
   /**
    * Sends one request (with ky's retries) through the circuit and reads the whole body. `judge`
-   * decides whether the answer counts as the upstream failing; the outcome is logged once.
+   * turns the answer into the result (throwing when it is unusable, which counts as a failure);
+   * `isServiceFailure` decides whether a whole answer counts as the upstream failing. The outcome
+   * is logged once.
    */
   async function exchange<Result>(
     endpoint: UpstreamEndpoint,
@@ -123,8 +144,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const response = await request();
       status = response.status;
       const text = await readBodyText(response, { maxBytes: MAX_UPSTREAM_BODY_BYTES, timeoutMs });
-      const result = judge({ endpoint, status: response.status, headers: response.headers, text });
-      if (response.status >= 500) circuit.failed();
+      const answer = { endpoint, status: response.status, headers: response.headers, text };
+      const result = judge(answer);
+      if (isServiceFailure ? isServiceFailure(answer) : answer.status >= 500) circuit.failed();
       else circuit.succeeded();
       logger.debug(
         { upstream: name, path: endpoint.path, status: response.status, ms: elapsed(started) },
@@ -132,7 +154,15 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       );
       return result;
     } catch (error) {
-      circuit.failed();
+      // An error status that `isServiceFailure` says is the upstream answering in its own words
+      // (a 404 for a missing chain list) is the upstream working; no answer, a timeout or an
+      // unusable body is not.
+      const answered =
+        isServiceFailure !== undefined &&
+        error instanceof HTTPError &&
+        !isServiceFailure(answerOf(endpoint, error));
+      if (answered) circuit.succeeded();
+      else circuit.failed();
       if (error instanceof HTTPError) status = error.response.status;
       const failure = toUpstreamError(endpoint, error, timeoutMs);
       logger.warn(
@@ -149,13 +179,15 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     ...headers,
     ...(requestId ? { 'x-request-id': requestId } : {}),
   });
+  const searchParamsOf = ({ searchParams }: RequestOptions) =>
+    searchParams ? { searchParams } : {};
 
   return {
     getJson(path, schema, options = {}) {
       const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
       return exchange(
         endpoint,
-        () => http.get(path, { headers: headersFor(options) }),
+        () => http.get(path, { headers: headersFor(options), ...searchParamsOf(options) }),
         (response) => parseJsonBody(response, schema),
       );
     },
@@ -165,7 +197,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         endpoint,
         async () => {
           try {
-            return await http.get(path, { headers: headersFor(options) });
+            return await http.get(path, {
+              headers: headersFor(options),
+              ...searchParamsOf(options),
+            });
           } catch (error) {
             // ky has retried what it retries; the final answer is the caller's to read. ky 2 has
             // consumed its body into `data` by then, so the answer is rebuilt from that.
@@ -186,6 +221,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
             throwHttpErrors: false,
             retry: 0,
             headers: headersFor(options),
+            ...searchParamsOf(options),
           }),
         (response) => response,
       );
@@ -257,7 +293,23 @@ function summarizeIssues(error: z.ZodError): string {
 
 /** An HTTP error's answer as a Response again, with the body ky read into `data`. */
 function rebuiltResponse({ response, data }: HTTPError): Response {
-  const body = data === undefined ? null : typeof data === 'string' ? data : JSON.stringify(data);
-  return new Response(body, { status: response.status, headers: response.headers });
+  return new Response(data === undefined ? null : dataText(data), {
+    status: response.status,
+    headers: response.headers,
+  });
 }
+
+/** An HTTP error's answer, with the body ky read into `data`. */
+function answerOf(endpoint: UpstreamEndpoint, { response, data }: HTTPError): UpstreamResponse {
+  return { endpoint, status: response.status, headers: response.headers, text: dataText(data) };
+}
+
+/** The body ky read into an `HTTPError`'s `data` (parsed when it was JSON), as text. */
+function dataText(data: unknown): string {
+  if (data === undefined) return '';
+  return typeof data === 'string' ? data : JSON.stringify(data);
+}
+
+/** Stands for the endpoint where only the answer matters (deciding on a retry). */
+const NO_ENDPOINT: UpstreamEndpoint = { upstream: '', method: '', path: '' };
 const elapsed = (started: number) => Math.round(performance.now() - started);

@@ -74,14 +74,23 @@ describe('verifyContract with VERIFY_API=v2', () => {
     expect(result?.__typename).toBe('VerificationResult');
     expect(result?.alreadyVerified).toBe(false);
     const [contract] = result?.contracts ?? [];
+    // APIv2's job reports the match only: name, path and compiler come from its contract lookup.
     expect(contract).toMatchObject({
       address: GREETER.address,
       chainId: GREETER.chainId,
       status: 'PERFECT',
-      name: null,
-      compiledPath: null,
+      name: GREETER.name,
+      compiledPath: GREETER.compiledPath,
+      compilerVersion: GREETER.compilerVersion,
       files: null,
     });
+    const lookups = harness.simulator.requests.filter((r) =>
+      r.path.startsWith('/verify/v2/contract/'),
+    );
+    expect(lookups).toHaveLength(1);
+    expect(new URLSearchParams(lookups[0]?.search).get('fields')).toBe(
+      'compilation.name,compilation.compilerVersion,compilation.fullyQualifiedName',
+    );
     expect(contract?.verificationId).toMatch(/^[0-9a-f-]{36}$/);
     expect(contract?.storageTimestamp).toBeTruthy();
     const [received] = harness.simulator.verification.received;
@@ -98,7 +107,12 @@ describe('verifyContract with VERIFY_API=v2', () => {
       ?.verifyContract;
     expect(result?.__typename).toBe('VerificationResult');
     expect(result?.alreadyVerified).toBe(true);
-    expect(result?.contracts?.[0]).toMatchObject({ address: WETH.address, status: 'PERFECT' });
+    expect(result?.contracts?.[0]).toMatchObject({
+      address: WETH.address,
+      status: 'PERFECT',
+      name: WETH.name,
+      compilerVersion: WETH.compilerVersion,
+    });
   });
 
   it('answers VerificationPending when the job outlasts the wait, and verificationJob reports it later', async () => {
@@ -142,6 +156,35 @@ describe('verifyContract with VERIFY_API=v2', () => {
     expect(result).toMatchObject({ __typename: typename, ...fields });
     expect(result?.errorId).toMatch(/^[0-9a-f-]{36}$/);
     expect(result?.message).toBeTruthy();
+  });
+
+  it('refuses a deprecated chain (5) from the chain list; without a list, relays the 500 internal_error Sourcify answers', async () => {
+    const refused = (await verify({ address: DAI.address, chainId: '5' })).data?.verifyContract;
+    expect(refused).toMatchObject({ __typename: 'InvalidInputError', field: 'chainId' });
+    expect(refused?.message).toBe(
+      'Chain 5 is not supported by the verification service; see Query.supportedChains.',
+    );
+
+    const blind = await startHarness({ env: { VERIFY_API: 'v2', CIRCUIT_FAILURE_THRESHOLD: 1 } });
+    blind.simulator.verification.setChains(null);
+    const send = async () =>
+      (
+        await blind.execute<{ verifyContract: Outcome }>(VERIFY, {
+          input: { address: DAI.address, chainId: '5' },
+        })
+      ).body.data?.verifyContract;
+    const failed = await send();
+    expect(failed).toEqual(
+      expect.objectContaining({
+        __typename: 'UpstreamUnavailableError',
+        message: `The verification service POST /v2/verify/etherscan/5/${DAI.address} is unavailable: it failed with an internal error (internal_error): The server encountered an unexpected error.`,
+        errorId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      }),
+    );
+    // Sourcify's own error: the circuit (threshold 1) stays closed.
+    expect((await send())?.errorId).toBeTruthy();
+    expect(blind.simulator.requestCount(`/verify/v2/verify/etherscan/5/${DAI.address}`)).toBe(2);
+    await blind.close();
   });
 
   it('maps a failed job to VerificationRejectedError with its code', async () => {
@@ -198,10 +241,12 @@ describe('Query.contract and the Contract entity', () => {
         match: string;
         verifiedAt: string;
         matchId: string;
+        name: string;
+        compilerVersion: string;
       };
       unknown: null;
     }>(`{
-      weth: contract(chainId: "1", address: "${WETH.address}") { chainId address verified match runtimeMatch verifiedAt matchId }
+      weth: contract(chainId: "1", address: "${WETH.address}") { chainId address verified match runtimeMatch verifiedAt matchId name compilerVersion }
       unknown: contract(chainId: "1", address: "${UNKNOWN}") { verified }
     }`);
     expect(body.errors).toBeUndefined();
@@ -210,6 +255,8 @@ describe('Query.contract and the Contract entity', () => {
       address: WETH.address,
       verified: true,
       match: 'PERFECT',
+      name: 'WETH9',
+      compilerVersion: WETH.compilerVersion,
     });
     expect(body.data?.weth.verifiedAt).toBeTruthy();
     expect(body.data?.unknown).toBeNull();

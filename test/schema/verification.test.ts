@@ -29,6 +29,7 @@ interface Contract {
   chainId: string | null;
   status: string;
   compilerVersion: string | null;
+  statusMessage: string | null;
   storageTimestamp: string | null;
   files: { found: string[]; missing: string[]; invalid: string[] };
 }
@@ -206,7 +207,77 @@ describe('Mutation.verifyContract', () => {
     expect(body.data?.verifyContract).toMatchObject({
       __typename: 'VerificationRejectedError',
       status: 404,
-      message: 'This contract is not verified on Etherscan',
+      message: 'This contract is not verified on Etherscan.',
+    });
+  });
+
+  it('answers an empty statusMessage as null, and a failed verification with its message', async () => {
+    const counter = VERIFIABLE_CONTRACTS.find((contract) => contract.name === 'Counter');
+    if (!counter) throw new Error('the simulator knows Counter');
+    const alice = client(harness);
+    const fresh = await alice.verify({ address: second.address, chainId: second.chainId });
+    const [verified] = fresh.body.data?.verifyContract.contracts ?? [];
+    expect(verified).toMatchObject({ status: 'PERFECT', storageTimestamp: null });
+    expect(verified?.statusMessage).toBeNull();
+    // The service sent "".
+    const upstream = await fetch(`${harness.simulator.verifyBaseUrl}/session/verify/etherscan`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: third.address, chainId: third.chainId }),
+    });
+    const { contracts } = (await upstream.json()) as { contracts: { statusMessage: string }[] };
+    expect(contracts[0]?.statusMessage).toBe('');
+
+    const failed = await alice.verify({ address: counter.address, chainId: counter.chainId });
+    const last = failed.body.data?.verifyContract.contracts?.at(-1);
+    expect(last).toMatchObject({
+      status: 'ERROR',
+      statusMessage: "The deployed and recompiled bytecode don't match.",
+    });
+  });
+
+  it("fills compilerVersion, which the session API leaves out, from the service's lookup of matched contracts", async () => {
+    const counter = VERIFIABLE_CONTRACTS.find((contract) => contract.name === 'Counter');
+    if (!counter) throw new Error('the simulator knows Counter');
+    const alice = client(harness);
+    await alice.verify({ address: first.address, chainId: first.chainId });
+    const { body } = await alice.verify({ address: counter.address, chainId: counter.chainId });
+    expect(body.errors).toBeUndefined();
+    const [weth, failed] = body.data?.verifyContract.contracts ?? [];
+    expect(weth).toMatchObject({ address: first.address, compilerVersion: first.compilerVersion });
+    // A contract that did not match has no verified compilation to look up.
+    expect(failed).toMatchObject({
+      address: counter.address,
+      status: 'ERROR',
+      compilerVersion: null,
+    });
+    // One lookup per operation (each verification asks again), none for the failed contract.
+    const lookups = harness.simulator.requests.filter((r) =>
+      r.path.startsWith('/verify/v2/contract/'),
+    );
+    expect(lookups.map((r) => r.path)).toEqual([
+      `/verify/v2/contract/${first.chainId}/${first.address}`,
+      `/verify/v2/contract/${first.chainId}/${first.address}`,
+    ]);
+    expect(new URLSearchParams(lookups[0]?.search).get('fields')).toContain(
+      'compilation.compilerVersion',
+    );
+  });
+
+  it("keeps the service's own message on a 5xx", async () => {
+    harness.simulator.setFault('verify', '/session/verify/etherscan', {
+      kind: 'status',
+      status: 500,
+      body: JSON.stringify({ error: 'Out of memory', message: 'Out of memory' }),
+    });
+    const { body } = await client(harness).verify({
+      address: first.address,
+      chainId: first.chainId,
+    });
+    expect(body.data?.verifyContract).toEqual({
+      __typename: 'UpstreamUnavailableError',
+      message:
+        'The verification service POST /session/verify/etherscan is unavailable: it answered HTTP 500: Out of memory',
     });
   });
 
@@ -309,6 +380,34 @@ describe('Query.supportedChains', () => {
     expect(
       body.data?.supportedChains.find((chain) => chain.id === '1')?.supportsExplorerVerification,
     ).toBe(true);
+    await harness.close();
+  });
+
+  it("reads the real servers' list: 260 chains, 182 of them supported (sourcify-server 3.9.1)", async () => {
+    const harness = await startHarness();
+    const chains = Array.from({ length: 260 }, (_, i) => ({
+      name: `Chain ${i + 1}`,
+      chainId: i + 1,
+      rpc: [],
+      traceSupportedRPCs: [],
+      supported: i < 182,
+      etherscanAPI: i % 2 === 0,
+    }));
+    harness.simulator.verification.setChains(chains);
+    const { body } = await harness.execute<{
+      supportedChains: { id: string; name: string; supportsExplorerVerification: boolean }[];
+    }>('{ supportedChains { id name supportsExplorerVerification } }');
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.supportedChains).toHaveLength(182);
+    expect(body.data?.supportedChains[0]).toEqual({
+      id: '1',
+      name: 'Chain 1',
+      supportsExplorerVerification: true,
+    });
+    expect(body.data?.supportedChains[1]?.supportsExplorerVerification).toBe(false);
+    expect(harness.logs.some((line) => line.msg === 'verification service chains left out')).toBe(
+      false,
+    );
     await harness.close();
   });
 

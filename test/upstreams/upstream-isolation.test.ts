@@ -75,6 +75,34 @@ describe('circuit breakers', () => {
     }
     expect(harness.simulator.requestCount(VERIFY)).toBe(2);
   });
+
+  it("count a 503 from verification even with Sourcify's own body, never its 502 about Etherscan", async () => {
+    harness = await startHarness({
+      env: { CIRCUIT_FAILURE_THRESHOLD: 2, CIRCUIT_COOLDOWN_MS: 60_000 },
+    });
+    // Etherscan unreachable behind the service: relayed, not the service failing.
+    harness.simulator.verification.setEtherscanFailure('unreachable', { times: 3 });
+    for (let i = 0; i < 3; i += 1) await harness.execute(MUTATION);
+    expect(harness.simulator.requestCount(VERIFY)).toBe(3);
+
+    // Sourcify's v1 brownout: 503 with its own JSON error. The service is refusing work.
+    const brownout = {
+      error: 'Service Unavailable - API v1 Brownout',
+      message: 'API v1 is temporarily unavailable.',
+    };
+    harness.simulator.setFault('verify', '/session/verify/etherscan', {
+      kind: 'status',
+      status: 503,
+      body: JSON.stringify(brownout),
+    });
+    for (let i = 0; i < 3; i += 1) {
+      const { body } = await harness.execute<{
+        verifyContract: { __typename: string; message: string };
+      }>(MUTATION);
+      expect(body.data?.verifyContract.__typename).toBe('UpstreamUnavailableError');
+    }
+    expect(harness.simulator.requestCount(VERIFY)).toBe(5);
+  });
 });
 
 describe('one upstream down', () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jsonResponse } from '../json-response.js';
 import type { SimulatorResponse, UpstreamRequest } from '../upstream.js';
 import { parseAddress } from './address.js';
+import { type EtherscanFailure, etherscanFailureAnswer } from './etherscan.js';
 import type { VerifiableContract } from './fixture.js';
 import { type MatchStorage, type StoredMatch, storageKey } from './match-storage.js';
 import type { ReceivedVerification } from './received-log.js';
@@ -9,6 +10,7 @@ import { mediaType, readJsonRequestBody, sent } from './request-body.js';
 import type {
   SourcifyChain,
   SourcifyMatchLevel,
+  SourcifyV2Compilation,
   SourcifyV2Contract,
   SourcifyV2Job,
   SourcifyV2JobError,
@@ -38,11 +40,14 @@ import {
  * - `GET /v2/contract/{chainId}/{address}` → 200 the match, 404 with null match fields
  *
  * Checks run in the real server's order: body-parser, the OpenAPI validator (path formats, body
- * schema, media type → `invalid_json` / `invalid_parameter`), validateChainId, validateAddress,
- * checkIfAlreadyVerified, checkIfJobIsAlreadyRunning, then the Etherscan fetch, which Sourcify
- * does before answering 202, so Etherscan's errors are synchronous too. Jobs complete lazily: a
- * job is settled by the first observation (any request to the upstream, `jobs()`) at or after
- * its due time, and its finish time is that due time.
+ * schema, media type → `invalid_json` / `invalid_parameter`; the first problem only),
+ * validateChainId, validateAddress, checkIfAlreadyVerified, checkIfJobIsAlreadyRunning, then the
+ * Etherscan fetch, which Sourcify does before answering 202, so Etherscan's errors are
+ * synchronous too. A chain Sourcify lists as unsupported (deprecated, e.g. 5) passes
+ * validateChainId and then fails with 500 `internal_error`, on the verification and the lookup
+ * alike (a Sourcify bug, in 3.9.1 and 3.12.1). Jobs complete lazily: a job is settled by the first
+ * observation (any request to the upstream, `jobs()`) at or after its due time, and its finish
+ * time is that due time.
  */
 
 /** How long a job takes by default: about a fast real compile. */
@@ -81,6 +86,10 @@ export interface ApiV2Context {
   record(entry: ReceivedVerification): void;
   /** How the upstream answers a path without a route. */
   notFound(request: UpstreamRequest): SimulatorResponse;
+  /** `unsupported_chain`'s status: 404 on sourcify-server 3.9.1, 400 on 3.12.1. */
+  unsupportedChainStatus(): 400 | 404;
+  /** Fetches the sources from the fake Etherscan: its failure, or null when it answers. */
+  fetchFromEtherscan(): EtherscanFailure | null;
 }
 
 export interface ApiV2 {
@@ -193,7 +202,7 @@ const CONTRACT_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   signatures: ['function', 'event', 'error'],
 };
 
-/** The OpenAPI validator's complaints about one path parameter (ajv's wording). */
+/** The OpenAPI validator's complaints about one path parameter (ajv's wording), in its order. */
 function paramIssues(name: string, value: string, schema: ParamSchema): string[] {
   const where = `request/params/${name}`;
   const issues: string[] = [];
@@ -280,6 +289,8 @@ export function createSimulatedApiV2(
     }
   };
   const outcomes = new V2OutcomeTable();
+  const rejectionStatus = (code: V2RejectCode): number =>
+    code === 'unsupported_chain' ? context.unsupportedChainStatus() : V2_REJECTION_STATUS[code];
 
   const jobError = (code: string, message: string, errorData?: Record<string, unknown>) => ({
     ...v2ErrorBody(code, message),
@@ -410,14 +421,15 @@ export function createSimulatedApiV2(
       return response;
     };
     const reject = (code: V2RejectCode, message: string) =>
-      answer(v2Error(V2_REJECTION_STATUS[code], code, message));
+      answer(v2Error(rejectionStatus(code), code, message));
 
-    // body-parser, then the OpenAPI validator.
+    // body-parser, then the OpenAPI validator. Without a Content-Type it finds no schema for the
+    // body ("unsupported media type undefined").
     const body = await readJsonRequestBody(request);
     if (!body.ok) return answer(v2Error(400, 'invalid_json', body.message));
     if (isRecord(body.value)) apiKey = sent(body.value.apiKey);
     const type = mediaType(request);
-    if (type !== undefined && type !== 'application/json') {
+    if (type !== 'application/json') {
       return answer(
         v2Error(400, 'invalid_parameter', SOURCIFY_V2_MESSAGES.unsupportedMediaType(type)),
       );
@@ -430,7 +442,8 @@ export function createSimulatedApiV2(
     else if (body.value.apiKey !== undefined && typeof body.value.apiKey !== 'string') {
       issues.push('request/body/apiKey must be string');
     }
-    if (issues.length > 0) return answer(v2Error(400, 'invalid_parameter', issues.join(', ')));
+    const [issue] = issues;
+    if (issue !== undefined) return answer(v2Error(400, 'invalid_parameter', issue));
 
     // validateChainId, validateAddress.
     const chain = context.chain(rawChainId);
@@ -442,6 +455,10 @@ export function createSimulatedApiV2(
       );
     }
     const chainId = rawChainId;
+    // checkIfAlreadyVerified fails on a deprecated chain.
+    if (!chain.supported) {
+      return answer(v2Error(500, 'internal_error', SOURCIFY_V2_MESSAGES.internalError));
+    }
 
     const scripted = outcomes.take(chainId, address, 'reject');
     if (scripted) {
@@ -462,8 +479,13 @@ export function createSimulatedApiV2(
       );
     }
     // The Etherscan fetch, before answering.
-    if (!chain.supported || !chain.etherscanAPI) {
+    if (!chain.etherscanAPI) {
       return reject('unsupported_chain', SOURCIFY_V2_MESSAGES.chainWithoutEtherscan(chainId));
+    }
+    const fetchFailure = context.fetchFromEtherscan();
+    if (fetchFailure) {
+      const { status, message, v2Code } = etherscanFailureAnswer(fetchFailure);
+      return answer(v2Error(status, v2Code, message));
     }
     const contract = context.contract(key);
     if (!contract) {
@@ -488,14 +510,18 @@ export function createSimulatedApiV2(
 
   /** `GET /v2/verify/{verificationId}`. */
   const getJob = (rawId: string): SimulatorResponse => {
-    const issues = paramIssues('verificationId', rawId, VERIFICATION_ID_SCHEMA);
-    if (issues.length > 0) return v2Error(400, 'invalid_parameter', issues.join(', '));
+    const [issue] = paramIssues('verificationId', rawId, VERIFICATION_ID_SCHEMA);
+    if (issue !== undefined) return v2Error(400, 'invalid_parameter', issue);
     const job = jobs.get(rawId);
     if (!job) return v2Error(404, 'job_not_found', SOURCIFY_V2_MESSAGES.jobNotFound(rawId));
     return jsonResponse(200, jobJson(job));
   };
 
-  /** `GET /v2/contract/{chainId}/{address}`: the minimal fields, whatever else is asked. */
+  /**
+   * `GET /v2/contract/{chainId}/{address}`: the minimal fields, and `compilation` when asked for
+   * (`fields=compilation`, `compilation.<sub-field>`, `all`, or an `omit` that leaves it); other
+   * fields are not modelled.
+   */
   const getContract = (
     request: UpstreamRequest,
     rawChainId: string,
@@ -513,18 +539,31 @@ export function createSimulatedApiV2(
       ...paramIssues('chainId', rawChainId, CHAIN_ID_SCHEMA),
       ...paramIssues('address', rawAddress, ADDRESS_SCHEMA),
     );
-    if (issues.length > 0) return v2Error(400, 'invalid_parameter', issues.join(', '));
-    if (!context.chain(rawChainId)) {
-      return v2Error(400, 'unsupported_chain', SOURCIFY_V2_MESSAGES.chainNotFound(rawChainId));
+    const [issue] = issues;
+    if (issue !== undefined) return v2Error(400, 'invalid_parameter', issue);
+    const chain = context.chain(rawChainId);
+    if (!chain) {
+      return v2Error(
+        context.unsupportedChainStatus(),
+        'unsupported_chain',
+        SOURCIFY_V2_MESSAGES.chainNotFound(rawChainId),
+      );
     }
     const address = parseAddress(rawAddress);
     if (address === null) {
       return v2Error(400, 'invalid_parameter', SOURCIFY_V2_MESSAGES.invalidAddress(rawAddress));
     }
-    const fieldsIssue = checkFieldsAndOmit(request.query.get('fields'), request.query.get('omit'));
+    const fields = request.query.get('fields');
+    const omit = request.query.get('omit');
+    const fieldsIssue = checkFieldsAndOmit(fields, omit);
     if (fieldsIssue !== null) return v2Error(400, 'invalid_parameter', fieldsIssue);
+    // The lookup fails on a deprecated chain.
+    if (!chain.supported) {
+      return v2Error(500, 'internal_error', SOURCIFY_V2_MESSAGES.internalError);
+    }
 
-    const stored = context.storage().get(storageKey(rawChainId, address));
+    const key = storageKey(rawChainId, address);
+    const stored = context.storage().get(key);
     const level = stored ? levelOf(stored.status) : null;
     if (!stored || level === null) return jsonResponse(404, unverified(rawChainId, address));
     // In the order Sourcify's getContract builds it.
@@ -537,7 +576,14 @@ export function createSimulatedApiV2(
       chainId: rawChainId,
       address,
     };
-    return jsonResponse(200, contract);
+    const verified = context.contract(key);
+    const wanted = compilationFieldsAsked(fields, omit);
+    if (!verified || wanted.length === 0) return jsonResponse(200, contract);
+    const all = compilationOf(verified);
+    const compilation = Object.fromEntries(
+      Object.entries(all).filter(([field]) => wanted.includes(field)),
+    );
+    return jsonResponse(200, { ...contract, compilation });
   };
 
   return {
@@ -624,6 +670,37 @@ function defaultJobMessage(code: V2JobErrorCode, chainId: string, address: strin
     case 'internal_error':
       return SOURCIFY_V2_MESSAGES.internalError;
   }
+}
+
+/** A verified contract's `compilation`, as the lookup reports it; unknown values left out. */
+function compilationOf(contract: VerifiableContract): SourcifyV2Compilation {
+  return {
+    language: 'Solidity',
+    compiler: 'solc',
+    ...(contract.compilerVersion === undefined
+      ? {}
+      : { compilerVersion: contract.compilerVersion }),
+    compilerSettings: {},
+    name: contract.name,
+    fullyQualifiedName: `${contract.compiledPath}:${contract.name}`,
+  };
+}
+
+/** The `compilation` sub-fields a (checked) `fields` or `omit` selects. */
+function compilationFieldsAsked(fields: string | null, omit: string | null): readonly string[] {
+  const all = CONTRACT_FIELDS.compilation ?? [];
+  if (fields !== null) {
+    const list = fields.split(',');
+    if (list.includes('all') || list.includes('compilation')) return all;
+    return all.filter((sub) => list.includes(`compilation.${sub}`));
+  }
+  if (omit !== null) {
+    const list = omit.split(',');
+    return list.includes('compilation')
+      ? []
+      : all.filter((sub) => !list.includes(`compilation.${sub}`));
+  }
+  return [];
 }
 
 /** validateFieldsAndOmit: the first problem with `fields`/`omit`, or null. */

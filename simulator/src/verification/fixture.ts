@@ -20,7 +20,10 @@ export interface VerifiableContract {
   readonly name: string;
   /** Source path that defines the contract. */
   readonly compiledPath: string;
-  /** Absent: the payload leaves the field out, as current Sourcify servers do. */
+  /**
+   * What it was compiled with. The session API never sends it (as sourcify-server 3.9.1 does
+   * not); APIv2's contract lookup reports it under `compilation` when asked. Absent: unknown.
+   */
   readonly compilerVersion?: string;
   /** Source paths the explorer had: `files.found`. */
   readonly sources: readonly string[];
@@ -30,7 +33,10 @@ export interface VerifiableContract {
   readonly invalid?: Readonly<Record<string, SourcifyInvalidSource>>;
   /** What verifying it gives. `perfect` and `partial` matches are then kept in storage. */
   readonly status: SourcifyVerificationStatus;
-  /** Sent while the contract is not in storage (with an `error` status, typically). */
+  /**
+   * Sent while the contract is not in storage (with an `error` status, typically); a match
+   * verified by the answer shows `""`.
+   */
   readonly statusMessage?: string;
   /**
    * ISO timestamp: the contract was already in Sourcify's storage before the simulator started,
@@ -41,43 +47,42 @@ export interface VerifiableContract {
   readonly constructorArgumentsArray?: readonly SourcifyAbiParameter[];
 }
 
-/** The default chain list, in Sourcify's order (Ethereum chains first). */
+/**
+ * The default chain list, in Sourcify's order (Ethereum chains first), shaped as the real servers
+ * answer it: no `title`, `rpc` and `traceSupportedRPCs` empty. The real lists have 260 entries
+ * (182 supported on 3.9.1, 192 on 3.12.1); the unsupported ones are Sourcify's deprecated chains.
+ */
 export const SOURCIFY_CHAINS: readonly SourcifyChain[] = [
   {
     name: 'Ethereum Mainnet',
     chainId: 1,
-    rpc: [
-      'https://eth-mainnet.g.alchemy.com/v2/{ALCHEMY_API_KEY}',
-      'https://mainnet.infura.io/v3/{INFURA_API_KEY}',
-    ],
-    traceSupportedRPCs: [{ type: 'trace_transaction', index: 0 }],
+    rpc: [],
+    traceSupportedRPCs: [],
     supported: true,
     etherscanAPI: true,
   },
   {
+    // Deprecated: listed, not supported, and APIv2 fails on it with 500 internal_error.
     name: 'Goerli',
-    title: 'Ethereum Testnet Goerli',
     chainId: 5,
     rpc: [],
+    traceSupportedRPCs: [],
     supported: false,
     etherscanAPI: false,
   },
   {
     name: 'Sepolia',
-    title: 'Ethereum Testnet Sepolia',
     chainId: 11155111,
-    rpc: [
-      'https://eth-sepolia.g.alchemy.com/v2/{ALCHEMY_API_KEY}',
-      'https://sepolia.infura.io/v3/{INFURA_API_KEY}',
-    ],
-    traceSupportedRPCs: [{ type: 'trace_transaction', index: 0 }],
+    rpc: [],
+    traceSupportedRPCs: [],
     supported: true,
     etherscanAPI: true,
   },
   {
     name: 'Hedera Mainnet',
     chainId: 295,
-    rpc: ['https://mainnet.hashio.io/api'],
+    rpc: [],
+    traceSupportedRPCs: [],
     supported: true,
     etherscanAPI: false,
   },
@@ -86,14 +91,16 @@ export const SOURCIFY_CHAINS: readonly SourcifyChain[] = [
     // Hedera contracts can be verified through the only explorer route Sourcify offers.
     name: 'Hedera Testnet',
     chainId: 296,
-    rpc: ['https://testnet.hashio.io/api'],
+    rpc: [],
+    traceSupportedRPCs: [],
     supported: true,
     etherscanAPI: true,
   },
   {
     name: 'Hedera Previewnet',
     chainId: 297,
-    rpc: ['https://previewnet.hashio.io/api'],
+    rpc: [],
+    traceSupportedRPCs: [],
     supported: true,
     etherscanAPI: false,
   },
@@ -126,11 +133,12 @@ export const VERIFIABLE_CONTRACTS: readonly VerifiableContract[] = [
     constructorArgumentsArray: [{ internalType: 'uint256', name: 'chainId_', type: 'uint256' }],
   },
   {
-    // A partial match, without compilerVersion (as current servers send it).
+    // A partial match.
     chainId: '1',
     address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
     name: 'FiatTokenProxy',
     compiledPath: 'FiatTokenProxy.sol',
+    compilerVersion: '0.4.24+commit.e67f0147',
     sources: ['FiatTokenProxy.sol'],
     status: 'partial',
     constructorArgumentsArray: [

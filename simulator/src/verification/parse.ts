@@ -5,6 +5,7 @@ import type {
   SourcifyChain,
   SourcifyInvalidSource,
   SourcifyMissingSource,
+  SourcifyServerVersion,
 } from './types.js';
 
 /*
@@ -14,6 +15,7 @@ import type {
  */
 
 const STATUSES = ['perfect', 'partial', 'error', 'extra-file-input-bug'] as const;
+const SERVER_VERSIONS: readonly SourcifyServerVersion[] = ['3.9.1', '3.12.1'];
 const CHAIN_ID = /^(0|[1-9][0-9]*)$/;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -87,6 +89,16 @@ function parseAbiParameter(value: unknown, where: string): SourcifyAbiParameter 
   return parameter;
 }
 
+/** Checks a server version for the simulator to model; null is the default mix. */
+export function parseServerVersion(value: unknown): SourcifyServerVersion | null {
+  if (value === null) return null;
+  const version = SERVER_VERSIONS.find((candidate) => candidate === value);
+  if (!version) {
+    throw new TypeError(`serverVersion must be null or one of ${SERVER_VERSIONS.join(', ')}`);
+  }
+  return version;
+}
+
 /** Checks a chain list; chain ids must be unique non-negative integers. */
 export function parseSourcifyChains(value: unknown): SourcifyChain[] {
   if (!Array.isArray(value)) throw new TypeError('chains must be an array');
@@ -106,7 +118,7 @@ export function parseSourcifyChains(value: unknown): SourcifyChain[] {
     }
     const title = optionalText(item.title, `${where}.title`);
     const rpc = item.rpc === undefined ? [] : texts(item.rpc, `${where}.rpc`);
-    let traceSupportedRPCs: SourcifyChain['traceSupportedRPCs'];
+    let traceSupportedRPCs: SourcifyChain['traceSupportedRPCs'] = [];
     if (item.traceSupportedRPCs !== undefined) {
       if (!Array.isArray(item.traceSupportedRPCs)) {
         throw new TypeError(`${where}.traceSupportedRPCs must be an array`);
@@ -125,7 +137,7 @@ export function parseSourcifyChains(value: unknown): SourcifyChain[] {
       ...(title === undefined ? {} : { title }),
       chainId,
       rpc,
-      ...(traceSupportedRPCs === undefined ? {} : { traceSupportedRPCs }),
+      traceSupportedRPCs,
       supported,
       etherscanAPI,
     };

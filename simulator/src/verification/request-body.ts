@@ -104,7 +104,8 @@ export function checkMediaType(request: UpstreamRequest): SimulatorResponse | nu
 /**
  * Checks a parsed body against the endpoint's schema (`address` and `chainId` required strings;
  * `chain`, Sourcify's older name, accepted when `chainId` is absent; `apiKey` an optional
- * string), then the address and chain formats.
+ * string), then the address and chain formats. Only the first problem is reported, as the real
+ * server does.
  */
 export function checkVerifyBody(
   body: unknown,
@@ -113,14 +114,12 @@ export function checkVerifyBody(
   if (!isRecord(body)) {
     return {
       ok: false,
-      response: schemaError([
-        {
-          path: '/body',
-          instancePath: '/body',
-          message: 'must be object',
-          errorCode: 'type.openapi.validation',
-        },
-      ]),
+      response: schemaError({
+        path: '/body',
+        instancePath: '/body',
+        message: 'must be object',
+        errorCode: 'type.openapi.validation',
+      }),
     };
   }
   const chainField = body.chainId === undefined && body.chain !== undefined ? 'chain' : 'chainId';
@@ -144,7 +143,8 @@ export function checkVerifyBody(
       });
     }
   }
-  if (issues.length > 0) return { ok: false, response: schemaError(issues) };
+  const [first] = issues;
+  if (first) return { ok: false, response: schemaError(first) };
 
   const rawAddress = body.address as string;
   const chainId = body[chainField] as string;

@@ -2,10 +2,17 @@ import { parseTimes } from '../fault.js';
 import { JSON_CONTENT_TYPE, jsonResponse } from '../json-response.js';
 import type { SimulatorResponse, Upstream, UpstreamRequest } from '../upstream.js';
 import { type ApiV2, createSimulatedApiV2, type VerificationJobInfo } from './apiv2.js';
-import { SOURCIFY_MESSAGES, sourcifyError, validatorError } from './errors.js';
+import { expressNotFound, SOURCIFY_MESSAGES, sourcifyError, validatorError } from './errors.js';
+import {
+  type ActiveEtherscanFailure,
+  type EtherscanFailure,
+  etherscanFailureAnswer,
+  FakeEtherscan,
+  parseEtherscanFailure,
+} from './etherscan.js';
 import { SOURCIFY_CHAINS, VERIFIABLE_CONTRACTS, type VerifiableContract } from './fixture.js';
 import { MatchStorage, storageKey } from './match-storage.js';
-import { parseSourcifyChains, parseVerifiableContract } from './parse.js';
+import { parseServerVersion, parseSourcifyChains, parseVerifiableContract } from './parse.js';
 import { ReceivedLog, type ReceivedVerification } from './received-log.js';
 import {
   checkMediaType,
@@ -17,7 +24,7 @@ import {
 } from './request-body.js';
 import { filesOf, verificationIdOf, verifySession } from './session-json.js';
 import { SessionStore, type VerificationSession } from './sessions.js';
-import type { SourcifyChain } from './types.js';
+import type { SourcifyChain, SourcifyServerVersion } from './types.js';
 import {
   type ActiveV2Outcome,
   parseJobDelay,
@@ -36,6 +43,8 @@ export const VERIFY_PREFIX = '/verify';
 /** The one explorer Sourcify's session API imports from. */
 const ETHERSCAN = 'etherscan';
 const VERIFY_PATH = /^\/session\/verify\/([^/]+)$/i;
+/** Where Sourcify's session routes live; its v1 router marks every answer there deprecated. */
+const SESSION_PATH = /^\/session(\/|$)/i;
 
 export interface VerificationUpstreamOptions {
   /** Received requests kept (older ones are dropped but still counted). Default 10,000. */
@@ -51,9 +60,13 @@ export interface VerificationUpstreamOptions {
  * one match storage:
  *
  * - `POST /session/verify/etherscan` `{ address, chainId, apiKey? }` → the caller's session
+ *   (sourcify-server 3.9.1 and before; `Deprecation: true` on every answer under `/session`)
  * - `GET /chains` → the chain list (404 after `setChains(null)`)
  * - `POST /v2/verify/etherscan/:chainId/:address` `{ apiKey? }` → 202 `{ verificationId }`
  * - `GET /v2/verify/:verificationId` → the job; `GET /v2/contract/:chainId/:address` → the match
+ * - anything else → Express's 404 HTML page, `Cannot GET /x`
+ *
+ * Only the session route sets the `sourcify_vid` cookie.
  */
 export interface VerificationUpstream extends Upstream {
   readonly name: 'verify';
@@ -86,6 +99,26 @@ export interface VerificationUpstream extends Upstream {
   /** Add or replace a contract the fake explorer knows. Throws a TypeError on a bad contract. */
   addContract(contract: VerifiableContract): void;
   /**
+   * Which real server to behave as where they differ: `'3.9.1'` serves the session API and answers
+   * APIv2's `unsupported_chain` with 404; `'3.12.1'` has no session API (`/session/...` answers
+   * Express's 404 page) and answers `unsupported_chain` with 400; null (the default) serves the
+   * session API as 3.9.1 does and APIv2 as 3.12.1 does, so one simulator serves both of the
+   * gateway's modes.
+   */
+  readonly serverVersion: SourcifyServerVersion | null;
+  /** Throws a TypeError unless null, `'3.9.1'` or `'3.12.1'`. */
+  setServerVersion(version: SourcifyServerVersion | null): void;
+  /** The fake Etherscan's failure in force, or null when it answers. */
+  readonly etherscanFailure: ActiveEtherscanFailure | null;
+  /**
+   * Make the fake Etherscan fail Sourcify's next fetches (`times`, default: until cleared), in
+   * both APIs: `unreachable`, `http-error` (it answers 503) and `invalid-api-key` come back as
+   * 502 (session API `{ error, message }`, APIv2 `etherscan_request_failed`), `rate-limit` as 429
+   * (`etherscan_limit` with APIv2), without `Retry-After`. null clears. Throws a TypeError on bad
+   * input.
+   */
+  setEtherscanFailure(failure: EtherscanFailure | null, options?: { times?: number }): void;
+  /**
    * APIv2 verification jobs, oldest first, with their state (jobs due by now are completed
    * first). At most `jobCapacity` are kept: the oldest are dropped (and then answer 404).
    */
@@ -116,7 +149,8 @@ export interface VerificationUpstream extends Upstream {
   outcomes(): ActiveV2Outcome[];
   /**
    * Sessions, received, chains, contracts (and matches Sourcify stored), APIv2 jobs, scripted
-   * outcomes and the job delay back to the fixture and defaults.
+   * outcomes, the job delay, the server version and Etherscan's failure back to the fixture and
+   * defaults.
    */
   reset(): void;
 }
@@ -135,9 +169,9 @@ function seedStorage(contracts: Iterable<VerifiableContract>): MatchStorage {
   return storage;
 }
 
-/** Express answers 404 for a path without a route; Sourcify's error handler words it as JSON. */
+/** Express answers 404 with an HTML page for a path without a route, with no session. */
 function notFound(request: UpstreamRequest): SimulatorResponse {
-  return sourcifyError(404, `Cannot ${request.method} ${request.path}`);
+  return expressNotFound(request.method, request.path);
 }
 
 /** The OpenAPI validator's answer for a documented path asked with another method. */
@@ -158,6 +192,9 @@ export function createVerificationUpstream(
   let chainsBody: Buffer | null = null;
   let contracts = new Map<string, VerifiableContract>();
   let storage = new MatchStorage();
+  let serverVersion: SourcifyServerVersion | null = null;
+  let etherscan = new FakeEtherscan();
+  const hasSessionApi = (): boolean => serverVersion !== '3.12.1';
 
   const useChains = (list: readonly SourcifyChain[]): void => {
     chains = list;
@@ -170,6 +207,8 @@ export function createVerificationUpstream(
     const fixture = VERIFIABLE_CONTRACTS.map(parseVerifiableContract);
     contracts = new Map(fixture.map((c) => [storageKey(c.chainId, c.address), c]));
     storage = seedStorage(fixture);
+    serverVersion = null;
+    etherscan = new FakeEtherscan();
   };
   useFixture();
 
@@ -180,6 +219,8 @@ export function createVerificationUpstream(
       storage: () => storage,
       record: (entry) => received.record(entry),
       notFound,
+      unsupportedChainStatus: () => (serverVersion === '3.9.1' ? 404 : 400),
+      fetchFromEtherscan: () => etherscan.fetch(),
     },
     options.jobCapacity === undefined ? {} : { jobCapacity: options.jobCapacity },
   );
@@ -220,6 +261,12 @@ export function createVerificationUpstream(
     if (!chain?.etherscanAPI) {
       return sourcifyError(400, SOURCIFY_MESSAGES.chainWithoutEtherscan(chain?.chainId ?? chainId));
     }
+    // fetchFromEtherscan: Etherscan's failures come before anything it would have said.
+    const failure = etherscan.fetch();
+    if (failure) {
+      const { status, message } = etherscanFailureAnswer(failure);
+      return sourcifyError(status, message);
+    }
     const contract = contracts.get(storageKey(chainId, address));
     if (!contract) return sourcifyError(404, SOURCIFY_MESSAGES.notVerifiedOnEtherscan);
 
@@ -239,20 +286,18 @@ export function createVerificationUpstream(
     request: UpstreamRequest,
     explorer: string,
   ): Promise<SimulatorResponse> => {
-    const isPost = request.method === 'POST';
-    if (explorer.toLowerCase() !== ETHERSCAN) {
-      // No such route: body-parser still reads JSON bodies, then Express answers 404.
-      if (!isPost) return inSession(request, () => notFound(request)).response;
+    // No route for another method, another explorer, or on a server without the session API;
+    // body-parser still reads a POST's JSON body first.
+    const routed = hasSessionApi() && explorer.toLowerCase() === ETHERSCAN;
+    if (request.method !== 'POST') return notFound(request);
+    if (!routed) {
       const body = await readJsonBody(request);
       if (!body.ok) return record(request, explorer, sentFields({}), { ...body, sessionId: null });
-      return record(
-        request,
-        explorer,
-        sentFields(body.value),
-        inSession(request, () => notFound(request)),
-      );
+      return record(request, explorer, sentFields(body.value), {
+        response: notFound(request),
+        sessionId: null,
+      });
     }
-    if (!isPost) return methodNotAllowed(request, `/session/verify/${ETHERSCAN}`);
 
     const unsupported = checkMediaType(request);
     if (unsupported) {
@@ -278,11 +323,22 @@ export function createVerificationUpstream(
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return methodNotAllowed(request, '/chains');
     }
-    return inSession(request, () =>
-      chainsBody === null
-        ? notFound(request)
-        : { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: chainsBody },
-    ).response;
+    return chainsBody === null
+      ? notFound(request)
+      : { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body: chainsBody };
+  };
+
+  /** Routes a request; null for a path without a route. */
+  const route = (
+    request: UpstreamRequest,
+    path: string,
+  ): SimulatorResponse | Promise<SimulatorResponse> | null => {
+    const v2 = apiV2.handle(request, path);
+    if (v2 !== null) return v2;
+    if (path.toLowerCase() === '/chains') return handleChains(request);
+    const explorer = VERIFY_PATH.exec(path)?.[1];
+    if (explorer !== undefined) return handleVerify(request, explorer);
+    return null;
   };
 
   return {
@@ -318,6 +374,21 @@ export function createVerificationUpstream(
       if (parsed.storageTimestamp === undefined) storage.delete(key);
       else storage.store(key, parsed.status, parsed.storageTimestamp);
     },
+    get serverVersion() {
+      return serverVersion;
+    },
+    setServerVersion(version) {
+      serverVersion = parseServerVersion(version);
+    },
+    get etherscanFailure() {
+      return etherscan.active;
+    },
+    setEtherscanFailure(failure, failureOptions = {}) {
+      etherscan.set(
+        failure === null ? null : parseEtherscanFailure(failure),
+        parseTimes(failureOptions.times),
+      );
+    },
     jobs: () => apiV2.jobs(),
     get jobDelayMs() {
       return apiV2.jobDelayMs;
@@ -337,7 +408,7 @@ export function createVerificationUpstream(
       apiV2.reset();
       useFixture();
     },
-    handle(request) {
+    async handle(request) {
       // Jobs due by now complete first: both APIs see their matches.
       apiV2.settle();
       // Express routing: case-insensitive, a trailing slash allowed.
@@ -345,12 +416,11 @@ export function createVerificationUpstream(
         request.path.length > 1 && request.path.endsWith('/')
           ? request.path.slice(0, -1)
           : request.path;
-      const v2 = apiV2.handle(request, path);
-      if (v2 !== null) return v2;
-      if (path.toLowerCase() === '/chains') return handleChains(request);
-      const explorer = VERIFY_PATH.exec(path)?.[1];
-      if (explorer !== undefined) return handleVerify(request, explorer);
-      return inSession(request, () => notFound(request)).response;
+      const response = (await route(request, path)) ?? notFound(request);
+      if (hasSessionApi() && SESSION_PATH.test(request.path)) {
+        response.headers.deprecation = 'true';
+      }
+      return response;
     },
   };
 }

@@ -49,9 +49,7 @@ function sendable(
       : {}),
     compiledPath: contract.compiledPath,
     name: contract.name,
-    ...(contract.compilerVersion === undefined
-      ? {}
-      : { compilerVersion: contract.compilerVersion }),
+    // No compilerVersion: sourcify-server 3.9.1 does not send it.
     address: entry.address,
     chainId: entry.chainId,
     files: {
@@ -71,7 +69,8 @@ function sendable(
  * Verifies every contract of the session, as `verifyContractsInSession` does on each request,
  * and answers `getSessionJSON`. A contract already in storage shows the stored match with its
  * timestamp; otherwise it gets its fixture outcome, and a match is stored (with `now`) for later
- * answers, so the answer that first verifies a contract has no `storageTimestamp`.
+ * answers, so the answer that first verifies a contract has no `storageTimestamp` and an empty
+ * `statusMessage`.
  */
 export function verifySession(
   session: VerificationSession,
@@ -85,8 +84,11 @@ export function verifySession(
       return sendable(entry, { status: stored.status, storageTimestamp: stored.storageTimestamp });
     }
     const { status, statusMessage } = entry.contract;
-    if (status === 'perfect' || status === 'partial') storage.store(key, status, now.toISOString());
-    return sendable(entry, statusMessage === undefined ? { status } : { status, statusMessage });
+    const matched = status === 'perfect' || status === 'partial';
+    if (matched) storage.store(key, status, now.toISOString());
+    // A match verified by this answer says so with an empty message, as the real server does.
+    const message = statusMessage ?? (matched ? '' : undefined);
+    return sendable(entry, message === undefined ? { status } : { status, statusMessage: message });
   });
   return { contracts, unused: [], files: [...session.inputFiles.values()] };
 }

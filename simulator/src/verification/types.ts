@@ -4,6 +4,13 @@
  * JSON, never `null`.
  */
 
+/**
+ * The real server versions the simulator models where they differ: 3.9.1, the last with the
+ * session API (its APIv2 answers `unsupported_chain` with 404), and 3.12.1, with APIv2 only
+ * (`unsupported_chain` with 400).
+ */
+export type SourcifyServerVersion = '3.9.1' | '3.12.1';
+
 /** `perfect` and `partial` are matches; `error` is also what a contract not yet verified shows. */
 export type SourcifyVerificationStatus = 'perfect' | 'partial' | 'error' | 'extra-file-input-bug';
 
@@ -40,7 +47,10 @@ export interface SourcifySessionContract {
   /** Path of the source file that defines the contract, e.g. `contracts/Greeter.sol`. */
   compiledPath: string;
   name: string;
-  /** Sent by older servers only (it is in the OpenAPI example, not in current responses). */
+  /**
+   * Sent by older servers only (it is in the OpenAPI example); sourcify-server 3.9.1 never sends
+   * it, and the simulator does not either.
+   */
   compilerVersion?: string;
   /** EIP-55 checksummed. */
   address?: string;
@@ -54,6 +64,7 @@ export interface SourcifySessionContract {
     invalid: Record<string, SourcifyInvalidSource>;
   };
   status: SourcifyVerificationStatus;
+  /** Why verification failed; `""` for a match verified by this answer; absent for a stored one. */
   statusMessage?: string;
   /** ISO 8601 with milliseconds; only when the match was already in Sourcify's storage. */
   storageTimestamp?: string;
@@ -68,15 +79,23 @@ export interface SourcifySessionResponse {
   files: string[];
 }
 
-/** An entry of `GET /chains`. */
+/**
+ * An entry of `GET /chains`. The real servers (3.9.1 and 3.12.1, 260 entries) send
+ * `{ name, chainId, rpc: [], traceSupportedRPCs: [], supported, etherscanAPI }`.
+ */
 export interface SourcifyChain {
   name: string;
+  /** Sent by older servers only. */
   title?: string;
   chainId: number;
-  /** RPC URLs, with provider keys replaced by placeholders such as `{INFURA_API_KEY}`. */
+  /** RPC URLs without provider keys; empty on the real servers observed. */
   rpc: string[];
+  /** Always sent (`[]` when absent on input). */
   traceSupportedRPCs?: Array<{ type: string; index: number }>;
-  /** Whether Sourcify verifies contracts on this chain at all. */
+  /**
+   * Whether Sourcify verifies contracts on this chain at all; false for its deprecated chains
+   * (e.g. 5, Goerli), on which APIv2 fails with 500 `internal_error`.
+   */
   supported: boolean;
   /**
    * Whether it can import verified sources from Etherscan for this chain. Older servers sent the
@@ -134,6 +153,18 @@ export interface SourcifyV2Contract {
   verifiedAt?: string;
   /** A decimal string. */
   matchId?: string;
+}
+
+/** `compilation` of `GET /v2/contract/...?fields=compilation` (`VerifiedContract`). */
+export interface SourcifyV2Compilation {
+  language?: string;
+  compiler?: string;
+  /** Without a `v` prefix, e.g. `0.8.24+commit.e11b9ed9`. */
+  compilerVersion?: string;
+  compilerSettings?: Record<string, unknown>;
+  name?: string;
+  /** `path:Name`, e.g. `contracts/Greeter.sol:Greeter`. */
+  fullyQualifiedName?: string;
 }
 
 /** `GET /v2/verify/{verificationId}`: a verification job, pending or completed. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jsonResponse } from '../json-response.js';
 import type { SimulatorResponse } from '../upstream.js';
+import { ETHERSCAN_MESSAGES } from './errors.js';
 import type { SourcifyV2ErrorBody } from './types.js';
 
 /*
@@ -10,7 +11,10 @@ import type { SourcifyV2ErrorBody } from './types.js';
 
 /** Answered synchronously by `POST /v2/verify/etherscan/{chainId}/{address}`, with its status. */
 export const V2_REJECTION_STATUS = {
-  /** An unknown chain, or one Sourcify cannot import from Etherscan for. */
+  /**
+   * An unknown chain, or one Sourcify cannot import from Etherscan for: 400 on sourcify-server
+   * 3.12.1, 404 on 3.9.1 (see `unsupportedChainStatus`).
+   */
   unsupported_chain: 400,
   /** Both runtime and creation bytecode already have an exact match. */
   already_verified: 409,
@@ -41,20 +45,16 @@ export const V2_JOB_ERROR_CODES = [
 export type V2JobErrorCode = (typeof V2_JOB_ERROR_CODES)[number];
 
 export const SOURCIFY_V2_MESSAGES = {
+  ...ETHERSCAN_MESSAGES,
   chainNotFound: (chainId: string) => `Chain ${chainId} not found`,
-  chainWithoutEtherscan: (chainId: string) =>
-    `Requested chain ${chainId} is not supported for importing from Etherscan.`,
   invalidAddress: (address: string) => `Invalid address: ${address}`,
   alreadyVerified: (address: string, chainId: string) =>
     `Contract ${address} on chain ${chainId} is already verified with runtimeMatch and creationMatch both being exact matches.`,
   beingVerified: (address: string, chainId: string) =>
     `Contract ${address} on chain ${chainId} is already being verified`,
-  notVerifiedOnEtherscan: 'This contract is not verified on Etherscan.',
-  etherscanRateLimited: 'Etherscan API rate limit reached, try later.',
-  etherscanNetworkError: 'Network error while connecting to Etherscan API.',
   internalError: 'The server encountered an unexpected error.',
   jobNotFound: (verificationId: string) => `No verification job found for id ${verificationId}`,
-  unsupportedMediaType: (type: string) => `unsupported media type ${type}`,
+  unsupportedMediaType: (type: string | undefined) => `unsupported media type ${type}`,
   fieldsAndOmit: 'Cannot specify both fields and omit',
   allWithOtherFields: "Cannot specify 'all' with other fields",
   tooDeepField: (field: string) =>

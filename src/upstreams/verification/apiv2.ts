@@ -6,14 +6,22 @@ import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-erro
 import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
 import { toEnumValue } from '../enum-value.js';
 import { parseJsonBody, type UpstreamClient, type UpstreamResponse } from '../upstream-client.js';
+import { explorerFailure } from './explorer-failure.js';
 import type {
+  Chain,
   Contract,
   VerificationOutcome,
   VerificationResult,
   VerificationStatus,
   VerifyContractInput,
 } from './model.js';
-import { retryAfterSeconds, safeJson, upstreamMessage } from './upstream-answer.js';
+import {
+  isRouteNotFound,
+  retryAfterSeconds,
+  safeJson,
+  upstreamMessage,
+} from './upstream-answer.js';
+import { WireErrorBody } from './wire.js';
 import {
   type WireV2Contract as V2Contract,
   type WireV2Job as V2Job,
@@ -28,6 +36,8 @@ export interface ApiV2Options {
   readonly waitMs: number;
   /** First pause between polls; each pause is 1.5 times the last, up to 2 s. */
   readonly pollIntervalMs: number;
+  /** The service's entry for a chain, when its chain list has one: to explain its failures. */
+  readonly chainOf?: (chainId: string, requestId: string | undefined) => Promise<Chain | undefined>;
 }
 
 /** The HTTP status reported for an APIv2 job that ran and failed (the poll itself answered 200). */
@@ -38,28 +48,57 @@ const FAILED_JOB_STATUS = 422;
  * 202 with its id, `GET /v2/verify/{id}` reports it, `GET /v2/contract/{chainId}/{address}` looks
  * a verified contract up.
  */
-export function createApiV2(client: UpstreamClient, { waitMs, pollIntervalMs }: ApiV2Options) {
+export function createApiV2(
+  client: UpstreamClient,
+  { waitMs, pollIntervalMs, chainOf }: ApiV2Options,
+) {
   async function contract(
     chainId: string,
     address: string,
     requestId: string | undefined,
   ): Promise<Contract | null> {
-    const response = await client.get(`/v2/contract/${chainId}/${address}`, { requestId });
-    if (response.status === 404) {
-      // Not verified: Sourcify answers 404 with the match fields null.
-      return null;
-    }
+    const response = await client.get(`/v2/contract/${chainId}/${address}`, {
+      requestId,
+      searchParams: { fields: COMPILATION_FIELDS },
+    });
     if (response.status >= 200 && response.status < 300) {
       const wire = parseJsonBody(response, WireV2Contract);
       return wire.match === null ? null : toContract(wire);
+    }
+    // Not verified: Sourcify answers 404 with the contract, its match fields null. Any other 404
+    // (unsupported_chain on sourcify-server 3.9.1, a server without APIv2) is a failure.
+    if (response.status === 404 && WireV2Contract.safeParse(safeJson(response.text)).success) {
+      return null;
+    }
+    const error = WireV2Error.safeParse(safeJson(response.text));
+    if (error.success && error.data.customCode === 'internal_error') {
+      // Sourcify fails this way on every lookup on a chain it has deprecated: say so.
+      const chain = await chainOf?.(chainId, requestId);
+      if (chain && !chain.supported) {
+        const said = error.data.message ?? 'no message';
+        throw new UpstreamUnavailableError(
+          response.endpoint,
+          `it failed with an internal error (internal_error: "${said}") on chain ${chainId} (${chain.name}), which it lists as unsupported: Sourcify fails this way on the chains it has deprecated.`,
+          { status: response.status, errorId: error.data.errorId ?? undefined },
+        );
+      }
     }
     throw failureOf(response, undefined);
   }
 
   async function job(id: string, requestId: string | undefined): Promise<V2Job | null> {
     const response = await client.get(`/v2/verify/${encodeURIComponent(id)}`, { requestId });
-    if (response.status === 404 || response.status === 400) return null;
     if (response.status >= 200 && response.status < 300) return parseJsonBody(response, WireV2Job);
+    const body = WireV2Error.safeParse(safeJson(response.text));
+    if (body.success && body.data.customCode === 'job_not_found') return null;
+    if (body.success && body.data.customCode === 'invalid_parameter') {
+      // Sourcify's job ids are UUIDs; anything else is refused by its validator.
+      throw new InvalidInputError(
+        'id',
+        `id is not a verification job id: ${body.data.message ?? 'the service refused it'}`,
+        { errorId: body.data.errorId ?? undefined },
+      );
+    }
     throw failureOf(response, undefined);
   }
 
@@ -159,9 +198,17 @@ export function createApiV2(client: UpstreamClient, { waitMs, pollIntervalMs }: 
   };
 }
 
+/** The contract lookup's `fields`: the minimal contract, and how it was compiled. */
+const COMPILATION_FIELDS = [
+  'compilation.name',
+  'compilation.compilerVersion',
+  'compilation.fullyQualifiedName',
+].join(',');
+
 /**
- * An APIv2 answer as a `VerificationResult`: the match, address, chain and time APIv2 reports;
- * the fields only the session API reports are null, not made up.
+ * An APIv2 answer as a `VerificationResult`: the match, address, chain and time APIv2 reports,
+ * and the compilation when the contract was looked up (an already verified one); the fields only
+ * the session API reports are null, not made up.
  */
 function resultOf(
   verificationId: string,
@@ -176,9 +223,9 @@ function resultOf(
       ? [
           {
             verificationId,
-            compiledPath: null,
-            name: null,
-            compilerVersion: null,
+            compiledPath: contract.compilation?.compiledPath ?? null,
+            name: contract.compilation?.name ?? null,
+            compilerVersion: contract.compilation?.compilerVersion ?? null,
             address: contract.address,
             chainId: contract.chainId,
             files: null,
@@ -209,7 +256,20 @@ function toContract(wire: V2Contract): Contract {
     runtimeMatch: toStatus(wire.runtimeMatch),
     verifiedAt: wire.verifiedAt,
     matchId: wire.matchId,
+    compilation: wire.compilation
+      ? {
+          compilerVersion: wire.compilation.compilerVersion,
+          name: wire.compilation.name,
+          compiledPath: pathOf(wire.compilation.fullyQualifiedName),
+        }
+      : null,
   };
+}
+
+/** `contracts/Token.sol` of `contracts/Token.sol:Token`. */
+function pathOf(fullyQualifiedName: string | null): string | null {
+  const colon = fullyQualifiedName?.lastIndexOf(':') ?? -1;
+  return fullyQualifiedName && colon > 0 ? fullyQualifiedName.slice(0, colon) : null;
 }
 
 /** The error a non-2xx APIv2 answer stands for. */
@@ -217,18 +277,35 @@ function failureOf(response: UpstreamResponse, apiKey: string | undefined): Erro
   const body = WireV2Error.safeParse(safeJson(response.text));
   if (!body.success) {
     const { status, endpoint } = response;
+    if (isRouteNotFound(response)) {
+      return new UpstreamUnavailableError(
+        endpoint,
+        'it has no such route (HTTP 404 page): the server has no APIv2, which the gateway needs for this. Point VERIFY_BASE_URL at a Sourcify server that has APIv2.',
+        { status },
+      );
+    }
+    // Not an APIv2 error: perhaps Sourcify's generic `{ error, message }`, whose words are kept.
+    const other = WireErrorBody.safeParse(safeJson(response.text));
+    const said = upstreamMessage(
+      other.success ? (other.data.message ?? other.data.error) : undefined,
+      apiKey,
+    );
     if (status === 429) {
       return new RateLimitedError(
-        'The verification service is rate limiting requests; try again later.',
+        said ?? 'The verification service is rate limiting requests; try again later.',
         retryAfterSeconds(response.headers.get('retry-after')),
       );
     }
     return status >= 400 && status < 500
       ? new VerificationRejectedError(
-          `The verification service refused the request (HTTP ${status}).`,
+          said ?? `The verification service refused the request (HTTP ${status}).`,
           status,
         )
-      : new UpstreamUnavailableError(endpoint, `it answered HTTP ${status}`, { status });
+      : new UpstreamUnavailableError(
+          endpoint,
+          said ? `it answered HTTP ${status}: ${said}` : `it answered HTTP ${status}`,
+          { status },
+        );
   }
   return errorFor(
     body.data,
@@ -254,8 +331,8 @@ function errorFor(
   endpoint: UpstreamEndpoint,
 ): Error {
   const details = { errorId: error.errorId ?? undefined, upstreamCode: error.customCode };
-  const message =
-    upstreamMessage(error.message, apiKey) ?? `Verification failed: ${error.customCode}.`;
+  const said = upstreamMessage(error.message, apiKey);
+  const message = said ?? `Verification failed: ${error.customCode}.`;
   switch (error.customCode) {
     case 'unsupported_chain':
       return new InvalidInputError('chainId', message, details);
@@ -265,8 +342,13 @@ function errorFor(
     case 'duplicate_verification_request':
       return new RateLimitedError(message, retryAfterSeconds(retryAfter), details);
     case 'etherscan_request_failed':
+      return explorerFailure(said, status, apiKey, details.errorId);
     case 'internal_error':
-      return new UpstreamUnavailableError(endpoint, message, { ...details, status });
+      return new UpstreamUnavailableError(
+        endpoint,
+        `it failed with an internal error (internal_error): ${message}`,
+        { ...details, status },
+      );
     default:
       return status >= 500
         ? new UpstreamUnavailableError(endpoint, message, { ...details, status })

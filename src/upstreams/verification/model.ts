@@ -27,8 +27,10 @@ export interface ContractFiles {
 }
 
 /**
- * A contract in a verification answer. The session API reports every field; APIv2 reports the
- * match, address, chain and time only, and the others are null rather than made up.
+ * A contract in a verification answer. The session API reports all but `compilerVersion` (which
+ * sourcify-server 3.9.1 leaves out); APIv2 reports the match, address, chain and time only. What
+ * is not reported is null rather than made up; the schema looks the missing compilation up for a
+ * matched contract (APIv2's contract lookup).
  */
 export interface VerifiedContract {
   readonly verificationId: string;
@@ -74,6 +76,18 @@ export interface Contract {
   readonly runtimeMatch: VerificationStatus | null;
   readonly verifiedAt: Date | null;
   readonly matchId: string | null;
+  /** How it was compiled, when the lookup asked for it and the service reported it. */
+  readonly compilation: Compilation | null;
+}
+
+/** A verified contract's compilation, as APIv2's lookup reports it (`fields=compilation.…`). */
+export interface Compilation {
+  /** e.g. `0.8.24+commit.e11b9ed9`. */
+  readonly compilerVersion: string | null;
+  /** The contract's name, e.g. `Greeter`. */
+  readonly name: string | null;
+  /** The source file that defines it, e.g. `contracts/Greeter.sol`. */
+  readonly compiledPath: string | null;
 }
 
 export interface Chain {

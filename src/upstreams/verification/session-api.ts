@@ -1,8 +1,10 @@
+import type { Logger } from 'pino';
 import { RateLimitedError } from '../../errors/rate-limited-error.js';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
 import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
 import { toEnumValue } from '../enum-value.js';
 import { parseJsonBody, type UpstreamClient, type UpstreamResponse } from '../upstream-client.js';
+import { explorerFailure } from './explorer-failure.js';
 import {
   EXPLORER_PATHS,
   VERIFICATION_STATUSES,
@@ -10,15 +12,24 @@ import {
   type VerifiedContract,
   type VerifyContractInput,
 } from './model.js';
-import { retryAfterSeconds, safeJson, upstreamMessage } from './upstream-answer.js';
+import {
+  isRouteNotFound,
+  isSourcifyErrorBody,
+  retryAfterSeconds,
+  safeJson,
+  upstreamMessage,
+} from './upstream-answer.js';
 import type { UpstreamSession } from './upstream-session.js';
 import { WireErrorBody, WireSessionResponse, type WireVerifiedContract } from './wire.js';
 
 /**
  * Sourcify's session API (the seed's interface B): `POST /session/verify/{explorer}` within the
- * caller's cookie session, answered with every contract of the session.
+ * caller's cookie session, answered with every contract of the session. Servers from
+ * sourcify-server 3.10 on have no session API: they answer Express's 404 page, which is an
+ * operator's mistake (`VERIFY_API=v2` is needed), logged once at error level.
  */
-export function createSessionApi(client: UpstreamClient) {
+export function createSessionApi(client: UpstreamClient, logger: Logger) {
+  let toldOperator = false;
   return {
     async verify(
       input: VerifyContractInput,
@@ -36,10 +47,26 @@ export function createSessionApi(client: UpstreamClient) {
         { requestId, ...(cookieHeader ? { headers: { cookie: cookieHeader } } : {}) },
       );
       session.absorb(response.headers);
+      if (isRouteNotFound(response)) {
+        const error = new UpstreamUnavailableError(response.endpoint, NO_SESSION_API, {
+          status: response.status,
+        });
+        if (!toldOperator) {
+          toldOperator = true;
+          logger.error(
+            { upstream: response.endpoint.upstream, path: response.endpoint.path },
+            `verification service has no session API: ${NO_SESSION_API}`,
+          );
+        }
+        throw error;
+      }
       return interpret(response, input.apiKey ?? undefined);
     },
   };
 }
+
+const NO_SESSION_API =
+  'it has no session API (Sourcify removed it in sourcify-server 3.10); the gateway must be configured with VERIFY_API=v2';
 
 function interpret(response: UpstreamResponse, apiKey: string | undefined): VerificationResult {
   const { status } = response;
@@ -69,7 +96,15 @@ function interpret(response: UpstreamResponse, apiKey: string | undefined): Veri
       status,
     );
   }
-  throw new UpstreamUnavailableError(response.endpoint, `it answered HTTP ${status}`, { status });
+  // Sourcify answers 502 with its own error only when the explorer failed behind it.
+  if (status === 502 && isSourcifyErrorBody(response.text)) {
+    throw explorerFailure(message, status, apiKey, undefined);
+  }
+  throw new UpstreamUnavailableError(
+    response.endpoint,
+    message ? `it answered HTTP ${status}: ${message}` : `it answered HTTP ${status}`,
+    { status },
+  );
 }
 
 function toVerifiedContract(wire: WireVerifiedContract): VerifiedContract {

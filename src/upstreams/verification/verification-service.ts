@@ -13,6 +13,7 @@ import {
   type VerifyContractInput,
 } from './model.js';
 import { createSessionApi } from './session-api.js';
+import { isVerificationServiceFailure } from './upstream-answer.js';
 import type { UpstreamSession } from './upstream-session.js';
 import { WireChain, WireChains } from './wire.js';
 
@@ -59,10 +60,18 @@ export function createVerificationService(
     baseUrl,
     name: 'verification service',
     logger,
+    // Sourcify's own error answers (Etherscan failing behind it, an internal error on one chain)
+    // are not the service failing: they never open its circuit for everyone.
+    isServiceFailure: isVerificationServiceFailure,
     ...(observer ? { observer } : {}),
   });
-  const sessionApi = createSessionApi(client);
-  const apiV2 = createApiV2(client, { waitMs, pollIntervalMs });
+  const sessionApi = createSessionApi(client, logger);
+  const apiV2 = createApiV2(client, {
+    waitMs,
+    pollIntervalMs,
+    chainOf: async (chainId, requestId) =>
+      (await knownChains(requestId))?.find((chain) => chain.id === chainId),
+  });
 
   const chains = new SnapshotCache<readonly Chain[]>({
     ttlMs: chainsTtlMs,
@@ -83,7 +92,7 @@ export function createVerificationService(
 
   const contracts = new Map<string, SnapshotCache<Contract | null>>();
   function contractCache(chainId: string, address: string) {
-    const key = `${chainId}:${address.toLowerCase()}`;
+    const key = contractKey(chainId, address);
     let cache = contracts.get(key);
     if (!cache) {
       if (contracts.size >= CONTRACT_CACHE_ENTRIES) {
@@ -110,10 +119,17 @@ export function createVerificationService(
       checkInput(input);
       const list = await knownChains(requestId);
       if (list) checkChain(input.chainId, EXPLORER_PATHS[input.explorer], list);
-      if (api === 'session') return sessionApi.verify(input, session, requestId);
-      const outcome = await apiV2.verify(input, requestId);
-      if (outcome.kind === 'result')
-        contracts.delete(`${input.chainId}:${input.address.toLowerCase()}`);
+      const outcome =
+        api === 'session'
+          ? await sessionApi.verify(input, session, requestId)
+          : await apiV2.verify(input, requestId);
+      // Lookups made before may say "not verified": the next one asks again.
+      if (outcome.kind === 'result') {
+        contracts.delete(contractKey(input.chainId, input.address));
+        for (const { chainId, address } of outcome.contracts) {
+          if (chainId && address) contracts.delete(contractKey(chainId, address));
+        }
+      }
       return outcome;
     },
 
@@ -126,6 +142,8 @@ export function createVerificationService(
     },
   };
 }
+
+const contractKey = (chainId: string, address: string) => `${chainId}:${address.toLowerCase()}`;
 
 function toChains(items: readonly unknown[], logger: Logger): Chain[] {
   const chains: Chain[] = [];

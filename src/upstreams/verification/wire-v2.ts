@@ -9,6 +9,17 @@ const matchLevel = z
   .catch(null)
   .transform((value) => value ?? null);
 
+/** `compilation` of a contract lookup asked for it (`?fields=compilation.…`); each part optional. */
+const WireV2Compilation = z
+  .object({
+    compilerVersion: optionalText,
+    name: optionalText,
+    fullyQualifiedName: optionalText,
+  })
+  .nullish()
+  .catch(null)
+  .transform((value) => value ?? null);
+
 export const WireV2Contract = z.object({
   match: matchLevel,
   creationMatch: matchLevel,
@@ -21,6 +32,7 @@ export const WireV2Contract = z.object({
     .nullish()
     .catch(null)
     .transform((value) => value ?? null),
+  compilation: WireV2Compilation,
 });
 
 export const WireV2Error = z.object({

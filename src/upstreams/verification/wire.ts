@@ -29,7 +29,8 @@ export const WireVerifiedContract = z.object({
     .nullish()
     .transform((value) => value ?? { found: [], missing: [], invalid: [] }),
   status: z.string(),
-  statusMessage: optionalText,
+  // Sourcify sends "" for a contract it has just verified: nothing to say is null.
+  statusMessage: optionalText.transform((value) => (value?.trim() ? value : null)),
   storageTimestamp: optionalTimestamp,
 });
 
