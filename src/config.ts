@@ -101,6 +101,13 @@ export const CONFIG_VARIABLES = {
     default: 'info',
     schema: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   }),
+  TRUSTED_PROXIES: variable({
+    section: 'Server',
+    description:
+      'Proxies in front of the gateway that append to `X-Forwarded-For`; the client of a request is the address the outermost one saw. `0`: the socket peer, and the header is ignored (a client could write anything in it).',
+    default: '0',
+    schema: wholeNumber(0, 10),
+  }),
   SHUTDOWN_GRACE_MS: variable({
     section: 'Server',
     description:
@@ -205,6 +212,19 @@ export const CONFIG_VARIABLES = {
       "How long the service's chain list (`supportedChains`) is trusted before it is fetched again.",
     default: '3600000',
     schema: wholeNumber(0),
+  }),
+  VERIFY_RATE_LIMIT: variable({
+    section: 'Verification service',
+    description:
+      "`verifyContract` calls one client may make per `VERIFY_RATE_WINDOW_MS`; more answer `RateLimitedError` with `retryAfterSeconds`. The service limits by the gateway's address, so this keeps one client from spending every user's quota.",
+    default: '10',
+    schema: wholeNumber(1),
+  }),
+  VERIFY_RATE_WINDOW_MS: variable({
+    section: 'Verification service',
+    description: 'The window `VERIFY_RATE_LIMIT` counts in.',
+    default: '60000',
+    schema: wholeNumber(1),
   }),
   SESSION_COOKIE_SECURE: variable({
     section: 'Verification service',
@@ -341,6 +361,7 @@ export interface Config {
     readonly port: number;
     readonly host: string | undefined;
     readonly shutdownGraceMs: number;
+    readonly trustedProxies: number;
   };
   readonly http: {
     readonly headersTimeoutMs: number;
@@ -364,6 +385,8 @@ export interface Config {
     readonly pollIntervalMs: number;
     readonly chainsTtlMs: number;
     readonly sessionCookieSecure: boolean;
+    /** `verifyContract` calls per client per window. */
+    readonly clientQuota: { readonly limit: number; readonly windowMs: number };
     readonly upstream: UpstreamPolicy;
   };
   readonly limits: QueryLimits & {
@@ -429,7 +452,12 @@ function shape(values: Values): Config {
     circuitCooldownMs: values.CIRCUIT_COOLDOWN_MS,
   });
   return deepFreeze({
-    server: { port: values.PORT, host: values.HOST, shutdownGraceMs: values.SHUTDOWN_GRACE_MS },
+    server: {
+      port: values.PORT,
+      host: values.HOST,
+      shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+      trustedProxies: values.TRUSTED_PROXIES,
+    },
     http: {
       headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
@@ -452,6 +480,7 @@ function shape(values: Values): Config {
       pollIntervalMs: values.VERIFY_POLL_INTERVAL_MS,
       chainsTtlMs: values.VERIFY_CHAINS_TTL_MS,
       sessionCookieSecure: values.SESSION_COOKIE_SECURE ?? production,
+      clientQuota: { limit: values.VERIFY_RATE_LIMIT, windowMs: values.VERIFY_RATE_WINDOW_MS },
       upstream: upstream(values.VERIFY_TIMEOUT_MS),
     },
     limits: {

@@ -3,6 +3,7 @@ import { createYoga } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { maskError } from './errors/mask-error.js';
+import { clientAddressOf } from './http/client-address.js';
 import type { GatewayServerContext } from './http/gateway-yoga.js';
 import { createListener } from './http/listener.js';
 import { PAGE_TREE_QUERY } from './http/page-tree-query.js';
@@ -24,6 +25,7 @@ import { useVerificationSession } from './plugins/use-verification-session.js';
 import { createContext, type GatewayContext } from './schema/context.js';
 import { schema } from './schema/index.js';
 import { createStatusFeed } from './upstreams/status-feed/status-feed.js';
+import { ClientQuota } from './upstreams/verification/client-quota.js';
 import { createVerificationService } from './upstreams/verification/verification-service.js';
 
 export interface Gateway {
@@ -58,6 +60,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     observer: metrics,
   });
 
+  const clientQuota = new ClientQuota(config.verification.clientQuota);
+
   const log = createRequestLog(logger, metrics);
   const requestLog = useRequestLog(log);
   const verificationSession = useVerificationSession({
@@ -68,7 +72,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
 
   const yoga = createYoga<GatewayServerContext, GatewayContext>({
     schema,
-    context: ({ request, cacheability }) =>
+    context: ({ request, req, cacheability }) =>
       createContext({
         requestId: requestLog.requestIdFor(request),
         statusFeed,
@@ -76,6 +80,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
         verificationSession: verificationSession.sessionFor(request),
         cacheability,
         maxEntityRepresentations: config.limits.maxEntityRepresentations,
+        clientAddress: clientAddressOf(req, config.server.trustedProxies),
+        clientQuota,
       }),
     plugins: [
       requestLog,

@@ -19,7 +19,7 @@ const problemsOf = (source: Record<string, string>): readonly string[] => {
 describe('loadConfig', () => {
   it('applies the documented defaults, shaped for the code that uses them', () => {
     expect(loadConfig(UPSTREAMS)).toEqual({
-      server: { port: 4000, host: undefined, shutdownGraceMs: 30_000 },
+      server: { port: 4000, host: undefined, shutdownGraceMs: 30_000, trustedProxies: 0 },
       http: {
         headersTimeoutMs: 10_000,
         requestTimeoutMs: 30_000,
@@ -48,6 +48,7 @@ describe('loadConfig', () => {
         pollIntervalMs: 250,
         chainsTtlMs: 3_600_000,
         sessionCookieSecure: false,
+        clientQuota: { limit: 10, windowMs: 60_000 },
         upstream: {
           timeoutMs: 5_000,
           retries: 2,
@@ -112,7 +113,12 @@ describe('loadConfig', () => {
 
   it('treats empty values as unset, and is frozen', () => {
     const config = loadConfig({ ...UPSTREAMS, PORT: ' ', HOST: '' });
-    expect(config.server).toEqual({ port: 4000, host: undefined, shutdownGraceMs: 30_000 });
+    expect(config.server).toEqual({
+      port: 4000,
+      host: undefined,
+      shutdownGraceMs: 30_000,
+      trustedProxies: 0,
+    });
     expect(Object.isFrozen(config.statusFeed.upstream)).toBe(true);
   });
 

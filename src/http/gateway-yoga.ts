@@ -1,9 +1,13 @@
+import type { IncomingMessage } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { GatewayContext } from '../schema/context.js';
 import type { CacheabilityContext } from './response-cache/cacheability.js';
 
-/** What the front door passes into Yoga with a request, beside node's `req` and `res`. */
-export type GatewayServerContext = CacheabilityContext;
+/** What the front door passes into Yoga with a request. */
+export interface GatewayServerContext extends CacheabilityContext {
+  /** The node request, for the client's address. */
+  readonly req?: IncomingMessage;
+}
 
 /** The gateway's Yoga instance, as the HTTP front door sees it. */
 export type GatewayYoga = YogaServerInstance<GatewayServerContext, GatewayContext>;

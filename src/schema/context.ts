@@ -12,6 +12,7 @@ import type {
   UpcomingMaintenances,
 } from '../upstreams/status-feed/model.js';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
+import type { ClientQuota } from '../upstreams/verification/client-quota.js';
 import type { Contract } from '../upstreams/verification/model.js';
 import type { UpstreamSession } from '../upstreams/verification/upstream-session.js';
 import type { VerificationService } from '../upstreams/verification/verification-service.js';
@@ -36,6 +37,8 @@ export interface GatewayContext extends EntityLimitContext {
   readonly contracts: Pick<DataLoader<ContractLocation, Contract | null, string>, 'load'>;
   /** The calling client's own session at the verification service. */
   readonly verificationSession: UpstreamSession;
+  /** Takes one verification from the calling client's allowance, or throws `RateLimitedError`. */
+  takeVerification(): void;
   /** Errors to report beside data (see `usePartialErrors`). */
   readonly partialErrors: GraphQLError[];
   /** What the answer is built from, when the response cache may keep it (see `cacheability.ts`). */
@@ -49,6 +52,9 @@ export interface ContextSources {
   readonly verificationSession: UpstreamSession;
   readonly cacheability: CacheabilityRecord | undefined;
   readonly maxEntityRepresentations: number;
+  /** Where the request comes from (see `clientAddressOf`). */
+  readonly clientAddress: string;
+  readonly clientQuota: ClientQuota;
 }
 
 export function createContext(sources: ContextSources): GatewayContext {
@@ -71,6 +77,7 @@ export function createContext(sources: ContextSources): GatewayContext {
     partialErrors: [],
     cacheability,
     verificationSession: sources.verificationSession,
+    takeVerification: () => sources.clientQuota.take(sources.clientAddress),
     contracts: {
       load: (location) => {
         // The verification service is not a status snapshot: an answer that looked a contract up

@@ -227,8 +227,17 @@ builder.mutationField('verifyContract', (t) =>
     description:
       'Verifies a deployed contract with the sources its block explorer has. With the session API, your session at the verification service travels in an HttpOnly cookie, so later calls add to the same session; with APIv2, the gateway waits for the verification job and answers `VerificationPending` if it takes longer. Expected failures are results: switch on `__typename`.',
     args: { input: t.arg({ type: VerifyContractInputRef, required: true }) },
-    resolve: (_root, { input }, { verification, verificationSession, requestId }) =>
-      settle(verification.verifyContract(input, verificationSession, requestId)),
+    resolve: (_root, { input }, context) =>
+      settle(
+        (async () => {
+          context.takeVerification();
+          return context.verification.verifyContract(
+            input,
+            context.verificationSession,
+            context.requestId,
+          );
+        })(),
+      ),
   }),
 );
 

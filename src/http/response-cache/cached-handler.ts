@@ -99,7 +99,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
       body,
       signal: aborted.signal,
     });
-    const response = await yoga.handleRequest(request, { cacheability: record });
+    const response = await yoga.handleRequest(request, { req, cacheability: record });
     if (!isCompleteJson(response.headers.get('content-type'))) {
       metrics.responseCacheRead('miss');
       await streamResponse(res, response);
