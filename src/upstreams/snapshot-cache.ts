@@ -6,7 +6,12 @@ export interface Snapshot<Value> {
   readonly stale: boolean;
 }
 
-export type SnapshotCacheEvent = 'hit' | 'miss' | 'coalesced' | 'stale';
+/**
+ * `hit`: fresh; `miss`: a read that waits for a fetch; `coalesced`: a read that waits for a fetch
+ * another read started; `revalidating`: served the last snapshot at once while it is refetched;
+ * `stale`: a refetch failed and the last good snapshot stands in.
+ */
+export type SnapshotCacheEvent = 'hit' | 'miss' | 'coalesced' | 'revalidating' | 'stale';
 
 export interface SnapshotCacheOptions<Value> {
   /**
@@ -36,11 +41,16 @@ export interface SnapshotCacheOptions<Value> {
 /**
  * One upstream document shared by all requests: fresh for `ttlMs`, fetched once however many
  * requests ask for it at the same time, and kept on hand to stand in while the upstream fails.
+ * Past its TTL, a snapshot still within `maxStaleMs` is served at once while it is refetched in
+ * the background (stale-while-revalidate): no reader waits for the upstream while a usable
+ * snapshot exists. A failed refetch marks what is served `stale`; a good one replaces it.
  */
 export class SnapshotCache<Value> {
   readonly #options: SnapshotCacheOptions<Value>;
   readonly #now: () => number;
   #current: Snapshot<Value> | undefined;
+  /** `#current` marked stale, once a refetch has failed; cleared by the next good one. */
+  #standIn: Snapshot<Value> | undefined;
   #refreshing: Promise<Snapshot<Value>> | undefined;
   #failure: { error: unknown; at: number } | undefined;
 
@@ -66,37 +76,51 @@ export class SnapshotCache<Value> {
   /** The snapshot to serve; `requestId` is passed on to a load this read starts. */
   get(requestId?: string): Promise<Snapshot<Value>> {
     const current = this.#current;
-    if (current && this.#now() - current.fetchedAt.getTime() < this.#options.ttlMs) {
+    const now = this.#now();
+    if (current && now - current.fetchedAt.getTime() < this.#options.ttlMs) {
       this.#options.onEvent?.('hit');
       return Promise.resolve(current);
     }
-    const failure = this.#failure;
-    if (failure && this.#now() - failure.at < (this.#options.failureTtlMs ?? 0)) {
-      return Promise.reject(failure.error);
+    const usable =
+      current !== undefined && now - current.fetchedAt.getTime() <= this.#options.maxStaleMs;
+    if (!usable) {
+      const failure = this.#failure;
+      if (failure && now - failure.at < (this.#options.failureTtlMs ?? 0)) {
+        return Promise.reject(failure.error);
+      }
     }
-    if (this.#refreshing) {
+    if (!this.#refreshing) {
+      const refreshing = this.#refresh(requestId).finally(() => {
+        this.#refreshing = undefined;
+      });
+      // Readers served the last snapshot do not wait for this one; its failure is handled there.
+      refreshing.catch(() => {});
+      this.#refreshing = refreshing;
+      if (!usable) {
+        this.#options.onEvent?.('miss');
+        return refreshing;
+      }
+    } else if (!usable) {
       this.#options.onEvent?.('coalesced');
       return this.#refreshing;
     }
-    this.#options.onEvent?.('miss');
-    const refreshing = this.#refresh(requestId).finally(() => {
-      this.#refreshing = undefined;
-    });
-    this.#refreshing = refreshing;
-    return refreshing;
+    this.#options.onEvent?.('revalidating');
+    return Promise.resolve(this.#standIn ?? (current as Snapshot<Value>));
   }
 
   async #refresh(requestId: string | undefined): Promise<Snapshot<Value>> {
     try {
       const value = await this.#options.load(requestId);
       this.#current = { value, fetchedAt: new Date(this.#now()), stale: false };
+      this.#standIn = undefined;
       this.#failure = undefined;
       return this.#current;
     } catch (error) {
       const previous = this.#current;
       if (previous && this.#now() - previous.fetchedAt.getTime() <= this.#options.maxStaleMs) {
         this.#options.onEvent?.('stale', error);
-        return { ...previous, stale: true };
+        this.#standIn ??= { ...previous, stale: true };
+        return this.#standIn;
       }
       this.#failure = { error, at: this.#now() };
       throw error;

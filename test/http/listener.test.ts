@@ -52,6 +52,11 @@ describe('the response cache in front of Yoga', () => {
     await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
     const first = await post('{ statusPage { fetchedAt } }');
     await new Promise((resolve) => setTimeout(resolve, 150));
+    // Past the TTL: the last snapshot answers at once while it is refetched, never from the
+    // response cache, whose answer was built from a snapshot that is no longer current.
+    const revalidating = await post('{ statusPage { fetchedAt } }');
+    expect(revalidating.text).toBe(first.text);
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const second = await post('{ statusPage { fetchedAt } }');
     expect(second.text).not.toBe(first.text);
     expect(harness.simulator.requestCount(SUMMARY)).toBe(2);
@@ -90,6 +95,8 @@ describe('the response cache in front of Yoga', () => {
     await start({ env: { STATUS_CACHE_TTL_MS: 0, UPSTREAM_RETRIES: 0 } });
     await post('{ statusPage { stale } }');
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    await post('{ statusPage { stale } }');
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const first = await post('{ statusPage { stale } }');
     const second = await post('{ statusPage { stale } }');
     expect(JSON.parse(first.text)).toEqual({ data: { statusPage: { stale: true } } });

@@ -26,6 +26,8 @@ describe('/health and /readiness', () => {
   it('is not ready when the feed is down and no snapshot is held, and says why', async () => {
     harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    await get('/readiness');
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const { status, body } = await get('/readiness');
     expect(status).toBe(503);
     expect(JSON.parse(body)).toEqual({
@@ -38,6 +40,8 @@ describe('/health and /readiness', () => {
     harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0, UPSTREAM_RETRIES: 0 } });
     await get('/readiness');
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    await get('/readiness');
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const { status, body } = await get('/readiness');
     expect(status).toBe(200);
     expect(JSON.parse(body)).toMatchObject({ ready: true, statusFeed: { stale: true } });

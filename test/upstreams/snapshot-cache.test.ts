@@ -68,11 +68,30 @@ describe('SnapshotCache', () => {
       throw new Error('down');
     });
     t.advance(1_000);
+    // Served at once while the refetch runs; once it has failed, the same data marked stale.
+    expect(await t.cache.get()).toBe(good);
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const stale = await t.cache.get();
     expect(stale).toMatchObject({ value: good.value, fetchedAt: good.fetchedAt, stale: true });
     expect(t.cache.current).toBe(good);
+    await new Promise((resolve) => setTimeout(resolve, 5));
     t.advance(1);
     await expect(t.cache.get()).rejects.toThrow('down');
+  });
+
+  it('never makes a reader wait while a usable snapshot exists (stale-while-revalidate)', async () => {
+    const t = setUp({ ttlMs: 10, maxStaleMs: 1_000 });
+    const good = await t.cache.get();
+    let finish: (value: string) => void = () => {};
+    t.willLoad(() => new Promise<string>((resolve) => (finish = resolve)));
+    t.advance(20);
+    // The upstream hangs: readers still get the last snapshot, at once, and one refetch runs.
+    expect(await t.cache.get()).toBe(good);
+    expect(await t.cache.get()).toBe(good);
+    expect(t.events).toEqual(['miss', 'revalidating', 'revalidating']);
+    finish('new');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await t.cache.get()).value).toBe('new');
   });
 });
 

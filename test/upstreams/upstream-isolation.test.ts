@@ -27,7 +27,11 @@ describe('circuit breakers', () => {
 
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     for (let i = 0; i < 5; i += 1) {
-      const { body } = await harness.execute<Page>('{ statusPage { name stale fetchedAt } }');
+      // Each read answers at once from the last snapshot and starts a refetch; the next read sees
+      // how that refetch ended.
+      const { body } = await harness.executeAfterRefetch<Page>(
+        '{ statusPage { name stale fetchedAt } }',
+      );
       expect(body.errors).toBeUndefined();
       expect(body.data?.statusPage).toEqual({ ...fresh.body.data?.statusPage, stale: true });
     }

@@ -174,15 +174,15 @@ describe('stale-if-error', () => {
     expect(stale.body.errors).toBeUndefined();
     expect(stale.body.data).toEqual(good.body.data);
     // More reads during the same outage: still one warning, not one per read.
-    await harness.execute('{ statusPage { name } }');
-    await harness.execute('{ statusPage { name } }');
+    await harness.executeAfterRefetch('{ statusPage { name } }');
+    await harness.executeAfterRefetch('{ statusPage { name } }');
     const warnings = () =>
       harness.logs.filter(
         (line) => line.msg === 'status feed failed; serving the last good snapshot',
       );
     expect(warnings()).toHaveLength(1);
     harness.simulator.clearFaults();
-    await harness.execute('{ statusPage { name } }');
+    await harness.executeAfterRefetch('{ statusPage { name } }');
     expect(harness.logs.filter((line) => line.msg === 'status feed answers again')).toHaveLength(1);
   });
 
