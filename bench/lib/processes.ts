@@ -361,6 +361,9 @@ export function gatewayEnv(simulator: SimulatorProcess, port: number): Record<st
     VERIFY_BASE_URL: simulator.verifyBaseUrl,
     // The production default: one request log line per request is part of the cost.
     LOG_LEVEL: 'info',
+    // The load generator is one client: without this, its verifications would measure the
+    // per-client allowance instead of the verification path.
+    VERIFY_RATE_LIMIT: '1000000000',
   };
 }
 
