@@ -34,6 +34,12 @@ export interface Gateway {
   /** Path of the GraphQL endpoint (and of GraphiQL). */
   readonly graphqlEndpoint: string;
   /**
+   * The first step of shutting down: ends the waits that would hold an answer back (APIv2
+   * verifications polling their job answer `VerificationPending` with the job id at once), so that
+   * requests in flight finish promptly while the server drains.
+   */
+  quiesce(): void;
+  /**
    * Stops the gateway's background work and completes its open streams. The HTTP server is the
    * caller's: close it first, so that no new request arrives meanwhile.
    */
@@ -129,7 +135,9 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   return {
     listener: createListener(yoga, responseCache),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
+    quiesce: () => verification.close(),
     close: async () => {
+      verification.close();
       await yoga.dispose();
     },
   };

@@ -52,6 +52,7 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info({ signal, graceMs: config.server.shutdownGraceMs }, 'shutting down');
+  gateway.quiesce();
   await drain(config.server.shutdownGraceMs);
   await gateway.close();
   logger.info('stopped');

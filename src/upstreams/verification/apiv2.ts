@@ -38,6 +38,11 @@ export interface ApiV2Options {
   readonly pollIntervalMs: number;
   /** The service's entry for a chain, when its chain list has one: to explain its failures. */
   readonly chainOf?: (chainId: string, requestId: string | undefined) => Promise<Chain | undefined>;
+  /**
+   * Aborted when the gateway shuts down: a verification polling its job stops waiting and
+   * answers "pending" with the job id at once, so that the accepted job is never lost.
+   */
+  readonly closing?: AbortSignal;
 }
 
 /** The HTTP status reported for an APIv2 job that ran and failed (the poll itself answered 200). */
@@ -50,7 +55,7 @@ const FAILED_JOB_STATUS = 422;
  */
 export function createApiV2(
   client: UpstreamClient,
-  { waitMs, pollIntervalMs, chainOf }: ApiV2Options,
+  { waitMs, pollIntervalMs, chainOf, closing }: ApiV2Options,
 ) {
   async function contract(
     chainId: string,
@@ -179,7 +184,11 @@ export function createApiV2(
       const deadline = Date.now() + waitMs;
       let pause = pollIntervalMs;
       for (;;) {
-        await sleep(Math.max(0, Math.min(pause, deadline - Date.now())));
+        if (closing?.aborted) return { kind: 'pending', verificationId, startedAt: null };
+        const paused = await sleep(Math.max(0, Math.min(pause, deadline - Date.now())), true, {
+          ...(closing ? { signal: closing } : {}),
+        }).catch(() => false);
+        if (!paused) return { kind: 'pending', verificationId, startedAt: null };
         let state: V2Job | null;
         try {
           state = await job(verificationId, requestId);

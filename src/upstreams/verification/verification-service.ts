@@ -46,6 +46,11 @@ export interface VerificationService {
   contract(chainId: string, address: string, requestId?: string): Promise<Contract | null>;
   /** The chains the upstream verifies on; rejects with an upstream error when it has no list. */
   supportedChains(requestId?: string): Promise<readonly Chain[]>;
+  /**
+   * Shutting down: every verification that is polling its APIv2 job answers `VerificationPending`
+   * with the job id at once instead of waiting out `VERIFY_WAIT_MS`.
+   */
+  close(): void;
 }
 
 /** Contract lookups kept in memory at most. */
@@ -66,9 +71,11 @@ export function createVerificationService(
     ...(observer ? { observer } : {}),
   });
   const sessionApi = createSessionApi(client, logger);
+  const closing = new AbortController();
   const apiV2 = createApiV2(client, {
     waitMs,
     pollIntervalMs,
+    closing: closing.signal,
     chainOf: async (chainId, requestId) =>
       (await knownChains(requestId))?.find((chain) => chain.id === chainId),
   });
@@ -111,6 +118,7 @@ export function createVerificationService(
 
   return {
     api,
+    close: () => closing.abort(),
 
     supportedChains: async (requestId) =>
       (await chains.get(requestId)).value.filter((chain) => chain.supported),
