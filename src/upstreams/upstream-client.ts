@@ -89,6 +89,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     prefix: baseUrl,
     timeout: timeoutMs,
     headers: { accept: 'application/json' },
+    // A redirect is never followed: it could carry what was sent (an apiKey in a POST) to another
+    // address. `exchange` answers it as the upstream being unavailable.
+    redirect: 'manual',
     retry: {
       limit: retries,
       methods: ['get'],
@@ -143,6 +146,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     try {
       const response = await request();
       status = response.status;
+      if (isRedirect(response.status)) {
+        await response.body?.cancel();
+        throw redirectRefused(endpoint, response.status);
+      }
       const text = await readBodyText(response, { maxBytes: MAX_UPSTREAM_BODY_BYTES, timeoutMs });
       const answer = { endpoint, status: response.status, headers: response.headers, text };
       const result = judge(answer);
@@ -262,6 +269,9 @@ function toUpstreamError(endpoint: UpstreamEndpoint, error: unknown, timeoutMs: 
   if (error instanceof UpstreamBadResponseError || error instanceof UpstreamUnavailableError) {
     return error;
   }
+  if (error instanceof HTTPError && isRedirect(error.response.status)) {
+    return redirectRefused(endpoint, error.response.status);
+  }
   if (error instanceof HTTPError) {
     return new UpstreamUnavailableError(endpoint, `it answered HTTP ${error.response.status}`, {
       status: error.response.status,
@@ -290,6 +300,15 @@ function summarizeIssues(error: z.ZodError): string {
   const more = error.issues.length - shown.length;
   return more > 0 ? `${shown.join('; ')}; and ${more} more` : shown.join('; ');
 }
+
+const isRedirect = (status: number) => status >= 300 && status < 400;
+
+const redirectRefused = (endpoint: UpstreamEndpoint, status: number) =>
+  new UpstreamUnavailableError(
+    endpoint,
+    `it answered a redirect (HTTP ${status}); the gateway follows none, so that nothing it sends reaches another address`,
+    { status },
+  );
 
 /** An HTTP error's answer as a Response again, with the body ky read into `data`. */
 function rebuiltResponse({ response, data }: HTTPError): Response {
