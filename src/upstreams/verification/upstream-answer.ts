@@ -1,25 +1,86 @@
 const LONGEST_MESSAGE = 500;
 
 /**
- * The upstream's own explanation, fit to show a user: trimmed, bounded, and with any echo of the
- * caller's API key cut out (the key goes upstream and nowhere else).
+ * The upstream's own explanation, fit to show a user: trimmed, bounded, and with any echo of an
+ * API key cut out (the key goes upstream and nowhere else; see `scrubApiKey`).
  */
 export function upstreamMessage(
   message: string | null | undefined,
   apiKey: string | undefined,
 ): string | undefined {
   if (!message?.trim()) return undefined;
-  const scrubbed = apiKey ? message.replaceAll(apiKey, '[redacted]') : message;
+  const scrubbed = scrubApiKey(message, apiKey);
   return scrubbed.length > LONGEST_MESSAGE ? `${scrubbed.slice(0, LONGEST_MESSAGE)}…` : scrubbed;
 }
+
+const REDACTED = '[redacted]';
+
+/** Etherscan's keys: 34 capital letters and digits. Cut wherever they appear, key known or not. */
+const ETHERSCAN_KEY = /\b[A-Z0-9]{34}\b/g;
+
+/** The shortest start of a key that is cut out wherever it appears (a truncated echo). */
+const SHORTEST_KEY_PREFIX = 8;
+
+/**
+ * `text` without the key, in any form an upstream could echo it in: as sent, in another case,
+ * URL-encoded, in base64, or cut short (any 8 or more of its first characters); and without
+ * anything shaped like an Etherscan key, so that an echo is cut even where the key is not known
+ * (a job looked up by id).
+ */
+export function scrubApiKey(text: string, apiKey: string | undefined): string {
+  let scrubbed = text;
+  if (apiKey) {
+    const bytes = Buffer.from(apiKey);
+    const forms = new Set([
+      apiKey,
+      encodeURIComponent(apiKey),
+      bytes.toString('base64'),
+      bytes.toString('base64').replace(/=+$/, ''),
+      bytes.toString('base64url'),
+    ]);
+    for (const form of forms) {
+      scrubbed = scrubbed.replace(new RegExp(escapeRegExp(form), 'gi'), REDACTED);
+    }
+    if (apiKey.length >= SHORTEST_KEY_PREFIX) scrubbed = cutPrefixes(scrubbed, apiKey);
+  }
+  return scrubbed.replace(ETHERSCAN_KEY, REDACTED);
+}
+
+/** Cuts every run of text that is the key's first 8 or more characters, in any case. */
+function cutPrefixes(text: string, key: string): string {
+  const lowerKey = key.toLowerCase();
+  const start = lowerKey.slice(0, SHORTEST_KEY_PREFIX);
+  let result = '';
+  let rest = text;
+  for (;;) {
+    const at = rest.toLowerCase().indexOf(start);
+    if (at === -1) return result + rest;
+    let length = SHORTEST_KEY_PREFIX;
+    while (length < key.length && rest[at + length]?.toLowerCase() === lowerKey[length])
+      length += 1;
+    result += `${rest.slice(0, at)}${REDACTED}`;
+    rest = rest.slice(at + length);
+  }
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `Retry-After` in seconds, from either of its forms (seconds, or an HTTP date). */
 export function retryAfterSeconds(header: string | null): number | null {
   if (!header) return null;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim());
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+  const trimmed = header.trim();
+  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed), MAX_RETRY_AFTER_SECONDS);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return null;
+  const seconds = Math.ceil((date - Date.now()) / 1000);
+  return Math.min(Math.max(0, seconds), MAX_RETRY_AFTER_SECONDS);
 }
+
+/**
+ * The longest wait passed on: a day. An upstream's `Retry-After: 99999999999` is not advice a
+ * client can use, and would not fit GraphQL's 32-bit Int.
+ */
+const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 /** The body as JSON, or undefined: error bodies may be HTML pages from a proxy. */
 export function safeJson(text: string): unknown {
