@@ -22,7 +22,9 @@ export interface VerificationSessionOptions {
 /** Upstream cookies are short tokens; anything bigger is not a session worth relaying. */
 const LARGEST_COOKIE_VALUE = 3_000;
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const COOKIE_VALUE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$/;
+// RFC 6265 cookie-value: cookie-octets, optionally between double quotes.
+const COOKIE_VALUE =
+  /^(?:"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"|[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*)$/;
 
 /**
  * Relays each client's verification session, without keeping any state in the gateway: the

@@ -40,9 +40,15 @@ export class UpstreamSession {
     for (const header of headers.getSetCookie()) {
       const cookie = parseSetCookie(header, { decode: verbatim });
       if (!cookie.name) continue;
-      const lifetime =
+      const said =
         cookie.maxAge ??
         (cookie.expires ? Math.round((cookie.expires.getTime() - Date.now()) / 1000) : undefined);
+      // Browsers keep a cookie 400 days at most (RFC 6265bis); a larger or unreadable lifetime
+      // (`Max-Age=1e23`) is not passed on as such.
+      const lifetime =
+        said === undefined || Number.isNaN(said)
+          ? undefined
+          : Math.min(said, LONGEST_LIFETIME_SECONDS);
       if (!cookie.value || (lifetime !== undefined && lifetime <= 0)) {
         this.#cookies.delete(cookie.name);
       } else {
@@ -53,6 +59,8 @@ export class UpstreamSession {
     }
   }
 }
+
+const LONGEST_LIFETIME_SECONDS = 400 * 24 * 60 * 60;
 
 /** Cookie values are relayed byte for byte: the upstream alone knows their encoding. */
 const verbatim = (value: string) => value;
