@@ -251,6 +251,13 @@ export const CONFIG_VARIABLES = {
     default: '300',
     schema: wholeNumber(0),
   }),
+  UPSTREAM_MAX_CONCURRENT_REQUESTS: variable({
+    section: 'Upstreams',
+    description:
+      'Requests in flight to one upstream at most; more wait their turn for up to the upstream timeout, then fail with `UPSTREAM_UNAVAILABLE`.',
+    default: '32',
+    schema: wholeNumber(1),
+  }),
   CIRCUIT_FAILURE_THRESHOLD: variable({
     section: 'Upstreams',
     description: "Consecutive failures (after retries) that open an upstream's circuit.",
@@ -339,6 +346,7 @@ export type ConfigVariableName = keyof typeof CONFIG_VARIABLES;
 /** What an upstream client needs to know about timing and failure. */
 export interface UpstreamPolicy {
   readonly timeoutMs: number;
+  readonly maxConcurrentRequests: number;
   readonly retries: number;
   readonly retryDelayMs: number;
   readonly circuitFailureThreshold: number;
@@ -446,6 +454,7 @@ function shape(values: Values): Config {
   const production = values.NODE_ENV === 'production';
   const upstream = (timeoutMs: number | undefined): UpstreamPolicy => ({
     timeoutMs: timeoutMs ?? values.UPSTREAM_TIMEOUT_MS,
+    maxConcurrentRequests: values.UPSTREAM_MAX_CONCURRENT_REQUESTS,
     retries: values.UPSTREAM_RETRIES,
     retryDelayMs: values.UPSTREAM_RETRY_DELAY_MS,
     circuitFailureThreshold: values.CIRCUIT_FAILURE_THRESHOLD,

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
         maxStaleMs: 300_000,
         upstream: {
           timeoutMs: 5_000,
+          maxConcurrentRequests: 32,
           retries: 2,
           retryDelayMs: 300,
           circuitFailureThreshold: 5,
@@ -51,6 +52,7 @@ describe('loadConfig', () => {
         clientQuota: { limit: 10, windowMs: 60_000 },
         upstream: {
           timeoutMs: 5_000,
+          maxConcurrentRequests: 32,
           retries: 2,
           retryDelayMs: 300,
           circuitFailureThreshold: 5,

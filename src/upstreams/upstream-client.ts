@@ -7,6 +7,7 @@ import type { UpstreamEndpoint } from '../errors/upstream-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../http/read-body-text.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
+import { RequestSlots } from './request-slots.js';
 
 /** Told of every upstream request and circuit change, for metrics. */
 export interface UpstreamObserver {
@@ -83,6 +84,8 @@ const RETRIED_STATUS_CODES = [500, 502, 503, 504];
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const { name, baseUrl, timeoutMs, retries, retryDelayMs, logger, observer } = options;
+  const { maxConcurrentRequests } = options;
+  const slots = new RequestSlots(maxConcurrentRequests);
   const { isServiceFailure } = options;
 
   const http: KyInstance = ky.create({
@@ -142,6 +145,13 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       );
     }
     const started = performance.now();
+    if (!(await slots.acquire(timeoutMs))) {
+      observer?.request(endpoint, 'rejected', 0);
+      throw new UpstreamUnavailableError(
+        endpoint,
+        `${maxConcurrentRequests} requests to it are already in flight; try again shortly`,
+      );
+    }
     let status: number | 'error' = 'error';
     try {
       const response = await request();
@@ -178,6 +188,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       );
       throw failure;
     } finally {
+      slots.release();
       observer?.request(endpoint, status, (performance.now() - started) / 1000);
     }
   }
