@@ -307,6 +307,20 @@ export const CONFIG_VARIABLES = {
     default: '20000',
     schema: wholeNumber(1),
   }),
+  MAX_ANSWER_BYTES: variable({
+    section: 'Limits',
+    description:
+      'Characters of text one answer may carry (string fields added up); past it the operation answers one error and no data. The whole page tree of a 500-component page is a 100 KB answer.',
+    default: '5000000',
+    schema: wholeNumber(1),
+  }),
+  MAX_EXECUTION_MS: variable({
+    section: 'Limits',
+    description:
+      'Time one operation may spend executing, checked as each field starts: past it the operation answers one error and no data. It must exceed `VERIFY_WAIT_MS`, which a `verifyContract` may wait.',
+    default: '30000',
+    schema: wholeNumber(1),
+  }),
   MAX_ENTITY_REPRESENTATIONS: variable({
     section: 'Limits',
     description:
@@ -400,6 +414,8 @@ export interface Config {
   readonly limits: QueryLimits & {
     readonly maxBodyBytes: number;
     readonly maxResolvedFields: number;
+    readonly maxAnswerBytes: number;
+    readonly maxExecutionMs: number;
     readonly maxEntityRepresentations: number;
   };
   readonly graphiql: boolean;
@@ -445,6 +461,12 @@ export function loadConfig(
         `${name} is required: the ${CONFIG_VARIABLES[name].section.toLowerCase()}'s URL (\`npm start\` simulates it outside production)`,
       );
     }
+  }
+  const { MAX_EXECUTION_MS: maxExecution, VERIFY_WAIT_MS: verifyWait } = values;
+  if (maxExecution !== undefined && verifyWait !== undefined && maxExecution <= verifyWait) {
+    problems.push(
+      `MAX_EXECUTION_MS (${maxExecution}) must exceed VERIFY_WAIT_MS (${verifyWait}): a verifyContract may wait that long`,
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return shape(values as Values);
@@ -500,6 +522,8 @@ function shape(values: Values): Config {
       maxTokens: values.MAX_TOKENS,
       maxDirectives: values.MAX_DIRECTIVES,
       maxResolvedFields: values.MAX_RESOLVED_FIELDS,
+      maxAnswerBytes: values.MAX_ANSWER_BYTES,
+      maxExecutionMs: values.MAX_EXECUTION_MS,
       maxEntityRepresentations: values.MAX_ENTITY_REPRESENTATIONS,
       introspection: values.INTROSPECTION ?? !production,
     },

@@ -67,6 +67,8 @@ describe('loadConfig', () => {
         maxTokens: 2_000,
         maxDirectives: 20,
         maxResolvedFields: 20_000,
+        maxAnswerBytes: 5_000_000,
+        maxExecutionMs: 30_000,
         maxEntityRepresentations: 200,
         introspection: true,
       },
@@ -168,6 +170,12 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...UPSTREAMS, PORT: '70000' })).toEqual(['PORT must be at most 65535']);
     expect(problemsOf({ ...UPSTREAMS, STATUS_BASE_URL: 'https://status.example.com' })).toEqual([
       'STATUS_BASE_URL must end in /api/v2',
+    ]);
+  });
+
+  it('refuses an execution limit a verification could outlast', () => {
+    expect(problemsOf({ ...UPSTREAMS, MAX_EXECUTION_MS: '20000' })).toEqual([
+      'MAX_EXECUTION_MS (20000) must exceed VERIFY_WAIT_MS (20000): a verifyContract may wait that long',
     ]);
   });
 });

@@ -7,28 +7,47 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
-/** The part of the GraphQL context the budget lives in, made fresh for each operation. */
+/** What one operation may still spend, made fresh for each operation. */
+interface Budget {
+  fields: number;
+  bytes: number;
+  readonly deadline: number;
+  exceeded: GraphQLError | undefined;
+}
+
+/** The part of the GraphQL context the budget lives in. */
 export interface FieldBudgetContext {
-  fieldBudget?: { remaining: number; exceeded: GraphQLError | undefined };
+  fieldBudget?: Budget;
 }
 
 export interface FieldBudgetOptions {
-  /** Fields one operation may resolve, every list item counted (see `MAX_RESOLVED_FIELDS`). */
+  /** Fields one operation may resolve, every list item counted (`MAX_RESOLVED_FIELDS`). */
   readonly maxResolvedFields: number;
+  /** Characters of text one answer may carry (`MAX_ANSWER_BYTES`). */
+  readonly maxAnswerBytes: number;
+  /** Time one operation may take to execute (`MAX_EXECUTION_MS`). */
+  readonly maxExecutionMs: number;
 }
 
 /**
  * Bounds what one operation can make the gateway build. The static limits (`useQueryLimits`) see
  * the document, not the data: `components { children { group { children … } } }` is cheap on paper
- * and multiplies by the feed's sizes at every level. Every field resolved, every list item
- * included, spends from a budget; past it the operation stops with one error, and no partial
- * answer, so neither time nor memory grow with the product of list sizes.
+ * and multiplies by the feed's sizes at every level, and thirty aliases of every update's body
+ * are few fields of many bytes. Every field resolved, every list item included, spends from a
+ * budget of fields, the text it resolves to from a budget of bytes, and every field checks the
+ * deadline; past any of them the operation stops with one error and no partial answer, so neither
+ * time nor memory grow with the product of list sizes.
  */
-export function useFieldBudget({ maxResolvedFields }: FieldBudgetOptions): Plugin {
+export function useFieldBudget(options: FieldBudgetOptions): Plugin {
   return {
     onExecute({ args }) {
       const context = args.contextValue as FieldBudgetContext;
-      context.fieldBudget = { remaining: maxResolvedFields, exceeded: undefined };
+      context.fieldBudget = {
+        fields: options.maxResolvedFields,
+        bytes: options.maxAnswerBytes,
+        deadline: Date.now() + options.maxExecutionMs,
+        exceeded: undefined,
+      };
       return {
         onExecuteDone({ result, setResult }) {
           const exceeded = context.fieldBudget?.exceeded;
@@ -39,7 +58,25 @@ export function useFieldBudget({ maxResolvedFields }: FieldBudgetOptions): Plugi
   };
 }
 
-/** Makes every field of `schema` spend from the operation's budget before it resolves. */
+const LIMITS = {
+  MAX_RESOLVED_FIELDS:
+    'The operation asks for more data than the gateway builds for one request: select fewer nested lists (for example not `children` inside `group` inside `children`), or split it.',
+  MAX_ANSWER_BYTES:
+    'The answer would be larger than the gateway sends for one request: select fewer or shorter fields, or split the operation.',
+  MAX_EXECUTION_MS:
+    'The operation took longer than the gateway allows one request: select less, or split it.',
+} as const;
+
+/** Stops the operation: a fresh error each time, since graphql-js annotates what it catches. */
+function stop(budget: Budget, limit: keyof typeof LIMITS): never {
+  const error = new GraphQLError(LIMITS[limit], {
+    extensions: { code: 'BAD_USER_INPUT', limit },
+  });
+  budget.exceeded ??= error;
+  throw error;
+}
+
+/** Makes every field of `schema` spend from the operation's budget as it resolves. */
 export function spendFieldBudget(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
@@ -48,16 +85,16 @@ export function spendFieldBudget(schema: GraphQLSchema): GraphQLSchema {
         field.resolve ?? defaultFieldResolver;
       field.resolve = (source, args, context: FieldBudgetContext, info) => {
         const budget = context.fieldBudget;
-        if (budget && --budget.remaining < 0) {
-          // A fresh error each time: graphql-js annotates what it catches with its path.
-          const error = new GraphQLError(
-            'The operation asks for more data than the gateway builds for one request: select fewer nested lists (for example not `children` inside `group` inside `children`), or split it.',
-            { extensions: { code: 'BAD_USER_INPUT', limit: 'MAX_RESOLVED_FIELDS' } },
-          );
-          budget.exceeded ??= error;
-          throw error;
+        if (!budget) return resolve(source, args, context, info);
+        if (budget.exceeded) throw budget.exceeded;
+        if (--budget.fields < 0) stop(budget, 'MAX_RESOLVED_FIELDS');
+        if (Date.now() > budget.deadline) stop(budget, 'MAX_EXECUTION_MS');
+        const value = resolve(source, args, context, info);
+        if (typeof value === 'string') {
+          budget.bytes -= value.length;
+          if (budget.bytes < 0) stop(budget, 'MAX_ANSWER_BYTES');
         }
-        return resolve(source, args, context, info);
+        return value;
       };
     }
   }

@@ -60,4 +60,30 @@ describe('answers that would multiply with the feed', () => {
       harness.logs.find((line) => line.msg === 'status feed items left out')?.problems,
     ).toEqual(['incidents[0].components: 19999 repeated ids left out']);
   });
+
+  it('stops an answer past MAX_ANSWER_BYTES of text with one error', async () => {
+    harness = await startHarness({ env: { MAX_ANSWER_BYTES: 2_000 } });
+    const aliases = Array.from({ length: 20 }, (_, i) => `b${i}: body`).join(' ');
+    const { body } = await harness.execute(
+      `{ statusPage { incidents { updates { ${aliases} } } } }`,
+    );
+    expect(body.data).toBeUndefined();
+    expect(body.errors?.map((error) => error.extensions)).toEqual([
+      { code: 'BAD_USER_INPUT', limit: 'MAX_ANSWER_BYTES' },
+    ]);
+    expect((await harness.execute('{ statusPage { name } }')).body.errors).toBeUndefined();
+  });
+
+  it('stops an operation past MAX_EXECUTION_MS with one error', async () => {
+    harness = await startHarness({
+      env: { MAX_EXECUTION_MS: 200, VERIFY_WAIT_MS: 100, STATUS_CACHE_TTL_MS: 0 },
+    });
+    // The upstream answers after the deadline: the fields after it are not built.
+    harness.simulator.setFault('status', '*', { kind: 'delay', ms: 400 });
+    const { body } = await harness.execute('{ statusPage { name components { name } } }');
+    expect(body.data).toBeUndefined();
+    expect(body.errors?.map((error) => error.extensions)).toEqual([
+      { code: 'BAD_USER_INPUT', limit: 'MAX_EXECUTION_MS' },
+    ]);
+  });
 });
