@@ -16,6 +16,7 @@ import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useFieldBudget } from './plugins/use-field-budget.js';
 import { useGetParams } from './plugins/use-get-params.js';
+import { useGraphiQLOffNotice } from './plugins/use-graphiql-off-notice.js';
 import { useMetrics } from './plugins/use-metrics.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
@@ -100,6 +101,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       useFieldBudget(config.limits),
       verificationSession,
       usePartialErrors(),
+      ...(config.graphiql ? [] : [useGraphiQLOffNotice({ endpoint: GRAPHQL_ENDPOINT })]),
     ],
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     landingPage: false,
@@ -109,7 +111,19 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       origin: [...config.corsOrigins],
       credentials: true,
       methods: ['GET', 'POST'],
-      allowedHeaders: ['content-type', 'x-request-id'],
+      // What GraphQL clients, tracing and federation routers send along with an operation.
+      allowedHeaders: [
+        'content-type',
+        'accept',
+        'authorization',
+        'x-request-id',
+        'traceparent',
+        'tracestate',
+        'baggage',
+        'apollographql-client-name',
+        'apollographql-client-version',
+        'apollo-require-preflight',
+      ],
       exposedHeaders: ['x-request-id'],
       maxAge: 600,
     },

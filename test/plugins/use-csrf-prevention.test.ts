@@ -85,12 +85,17 @@ describe('CORS', () => {
         headers: {
           origin,
           'access-control-request-method': 'POST',
-          'access-control-request-headers': 'content-type',
+          'access-control-request-headers':
+            'content-type, authorization, traceparent, apollographql-client-name',
         },
       });
     const allowed = await preflight('https://app.example.com');
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+    const headers = allowed.headers.get('access-control-allow-headers')?.split(/,\s*/) ?? [];
+    expect(headers).toEqual(
+      expect.arrayContaining(['authorization', 'traceparent', 'apollographql-client-name']),
+    );
     const denied = await preflight('https://evil.example');
     expect(denied.headers.get('access-control-allow-origin')).not.toBe('https://evil.example');
     await harness.close();

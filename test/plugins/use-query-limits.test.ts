@@ -41,7 +41,11 @@ describe('introspection and GraphiQL switched off, as in production', () => {
     const page = await harness.fetch('/graphql', {
       headers: { accept: 'text/html' },
     });
-    expect(await page.text()).not.toContain('GraphiQL');
+    // A short page saying what the endpoint is, not GraphiQL and not an empty 406.
+    expect(page.status).toBe(406);
+    const notice = await page.text();
+    expect(notice).toContain('GraphiQL is turned off in this deployment');
+    expect(notice).not.toContain('<script');
     const federation = await harness.execute<{ _service: { sdl: string } }>('{ _service { sdl } }');
     expect(federation.body.data?._service.sdl).toContain('type Page');
     await harness.close();
