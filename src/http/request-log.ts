@@ -22,7 +22,7 @@ export interface RequestRecord {
 export function createRequestLog(logger: Logger, metrics: GatewayMetrics) {
   return (record: RequestRecord): void => {
     const { requestId, method, path, status, started, operation, cache } = record;
-    metrics.httpRequest(path.slice(0, 64), status);
+    metrics.httpRequest(path, status);
     logger.info(
       {
         requestId,

@@ -7,10 +7,40 @@ import type { UpstreamObserver } from '../upstreams/upstream-client.js';
 const CIRCUIT_VALUES: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** Routes counted by name; any other path a client asks for is `other`. */
+const ROUTES = new Set(['/graphql', '/health', '/readiness', '/metrics']);
+
+/** Operation names counted by name, first come; later new names are `other`. */
+const MOST_OPERATION_NAMES = 100;
+const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
+
+/**
+ * An upstream path as a template: a segment that carries an id, a chain, an address or anything
+ * long becomes `:param`, so that `/v2/contract/1/0x…` is one series whatever the client asks for.
+ */
+export function endpointTemplate(path: string): string {
+  return path
+    .split('/')
+    .map((segment) =>
+      segment === '' || /^v\d+$/.test(segment) || (!/\d/.test(segment) && segment.length <= 40)
+        ? segment
+        : ':param',
+    )
+    .join('/');
+}
+
+/** A label value in snake_case: `status feed` → `status_feed`. */
+const snakeCase = (value: string) =>
+  value
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_');
+
 /**
  * The gateway's Prometheus metrics, in a registry of its own (not prom-client's global one), so
- * every gateway instance counts for itself. Label values come from a closed set (operation names
- * are the client's, so they are cut to a safe length); no label ever carries a variable's value.
+ * every gateway instance counts for itself. The number of series is bounded whatever clients
+ * send: routes outside a fixed set and operation names past the first 100 collapse into `other`,
+ * upstream paths are templates, and no label ever carries an id or a variable's value.
  */
 export class GatewayMetrics implements UpstreamObserver {
   readonly registry = new Registry();
@@ -59,23 +89,37 @@ export class GatewayMetrics implements UpstreamObserver {
     registers: [this.registry],
   });
 
+  readonly #operationNames = new Set<string>();
+
   operation(name: string | undefined, type: string, outcome: 'ok' | 'error', seconds: number) {
-    const operation = name ? name.slice(0, 64) : 'anonymous';
-    this.#operations.observe({ operation, type, outcome }, seconds);
+    this.#operations.observe({ operation: this.#operationLabel(name), type, outcome }, seconds);
+  }
+
+  #operationLabel(name: string | undefined): string {
+    if (!name) return 'anonymous';
+    if (this.#operationNames.has(name)) return name;
+    if (!OPERATION_NAME.test(name) || this.#operationNames.size >= MOST_OPERATION_NAMES) {
+      return 'other';
+    }
+    this.#operationNames.add(name);
+    return name;
   }
 
   request(endpoint: UpstreamEndpoint, outcome: number | 'error' | 'rejected', seconds: number) {
     const { upstream, method, path } = endpoint;
-    // Paths with ids in them (APIv2 jobs) would make a series per id.
-    const endpointLabel = path.replace(/\/[0-9a-fA-Fx-]{16,}/g, '/:id');
     this.#upstreamRequests.observe(
-      { upstream, method, endpoint: endpointLabel, status: String(outcome) },
+      {
+        upstream: snakeCase(upstream),
+        method,
+        endpoint: endpointTemplate(path),
+        status: String(outcome),
+      },
       seconds,
     );
   }
 
   circuit(upstream: string, state: CircuitState) {
-    this.#circuit.set({ upstream }, CIRCUIT_VALUES[state]);
+    this.#circuit.set({ upstream: snakeCase(upstream) }, CIRCUIT_VALUES[state]);
   }
 
   cacheRead(endpoint: string, result: SnapshotCacheEvent) {
@@ -86,7 +130,7 @@ export class GatewayMetrics implements UpstreamObserver {
     this.#responseCache.inc({ result });
   }
 
-  httpRequest(route: string, status: number) {
-    this.#httpRequests.inc({ route, status: String(status) });
+  httpRequest(path: string, status: number) {
+    this.#httpRequests.inc({ route: ROUTES.has(path) ? path : 'other', status: String(status) });
   }
 }

@@ -46,12 +46,12 @@ describe('/metrics', () => {
   it('times upstream requests by endpoint and status', () => {
     expect(
       value(
-        'upstream_request_duration_seconds_count{upstream="status feed",method="GET",endpoint="/summary.json",status="200"}',
+        'upstream_request_duration_seconds_count{upstream="status_feed",method="GET",endpoint="/summary.json",status="200"}',
       ),
     ).toBe(1);
     expect(
       value(
-        'upstream_request_duration_seconds_count{upstream="verification service",method="POST",endpoint="/session/verify/etherscan",status="502"}',
+        'upstream_request_duration_seconds_count{upstream="verification_service",method="POST",endpoint="/session/verify/etherscan",status="502"}',
       ),
     ).toBe(1);
   });
@@ -66,5 +66,54 @@ describe('/metrics', () => {
 
   it('counts HTTP requests by route and status', () => {
     expect(value('http_requests_total{route="/graphql",status="200"}')).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('/metrics under hostile input', () => {
+  it('keeps the number of series bounded whatever clients send', async () => {
+    const harness = await startHarness({ logLevel: 'silent' });
+    const series = async () => (await (await harness.fetch('/metrics')).text()).split('\n');
+    const before = (await series()).length;
+    for (let i = 0; i < 300; i += 1) {
+      await harness.execute(`query Op${i} { statusPage { name } }`);
+      await harness.fetch(`/p${i}`);
+    }
+    for (let chain = 1; chain <= 40; chain += 1) {
+      await harness.execute(
+        `{ contract(chainId: "${chain}", address: "0x${'ab'.repeat(20)}") { verified } }`,
+      );
+    }
+    await harness.execute(
+      '{ verificationJob(id: "00000000-0000-4000-8000-000000000000") { __typename } }',
+    );
+    const lines = await series();
+    const operations = new Set(
+      lines
+        .filter((line) => line.startsWith('graphql_operation_duration_seconds_count'))
+        .map((line) => /operation="([^"]*)"/.exec(line)?.[1]),
+    );
+    expect(operations.size).toBeLessThanOrEqual(102);
+    expect(operations).toContain('other');
+    const routes = new Set(
+      lines
+        .filter((line) => line.startsWith('http_requests_total'))
+        .map((line) => /route="([^"]*)"/.exec(line)?.[1]),
+    );
+    expect([...routes].sort()).toEqual(['/graphql', '/metrics', 'other']);
+    const endpoints = new Set(
+      lines
+        .filter((line) => line.startsWith('upstream_request_duration_seconds_count'))
+        .map((line) => /endpoint="([^"]*)"/.exec(line)?.[1]),
+    );
+    expect(endpoints).toContain('/v2/contract/:param/:param');
+    expect([...endpoints].every((endpoint) => !/\d{2,}|0x/.test(endpoint ?? ''))).toBe(true);
+    // Once the first 100 names are taken, more distinct names, paths and chains add nothing.
+    for (let i = 300; i < 600; i += 1) {
+      await harness.execute(`query Op${i} { statusPage { name } }`);
+      await harness.fetch(`/p${i}`);
+    }
+    expect((await series()).length).toBe(lines.length);
+    expect(lines.length).toBeGreaterThan(before);
+    await harness.close();
   });
 });
