@@ -22,14 +22,15 @@ export interface RequestRecord {
 export function createRequestLog(logger: Logger, metrics: GatewayMetrics) {
   return (record: RequestRecord): void => {
     const { requestId, method, path, status, started, operation, cache } = record;
-    metrics.httpRequest(path, status);
+    const ms = performance.now() - started;
+    metrics.httpRequest(path, status, ms / 1000);
     logger.info(
       {
         requestId,
         method,
         path,
         status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
+        ms: Math.round(ms * 10) / 10,
         ...(operation ? { operation } : {}),
         ...(cache ? { cache } : {}),
       },

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { ERROR_CODES } from '../errors/error-code.js';
 import type { UpstreamEndpoint } from '../errors/upstream-error.js';
 import type { CircuitState } from '../upstreams/circuit-breaker.js';
 import type { SnapshotCacheEvent } from '../upstreams/snapshot-cache.js';
@@ -29,6 +30,14 @@ export function endpointTemplate(path: string): string {
     .join('/');
 }
 
+/** Error codes counted by name: the gateway's own and those graphql-js and Yoga use. */
+const ERROR_CODE_LABELS = new Set<string>([
+  ...Object.keys(ERROR_CODES),
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'INTERNAL_SERVER_ERROR',
+]);
+
 /** A label value in snake_case: `status feed` → `status_feed`. */
 const snakeCase = (value: string) =>
   value
@@ -44,6 +53,26 @@ const snakeCase = (value: string) =>
  */
 export class GatewayMetrics implements UpstreamObserver {
   readonly registry = new Registry();
+
+  constructor() {
+    // Process and Node.js metrics: memory, CPU, event-loop lag, GC, handles.
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  readonly #httpDurations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests answered, by route and status, from arrival to the last byte handed to the socket.',
+    labelNames: ['route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly #errors = new Counter({
+    name: 'graphql_errors_total',
+    help: 'Errors in GraphQL answers, by extensions.code (other for codes outside the known set).',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
 
   readonly #operations = new Histogram({
     name: 'graphql_operation_duration_seconds',
@@ -130,7 +159,15 @@ export class GatewayMetrics implements UpstreamObserver {
     this.#responseCache.inc({ result });
   }
 
-  httpRequest(path: string, status: number) {
-    this.#httpRequests.inc({ route: ROUTES.has(path) ? path : 'other', status: String(status) });
+  httpRequest(path: string, status: number, seconds: number) {
+    const labels = { route: ROUTES.has(path) ? path : 'other', status: String(status) };
+    this.#httpRequests.inc(labels);
+    this.#httpDurations.observe(labels, seconds);
+  }
+
+  error(code: unknown) {
+    this.#errors.inc({
+      code: typeof code === 'string' && ERROR_CODE_LABELS.has(code) ? code : 'other',
+    });
   }
 }

@@ -3,8 +3,9 @@ import { executedOperation } from '../observability/executed-operation.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 
 /**
- * `GET /metrics` in Prometheus text format, and the timing of every GraphQL operation by name,
- * type and outcome. Upstream, cache and circuit metrics are fed by the upstream clients.
+ * `GET /metrics` in Prometheus text format, the timing of every GraphQL operation by name, type
+ * and outcome, and the errors answered by code. Upstream, cache and circuit metrics are fed by the
+ * upstream clients; HTTP requests by the request log.
  */
 export function useMetrics({ metrics }: { metrics: GatewayMetrics }): Plugin {
   return {
@@ -15,6 +16,15 @@ export function useMetrics({ metrics }: { metrics: GatewayMetrics }): Plugin {
           headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },
         }),
       );
+    },
+    onResultProcess({ result }) {
+      for (const single of Array.isArray(result) ? result : [result]) {
+        if (!single || typeof single !== 'object' || !('errors' in single)) continue;
+        for (const error of (single.errors as { extensions?: { code?: unknown } }[] | undefined) ??
+          []) {
+          metrics.error(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
+        }
+      }
     },
     onExecute({ args }) {
       const started = performance.now();

@@ -69,10 +69,42 @@ describe('/metrics', () => {
   });
 });
 
+describe('/metrics for operators', () => {
+  it('has process and runtime metrics, request durations and errors by code', async () => {
+    const harness = await startHarness({ logLevel: 'silent' });
+    await harness.execute('{ statusPage { nope } }');
+    await harness.execute('{ component(id: "x") { name } }');
+    // Over MAX_ALIASES: refused before execution, still counted.
+    await harness.execute(
+      `{ ${Array.from({ length: 40 }, (_, i) => `a${i}: statusPage { name }`).join(' ')} }`,
+    );
+    const text = await (await harness.fetch('/metrics')).text();
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
+      expect(text).toContain(`${name} `);
+    }
+    expect(text).toMatch(
+      /^http_request_duration_seconds_count\{route="\/graphql",status="200"\} \d+/m,
+    );
+    expect(text).toMatch(/^graphql_errors_total\{code="GRAPHQL_VALIDATION_FAILED"\} 1$/m);
+    expect(text).toMatch(/^graphql_errors_total\{code="BAD_USER_INPUT"\} 1$/m);
+    await harness.close();
+  });
+});
+
 describe('/metrics under hostile input', () => {
   it('keeps the number of series bounded whatever clients send', async () => {
     const harness = await startHarness({ logLevel: 'silent' });
-    const series = async () => (await (await harness.fetch('/metrics')).text()).split('\n');
+    // The series labelled from client input; process metrics come and go on their own.
+    const CLIENT_LABELLED = /^(graphql_operation|http_request|upstream_request|graphql_errors)/;
+    const series = async () =>
+      (await (await harness.fetch('/metrics')).text())
+        .split('\n')
+        .filter((line) => CLIENT_LABELLED.test(line));
     const before = (await series()).length;
     for (let i = 0; i < 300; i += 1) {
       await harness.execute(`query Op${i} { statusPage { name } }`);
