@@ -3,6 +3,7 @@
  * (gateway runtime in-process, both subgraphs over loopback HTTP) against the same query asked of
  * this gateway directly. `npm run bench:federation`.
  */
+
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
@@ -12,11 +13,8 @@ import {
   createRpcEndpointsSubgraph,
   RPC_ENDPOINTS_TYPE_DEFS,
 } from '../simulator/src/rpc-endpoints-subgraph.js';
-import { startSimulator } from '../simulator/src/server.js';
-import { loadConfig } from '../src/config.js';
-import { createGateway } from '../src/gateway.js';
-import { createLogger } from '../src/observability/logger.js';
 import { printSchemaDocument } from '../src/schema/print.js';
+import { startInProcessGateway } from './lib/in-process-gateway.js';
 
 const RUNS = 300;
 
@@ -26,17 +24,10 @@ async function listen(handler: RequestListener) {
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` };
 }
 
-const simulator = await startSimulator();
-const gateway = createGateway(
-  loadConfig({
-    STATUS_BASE_URL: simulator.statusBaseUrl,
-    VERIFY_BASE_URL: simulator.verifyBaseUrl,
-    STATUS_CACHE_TTL_MS: '60000',
-  }),
-  { logger: createLogger('warn') },
-);
+const running = await startInProcessGateway({ env: { STATUS_CACHE_TTL_MS: '60000' } });
+const { simulator } = running;
 const relays = simulator.statusFeed.summary.components.filter((c) => c.name === 'JSON-RPC Relay');
-const ours = await listen(gateway.listener);
+const ours = { url: running.url };
 const theirs = await listen(
   createRpcEndpointsSubgraph(
     relays.map((relay, i) => ({
@@ -91,8 +82,6 @@ console.log(
 );
 
 await router.dispose();
-for (const { server } of [ours, theirs]) {
-  server.closeAllConnections();
-  server.close();
-}
-await simulator.close();
+theirs.server.closeAllConnections();
+theirs.server.close();
+await running.close();

@@ -2,19 +2,15 @@
  * Cold and warm latency of the page-tree query over a real port, and the upstream requests it
  * costs. `npm run bench:latency [-- --preset realistic] [-- --runs 500]`.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+
 import { parseArgs } from 'node:util';
-import { startSimulator } from '../simulator/src/server.js';
 import {
   createSimulatedFeed,
   STATUS_FEED_PRESETS,
   type StatusFeedPreset,
 } from '../simulator/src/status-feed/fixture.js';
-import { loadConfig } from '../src/config.js';
-import { createGateway } from '../src/gateway.js';
 import { PAGE_TREE_QUERY } from '../src/http/page-tree-query.js';
-import { createLogger } from '../src/observability/logger.js';
+import { startInProcessGateway } from './lib/in-process-gateway.js';
 
 const { values } = parseArgs({
   options: {
@@ -29,20 +25,11 @@ if (!(preset in STATUS_FEED_PRESETS)) {
 }
 const runs = Number(values.runs);
 
-const simulator = await startSimulator({
-  statusFeed: createSimulatedFeed(STATUS_FEED_PRESETS[preset]),
+const running = await startInProcessGateway({
+  env: { STATUS_CACHE_TTL_MS: '60000' },
+  simulator: { statusFeed: createSimulatedFeed(STATUS_FEED_PRESETS[preset]) },
 });
-const gateway = createGateway(
-  loadConfig({
-    STATUS_BASE_URL: simulator.statusBaseUrl,
-    VERIFY_BASE_URL: simulator.verifyBaseUrl,
-    STATUS_CACHE_TTL_MS: '60000',
-  }),
-  { logger: createLogger('warn') },
-);
-const server = createServer(gateway.listener);
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+const { simulator, url } = running;
 
 async function pageTree(): Promise<{ ms: number; bytes: number }> {
   const started = performance.now();
@@ -74,5 +61,4 @@ console.log(
   `| ${preset} | ${cold.bytes} | ${cold.ms.toFixed(2)} | ${coldUpstream} | ${at(0.5)} | ${at(0.99)} | ${simulator.requestCount()} |`,
 );
 
-server.close();
-await simulator.close();
+await running.close();

@@ -8,13 +8,9 @@
 
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { startSimulator } from '../simulator/src/server.js';
 import { createSimulatedFeed, STATUS_FEED_PRESETS } from '../simulator/src/status-feed/fixture.js';
-import { loadConfig } from '../src/config.js';
-import { createGateway } from '../src/gateway.js';
 import { PAGE_TREE_QUERY } from '../src/http/page-tree-query.js';
-import { createHttpServer } from '../src/http/server.js';
-import { createLogger } from '../src/observability/logger.js';
+import { startInProcessGateway } from './lib/in-process-gateway.js';
 
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
@@ -23,22 +19,13 @@ const heapMiB = () => {
   return Math.round(process.memoryUsage().heapUsed / 1_048_576);
 };
 
-const simulator = await startSimulator({
-  statusFeed: createSimulatedFeed(STATUS_FEED_PRESETS.large),
-});
-const config = loadConfig({
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-  STATUS_BASE_URL: simulator.statusBaseUrl,
-  VERIFY_BASE_URL: simulator.verifyBaseUrl,
-  STATUS_CACHE_TTL_MS: '50',
-});
 // Refetches still running when the simulator stops would log failures that mean nothing here.
-const gateway = createGateway(config, { logger: createLogger('error') });
-const { server, drain } = createHttpServer(gateway.listener, config.http);
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const address = server.address();
-const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/graphql`;
+const running = await startInProcessGateway({
+  env: { NODE_ENV: 'production', STATUS_CACHE_TTL_MS: '50' },
+  simulator: { statusFeed: createSimulatedFeed(STATUS_FEED_PRESETS.large) },
+  logLevel: 'error',
+});
+const { simulator, url } = running;
 
 const before = heapMiB();
 let bytes = 0;
@@ -58,6 +45,4 @@ console.log(
     `${simulator.requestCount('/status/api/v2/summary.json')} summary fetches): ` +
     `heap ${before} MiB before, ${after} MiB after a full collection.`,
 );
-await drain(1_000);
-await gateway.close();
-await simulator.close();
+await running.close();

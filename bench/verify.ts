@@ -2,14 +2,10 @@
  * What a `verifyContract` caller waits for, and how many upstream round trips it costs, with the
  * session API and with APIv2 (job + polling), against the simulator. `npm run bench:verify`.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startSimulator } from '../simulator/src/server.js';
+
 import { VERIFIABLE_CONTRACTS } from '../simulator/src/verification/fixture.js';
-import { loadConfig } from '../src/config.js';
-import { createGateway } from '../src/gateway.js';
-import { createLogger } from '../src/observability/logger.js';
 import type { VerifyApi } from '../src/upstreams/verification/model.js';
+import { startInProcessGateway } from './lib/in-process-gateway.js';
 
 const RUNS = 20;
 const contract = VERIFIABLE_CONTRACTS.find((candidate) => candidate.name === 'Greeter');
@@ -25,19 +21,9 @@ for (const [api, jobDelayMs] of [
   ['v2', 150],
   ['v2', 2_000],
 ] as [VerifyApi, number][]) {
-  const simulator = await startSimulator();
+  const running = await startInProcessGateway({ env: { VERIFY_API: api } });
+  const { simulator, url } = running;
   simulator.verification.setJobDelay(jobDelayMs);
-  const gateway = createGateway(
-    loadConfig({
-      STATUS_BASE_URL: simulator.statusBaseUrl,
-      VERIFY_BASE_URL: simulator.verifyBaseUrl,
-      VERIFY_API: api,
-    }),
-    { logger: createLogger('warn') },
-  );
-  const server = createServer(gateway.listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
   const samples: number[] = [];
   let requests = 0;
   for (let i = 0; i < RUNS; i += 1) {
@@ -64,8 +50,5 @@ for (const [api, jobDelayMs] of [
   console.log(
     `| ${api} | ${api === 'session' ? 'n/a' : `${jobDelayMs} ms`} | ${p50.toFixed(1)} ms | ${max.toFixed(1)} ms | ${(requests / RUNS).toFixed(1)} |`,
   );
-  server.closeAllConnections();
-  server.close();
-  await gateway.close();
-  await simulator.close();
+  await running.close();
 }

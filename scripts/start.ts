@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startSimulator } from '../simulator/src/server.js';
+import { createLogger, flushLogger } from '../src/observability/logger.js';
 
 const UPSTREAMS = [
   { variable: 'STATUS_BASE_URL', name: 'status feed', simulated: 'statusBaseUrl' },
@@ -18,11 +19,8 @@ const entry = process.argv[2] ?? 'dist/main.js';
 const env = process.env;
 const unset = UPSTREAMS.filter(({ variable }) => !env[variable]?.trim());
 
-/** One line in the gateway's log format, so that log readers see one stream. */
-const log = (msg: string, fields: Record<string, unknown> = {}) =>
-  process.stdout.write(
-    `${JSON.stringify({ level: 30, time: Date.now(), service: 'ledger-status-gateway', ...fields, msg })}\n`,
-  );
+// The gateway's own logger, so that log readers see one stream.
+const logger = createLogger('info');
 
 if (unset.length > 0 && env.NODE_ENV !== 'production') {
   const simulator = await startSimulator();
@@ -31,12 +29,14 @@ if (unset.length > 0 && env.NODE_ENV !== 'production') {
 for (const { variable, name } of UPSTREAMS) {
   const simulated = unset.some((upstream) => upstream.variable === variable);
   if (env.NODE_ENV === 'production' && simulated) continue;
-  log(
+  logger.info(
+    { upstream: name, simulated, url: env[variable] },
     simulated
       ? `${name}: SIMULATED at ${env[variable]} (${variable} is unset; the built-in simulator answers)`
       : `${name}: real, at ${env[variable]}`,
-    { upstream: name, simulated, url: env[variable] },
   );
 }
+// Out before the gateway writes its own first line.
+await flushLogger(logger);
 
 await import(pathToFileURL(resolve(entry)).href);

@@ -6,6 +6,16 @@ const UPSTREAMS = {
   VERIFY_BASE_URL: 'https://verify.example.com/server',
 };
 
+/** What each upstream gets by default: one policy, written once, that both share. */
+const UPSTREAM_DEFAULTS = {
+  timeoutMs: 5_000,
+  maxConcurrentRequests: 32,
+  retries: 2,
+  retryDelayMs: 300,
+  circuitFailureThreshold: 5,
+  circuitCooldownMs: 30_000,
+};
+
 const problemsOf = (source: Record<string, string>): readonly string[] => {
   try {
     loadConfig(source);
@@ -33,14 +43,7 @@ describe('loadConfig', () => {
         baseUrl: 'https://status.hedera.com/api/v2',
         cacheTtlMs: 10_000,
         maxStaleMs: 300_000,
-        upstream: {
-          timeoutMs: 5_000,
-          maxConcurrentRequests: 32,
-          retries: 2,
-          retryDelayMs: 300,
-          circuitFailureThreshold: 5,
-          circuitCooldownMs: 30_000,
-        },
+        upstream: UPSTREAM_DEFAULTS,
       },
       verification: {
         baseUrl: 'https://verify.example.com/server',
@@ -50,14 +53,7 @@ describe('loadConfig', () => {
         chainsTtlMs: 3_600_000,
         sessionCookieSecure: false,
         clientQuota: { limit: 10, windowMs: 60_000 },
-        upstream: {
-          timeoutMs: 5_000,
-          maxConcurrentRequests: 32,
-          retries: 2,
-          retryDelayMs: 300,
-          circuitFailureThreshold: 5,
-          circuitCooldownMs: 30_000,
-        },
+        upstream: UPSTREAM_DEFAULTS,
       },
       limits: {
         maxBodyBytes: 262_144,

@@ -19,7 +19,7 @@ const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
  * An upstream path as a template: a segment that carries an id, a chain, an address or anything
  * long becomes `:param`, so that `/v2/contract/1/0x…` is one series whatever the client asks for.
  */
-export function endpointTemplate(path: string): string {
+function endpointTemplate(path: string): string {
   return path
     .split('/')
     .map((segment) =>

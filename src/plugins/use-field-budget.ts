@@ -1,11 +1,6 @@
-import {
-  defaultFieldResolver,
-  GraphQLError,
-  type GraphQLFieldResolver,
-  type GraphQLSchema,
-  isObjectType,
-} from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { wrapResolvers } from '../schema/wrap-resolvers.js';
 
 /** What one operation may still spend, made fresh for each operation. */
 interface Budget {
@@ -78,25 +73,17 @@ function stop(budget: Budget, limit: keyof typeof LIMITS): never {
 
 /** Makes every field of `schema` spend from the operation's budget as it resolves. */
 export function spendFieldBudget(schema: GraphQLSchema): GraphQLSchema {
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
-    for (const field of Object.values(type.getFields())) {
-      const resolve: GraphQLFieldResolver<unknown, FieldBudgetContext> =
-        field.resolve ?? defaultFieldResolver;
-      field.resolve = (source, args, context: FieldBudgetContext, info) => {
-        const budget = context.fieldBudget;
-        if (!budget) return resolve(source, args, context, info);
-        if (budget.exceeded) throw budget.exceeded;
-        if (--budget.fields < 0) stop(budget, 'MAX_RESOLVED_FIELDS');
-        if (Date.now() > budget.deadline) stop(budget, 'MAX_EXECUTION_MS');
-        const value = resolve(source, args, context, info);
-        if (typeof value === 'string') {
-          budget.bytes -= value.length;
-          if (budget.bytes < 0) stop(budget, 'MAX_ANSWER_BYTES');
-        }
-        return value;
-      };
+  return wrapResolvers<FieldBudgetContext>(schema, (resolve) => (source, args, context, info) => {
+    const budget = context.fieldBudget;
+    if (!budget) return resolve(source, args, context, info);
+    if (budget.exceeded) throw budget.exceeded;
+    if (--budget.fields < 0) stop(budget, 'MAX_RESOLVED_FIELDS');
+    if (Date.now() > budget.deadline) stop(budget, 'MAX_EXECUTION_MS');
+    const value = resolve(source, args, context, info);
+    if (typeof value === 'string') {
+      budget.bytes -= value.length;
+      if (budget.bytes < 0) stop(budget, 'MAX_ANSWER_BYTES');
     }
-  }
-  return schema;
+    return value;
+  });
 }

@@ -1,9 +1,5 @@
-import {
-  defaultFieldResolver,
-  type GraphQLFieldResolver,
-  type GraphQLSchema,
-  isObjectType,
-} from 'graphql';
+import type { GraphQLSchema } from 'graphql';
+import { wrapResolvers } from '../../schema/wrap-resolvers.js';
 
 /*
  * The one place that decides whether an answer may be served again from memory. Caching is opt-in
@@ -67,27 +63,21 @@ export function enforceCacheability(
   schema: GraphQLSchema,
   declared: readonly string[] = [],
 ): GraphQLSchema {
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
-    const typeDeclared = type.extensions.readsStatusSnapshots === true;
-    for (const field of Object.values(type.getFields())) {
-      const coordinate = `${type.name}.${field.name}`;
-      if (
-        field.extensions.readsStatusSnapshots === true ||
-        (typeDeclared && typeof field.extensions.pothosExposedField === 'string') ||
-        declared.includes(coordinate)
-      ) {
-        continue;
-      }
-      const resolve: GraphQLFieldResolver<unknown, CacheabilityContext> =
-        field.resolve ?? defaultFieldResolver;
-      field.resolve = (source, args, context: CacheabilityContext, info) => {
-        context.cacheability?.markUncacheable(`${coordinate} is not declared`);
-        return resolve(source, args, context, info);
-      };
+  return wrapResolvers<CacheabilityContext>(schema, (resolve, field, type) => {
+    const coordinate = `${type.name}.${field.name}`;
+    if (
+      field.extensions.readsStatusSnapshots === true ||
+      (type.extensions.readsStatusSnapshots === true &&
+        typeof field.extensions.pothosExposedField === 'string') ||
+      declared.includes(coordinate)
+    ) {
+      return undefined;
     }
-  }
-  return schema;
+    return (source, args, context, info) => {
+      context.cacheability?.markUncacheable(`${coordinate} is not declared`);
+      return resolve(source, args, context, info);
+    };
+  });
 }
 
 /** Media types of answers that are one complete JSON document. */

@@ -114,11 +114,12 @@ export function createCachedHandler(options: CachedHandlerOptions) {
 
     // A stale snapshot (served while the feed fails) is already not current: keeping an answer
     // built from it would only cost memory.
-    if (isCacheableAnswer(record, response, bytes) && store.allCurrent(record.snapshots)) {
+    const snapshots = record.snapshots;
+    if (isCacheableAnswer(record, response, bytes) && store.allCurrent(snapshots)) {
       store.store(key, {
         body: bytes,
         contentType: response.headers.get('content-type') ?? 'application/json',
-        snapshots: record.snapshots.map((snapshot) => new WeakRef(snapshot)),
+        snapshots: snapshots.map((snapshot) => new WeakRef(snapshot)),
         operation: operationNameOf(body),
       });
       metrics.responseCacheRead('stored');
