@@ -25,7 +25,8 @@ export type ConfigSection =
   | 'Verification service'
   | 'Upstreams'
   | 'Limits'
-  | 'Browsers';
+  | 'Browsers'
+  | 'Observability';
 
 const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
@@ -71,6 +72,65 @@ const originList = z
       z.url({ protocol: /^https?$/, error: 'must be a comma-separated list of http(s) origins' }),
     ),
   );
+
+const headerNames = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z.string().regex(/^[!#$%&'*+.^_`|~0-9a-z-]+$/, {
+        error: 'must be a comma-separated list of HTTP header names',
+      }),
+    ),
+  );
+
+/** `key=value` pairs separated by commas, values URL-encoded (the OTLP exporter's headers). */
+const keyValueList = z.string().transform((value, context) => {
+  const pairs: Record<string, string> = {};
+  for (const item of value.split(',')) {
+    if (item.trim() === '') continue;
+    const at = item.indexOf('=');
+    const key = at > 0 ? item.slice(0, at).trim() : '';
+    if (key === '') {
+      context.addIssue({ code: 'custom', message: 'must be a list of key=value pairs' });
+      return z.NEVER;
+    }
+    try {
+      pairs[key] = decodeURIComponent(item.slice(at + 1).trim());
+    } catch {
+      context.addIssue({ code: 'custom', message: 'has a value that is not URL-encoded' });
+      return z.NEVER;
+    }
+  }
+  return pairs;
+});
+
+const ratio = z
+  .string()
+  .regex(/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/, { error: 'must be a number from 0 to 1' })
+  .transform(Number);
+
+/** CORS request headers allowed by default: what GraphQL clients, tracing and routers send. */
+const DEFAULT_CORS_ALLOWED_HEADERS = [
+  'content-type',
+  'accept',
+  'authorization',
+  'x-request-id',
+  'traceparent',
+  'tracestate',
+  'baggage',
+  'apollographql-client-name',
+  'apollographql-client-version',
+  'apollo-require-preflight',
+  'x-apollo-operation-name',
+  'graphql-client-name',
+  'graphql-client-version',
+];
 
 const variable = <Value>(definition: ConfigVariable<Value>) => definition;
 
@@ -353,6 +413,72 @@ export const CONFIG_VARIABLES = {
     default: '',
     schema: originList,
   }),
+  CORS_ALLOWED_HEADERS: variable({
+    section: 'Browsers',
+    description:
+      'Comma-separated request headers a cross-origin caller may send (answered to CORS preflights).',
+    default: DEFAULT_CORS_ALLOWED_HEADERS.join(','),
+    schema: headerNames,
+  }),
+  METRICS_PORT: variable({
+    section: 'Observability',
+    description:
+      'Serve `/metrics` on this port alone (bound to `HOST`), off the API port, so that only the scraper reaches it. Set it to the API port or leave it unset to serve `/metrics` beside `/graphql`.',
+    unset: '`/metrics` on `PORT`',
+    schema: wholeNumber(0, 65_535),
+  }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: variable({
+    section: 'Observability',
+    description:
+      'OTLP/HTTP collector base URL; traces are sent to `<url>/v1/traces`. Setting it (or the next variable) turns tracing on.',
+    unset: 'no tracing',
+    schema: httpUrl(),
+  }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: variable({
+    section: 'Observability',
+    description: 'Full OTLP/HTTP URL for traces, used as written; wins over the base URL.',
+    unset: '`OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  }),
+  OTEL_EXPORTER_OTLP_HEADERS: variable({
+    section: 'Observability',
+    description:
+      'Headers sent with each export, as `key=value` pairs separated by commas (values URL-encoded). They often carry a token: never logged.',
+    default: '',
+    schema: keyValueList,
+  }),
+  OTEL_SERVICE_NAME: variable({
+    section: 'Observability',
+    description: '`service.name` of every span.',
+    default: 'ledger-status-gateway',
+    schema: z.string(),
+  }),
+  OTEL_TRACES_SAMPLER: variable({
+    section: 'Observability',
+    description:
+      "Which traces are recorded: `parentbased_always_on` follows the caller's `traceparent` decision and samples the rest; `traceidratio` variants keep `OTEL_TRACES_SAMPLER_ARG` of them.",
+    default: 'parentbased_always_on',
+    schema: oneOf([
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ]),
+  }),
+  OTEL_TRACES_SAMPLER_ARG: variable({
+    section: 'Observability',
+    description: 'The ratio of traces the `traceidratio` samplers keep.',
+    default: '1',
+    schema: ratio,
+  }),
+  OTEL_SDK_DISABLED: variable({
+    section: 'Observability',
+    description: 'Turn tracing off even when an exporter endpoint is set.',
+    default: 'false',
+    schema: flag,
+  }),
 } as const satisfies Record<string, ConfigVariable>;
 
 export type ConfigVariableName = keyof typeof CONFIG_VARIABLES;
@@ -375,6 +501,24 @@ export interface QueryLimits {
   readonly maxTokens: number;
   readonly maxDirectives: number;
   readonly introspection: boolean;
+}
+
+/** How spans are sampled, as the OTEL_TRACES_SAMPLER variables say. */
+export interface TracingSampler {
+  /** Whether a caller's `traceparent` decides for its trace. */
+  readonly parentBased: boolean;
+  /** Share of the traces the gateway starts that are recorded: 1 always, 0 never. */
+  readonly ratio: number;
+}
+
+/** OpenTelemetry tracing, exported over OTLP/HTTP. */
+export interface TracingConfig {
+  /** The OTLP/HTTP traces URL, e.g. `http://collector:4318/v1/traces`. */
+  readonly tracesUrl: string;
+  /** Sent with every export; may hold a token, so never logged. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly serviceName: string;
+  readonly sampler: TracingSampler;
 }
 
 /** The configuration, shaped for the code that consumes it. */
@@ -419,7 +563,14 @@ export interface Config {
     readonly maxEntityRepresentations: number;
   };
   readonly graphiql: boolean;
-  readonly corsOrigins: readonly string[];
+  /** Cross-origin callers; `undefined` when CORS is off (same-origin only). */
+  readonly cors:
+    | { readonly origins: readonly string[]; readonly allowedHeaders: readonly string[] }
+    | undefined;
+  /** Where `/metrics` is served: its own port, or `undefined` for the API port. */
+  readonly metricsPort: number | undefined;
+  /** OpenTelemetry tracing; `undefined` when off. */
+  readonly tracing: TracingConfig | undefined;
   /** Show internal error details to clients: development only. */
   readonly exposeErrorDetails: boolean;
 }
@@ -528,9 +679,36 @@ function shape(values: Values): Config {
       introspection: values.INTROSPECTION ?? !production,
     },
     graphiql: values.GRAPHIQL ?? !production,
-    corsOrigins: values.CORS_ORIGINS,
+    cors:
+      values.CORS_ORIGINS.length > 0
+        ? { origins: values.CORS_ORIGINS, allowedHeaders: values.CORS_ALLOWED_HEADERS }
+        : undefined,
+    metricsPort: values.METRICS_PORT === values.PORT ? undefined : values.METRICS_PORT,
+    tracing: tracingOf(values),
     exposeErrorDetails: values.NODE_ENV === 'development',
   });
+}
+
+function tracingOf(values: Values): TracingConfig | undefined {
+  const base = values.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const tracesUrl =
+    values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (base === undefined ? undefined : `${base}/v1/traces`);
+  if (tracesUrl === undefined || values.OTEL_SDK_DISABLED) return undefined;
+  const sampler = values.OTEL_TRACES_SAMPLER;
+  return {
+    tracesUrl,
+    headers: values.OTEL_EXPORTER_OTLP_HEADERS,
+    serviceName: values.OTEL_SERVICE_NAME,
+    sampler: {
+      parentBased: sampler.startsWith('parentbased_'),
+      ratio: sampler.endsWith('always_on')
+        ? 1
+        : sampler.endsWith('always_off')
+          ? 0
+          : values.OTEL_TRACES_SAMPLER_ARG,
+    },
+  };
 }
 
 function deepFreeze<Value extends object>(value: Value): Value {

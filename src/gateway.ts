@@ -7,10 +7,12 @@ import { clientAddressOf } from './http/client-address.js';
 import type { GatewayServerContext } from './http/gateway-yoga.js';
 import { createListener } from './http/listener.js';
 import { PAGE_TREE_QUERY } from './http/page-tree-query.js';
+import { requestIdOf } from './http/request-id.js';
 import { createRequestLog } from './http/request-log.js';
 import { createCachedHandler } from './http/response-cache/cached-handler.js';
 import { ResponseCache } from './http/response-cache/store.js';
 import { GatewayMetrics } from './observability/metrics.js';
+import { currentRequestScope } from './observability/request-scope.js';
 import { toYogaLogger } from './observability/yoga-logger.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
@@ -70,18 +72,17 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   const clientQuota = new ClientQuota(config.verification.clientQuota);
 
   const log = createRequestLog(logger, metrics);
-  const requestLog = useRequestLog(log);
   const verificationSession = useVerificationSession({
     path: GRAPHQL_ENDPOINT,
     secure: config.verification.sessionCookieSecure,
   });
-  const cors = config.corsOrigins.length > 0;
 
   const yoga = createYoga<GatewayServerContext, GatewayContext>({
     schema,
     context: ({ request, req, cacheability }) =>
       createContext({
-        requestId: requestLog.requestIdFor(request),
+        requestId:
+          currentRequestScope()?.requestId ?? requestIdOf(request.headers.get('x-request-id')),
         statusFeed,
         verification,
         verificationSession: verificationSession.sessionFor(request),
@@ -91,7 +92,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
         clientQuota,
       }),
     plugins: [
-      requestLog,
+      useRequestLog(log),
       useBodyLimit({ maxBytes: config.limits.maxBodyBytes }),
       useCsrfPrevention(),
       useGetParams(),
@@ -107,26 +108,17 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     landingPage: false,
     logging: toYogaLogger(logger),
     maskedErrors: { maskError, isDev: config.exposeErrorDetails },
-    cors: cors && {
-      origin: [...config.corsOrigins],
-      credentials: true,
-      methods: ['GET', 'POST'],
-      // What GraphQL clients, tracing and federation routers send along with an operation.
-      allowedHeaders: [
-        'content-type',
-        'accept',
-        'authorization',
-        'x-request-id',
-        'traceparent',
-        'tracestate',
-        'baggage',
-        'apollographql-client-name',
-        'apollographql-client-version',
-        'apollo-require-preflight',
-      ],
-      exposedHeaders: ['x-request-id'],
-      maxAge: 600,
-    },
+    // Off unless origins are configured: Yoga's default would allow every origin.
+    cors: config.cors
+      ? {
+          origin: [...config.cors.origins],
+          credentials: true,
+          methods: ['GET', 'POST'],
+          allowedHeaders: [...config.cors.allowedHeaders],
+          exposedHeaders: ['x-request-id'],
+          maxAge: 600,
+        }
+      : false,
     // The bundled GraphiQL needs no CDN, so it works offline and under a strict CSP. It is loaded
     // on first use: the bundle costs about 50 MB of memory, and production usually turns it off.
     renderGraphiQL: async (graphiqlOptions) =>
@@ -143,7 +135,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     metrics,
     log,
     logger,
-    cors,
+    cors: config.cors !== undefined,
   });
 
   return {

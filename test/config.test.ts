@@ -69,7 +69,9 @@ describe('loadConfig', () => {
         introspection: true,
       },
       graphiql: true,
-      corsOrigins: [],
+      cors: undefined,
+      metricsPort: undefined,
+      tracing: undefined,
       exposeErrorDetails: true,
     });
   });
@@ -155,11 +157,76 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('reads CORS origins as a list', () => {
+  it('reads CORS origins as a list, with the headers tracing and GraphQL clients send allowed', () => {
+    const { cors } = loadConfig({
+      ...UPSTREAMS,
+      CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+    });
+    expect(cors?.origins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(cors?.allowedHeaders).toEqual(
+      expect.arrayContaining([
+        'content-type',
+        'authorization',
+        'traceparent',
+        'apollographql-client-name',
+      ]),
+    );
     expect(
-      loadConfig({ ...UPSTREAMS, CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' })
-        .corsOrigins,
-    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+      loadConfig({
+        ...UPSTREAMS,
+        CORS_ORIGINS: 'https://app.example.com',
+        CORS_ALLOWED_HEADERS: 'Content-Type, X-Tenant',
+      }).cors?.allowedHeaders,
+    ).toEqual(['content-type', 'x-tenant']);
+    expect(() =>
+      loadConfig({ ...UPSTREAMS, CORS_ALLOWED_HEADERS: 'content-type, bad header' }),
+    ).toThrow(/CORS_ALLOWED_HEADERS must be a comma-separated list of HTTP header names/);
+  });
+
+  it('serves /metrics on its own port only when it differs from PORT', () => {
+    expect(loadConfig({ ...UPSTREAMS, METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(loadConfig({ ...UPSTREAMS, PORT: '9464', METRICS_PORT: '9464' }).metricsPort).toBe(
+      undefined,
+    );
+  });
+
+  it('traces only when an OTLP endpoint is set, from the standard OTEL_* variables', () => {
+    expect(loadConfig(UPSTREAMS).tracing).toBeUndefined();
+    expect(
+      loadConfig({
+        ...UPSTREAMS,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+        OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20t0ken,x-scope=ops',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+      }).tracing,
+    ).toEqual({
+      tracesUrl: 'http://collector:4318/v1/traces',
+      headers: { authorization: 'Bearer t0ken', 'x-scope': 'ops' },
+      serviceName: 'ledger-status-gateway',
+      sampler: { parentBased: true, ratio: 0.25 },
+    });
+    expect(
+      loadConfig({
+        ...UPSTREAMS,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:4318/custom',
+        OTEL_TRACES_SAMPLER: 'always_off',
+      }).tracing,
+    ).toMatchObject({
+      tracesUrl: 'http://traces:4318/custom',
+      sampler: { parentBased: false, ratio: 0 },
+    });
+    expect(
+      loadConfig({
+        ...UPSTREAMS,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_SDK_DISABLED: 'true',
+      }).tracing,
+    ).toBeUndefined();
+    expect(() => loadConfig({ ...UPSTREAMS, OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(
+      /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/,
+    );
   });
 
   it('refuses an out-of-range port and a feed URL that is not the v2 API', () => {

@@ -1,23 +1,34 @@
 import type { RequestListener } from 'node:http';
 import { refusalBody } from '../errors/refusal.js';
+import { runInRequestScope } from '../observability/request-scope.js';
 import type { GatewayYoga } from './gateway-yoga.js';
+import { requestIdOf } from './request-id.js';
 import type { CachedHandler } from './response-cache/cached-handler.js';
 
 /**
- * The gateway's front door, the node:http listener production serves and the tests call: a request
- * the response cache accepts goes to it, everything else to Yoga's own node handler.
+ * The gateway's front door, the node:http listener production serves and the tests call: it opens
+ * the request's scope (its id and arrival time, see `RequestScope`), then a request the response
+ * cache accepts goes to it, everything else to Yoga's own node handler.
  */
 export function createListener(yoga: GatewayYoga, responseCache: CachedHandler): RequestListener {
   return (req, res) => {
-    const host = req.headers.host;
-    if (host !== undefined && !URL.canParse(`http://${host}/`)) {
-      // Yoga's adapter would fail to build the request URL and answer 500 with a stack trace.
-      res
-        .writeHead(400, { 'content-type': 'application/json; charset=utf-8' })
-        .end(refusalBody('BAD_REQUEST', 'The Host header is not a valid host.'));
-      return;
-    }
-    if (responseCache.accepts(req)) responseCache.handle(req, res);
-    else void yoga(req, res);
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    // Whatever reads the header from here on (Yoga's request, the cache) sees the id in use.
+    req.headers['x-request-id'] = requestId;
+    runInRequestScope({ requestId, started: performance.now() }, () => {
+      const host = req.headers.host;
+      if (host !== undefined && !URL.canParse(`http://${host}/`)) {
+        // Yoga's adapter would fail to build the request URL and answer 500 with a stack trace.
+        res
+          .writeHead(400, {
+            'content-type': 'application/json; charset=utf-8',
+            'x-request-id': requestId,
+          })
+          .end(refusalBody('BAD_REQUEST', 'The Host header is not a valid host.'));
+        return;
+      }
+      if (responseCache.accepts(req)) responseCache.handle(req, res);
+      else void yoga(req, res);
+    });
   };
 }

@@ -1,41 +1,38 @@
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../observability/metrics.js';
-
-/** One HTTP request as the access log and the request metrics see it. */
-export interface RequestRecord {
-  readonly requestId: string;
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-  /** When the request arrived, from `performance.now()`. */
-  readonly started: number;
-  readonly operation?: string | undefined;
-  /** `hit` when the response cache answered. */
-  readonly cache?: 'hit' | undefined;
-}
+import type { RequestScope } from '../observability/request-scope.js';
 
 /**
  * Writes the one log line and the metrics of a finished request, for the response cache's hits and
- * Yoga's pipeline alike. The line never holds the query string, the body or headers, which may
- * carry secrets.
+ * Yoga's pipeline alike: its id, route, status and time, the operation it ran, the code of the
+ * first error its answer carries (every 4xx has one) and the result type of fields that answer a
+ * union of outcomes (`results: { verifyContract: 'UpstreamUnavailableError' }`). The line never
+ * holds the query string, the body or headers, which may carry secrets.
  */
 export function createRequestLog(logger: Logger, metrics: GatewayMetrics) {
-  return (record: RequestRecord): void => {
-    const { requestId, method, path, status, started, operation, cache } = record;
+  return (
+    scope: RequestScope,
+    method: string,
+    path: string,
+    status: number,
+    cache?: 'hit',
+  ): void => {
+    const { requestId, started, operation, errorCode, results } = scope;
     const ms = performance.now() - started;
     metrics.httpRequest(path, status, ms / 1000);
-    logger.info(
-      {
-        requestId,
-        method,
-        path,
-        status,
-        ms: Math.round(ms * 10) / 10,
-        ...(operation ? { operation } : {}),
-        ...(cache ? { cache } : {}),
-      },
-      'request',
-    );
+    const line = {
+      requestId,
+      method,
+      path,
+      status,
+      ms: Math.round(ms * 10) / 10,
+      ...(operation ? { operation } : {}),
+      ...(errorCode ? { code: errorCode } : {}),
+      ...(results ? { results } : {}),
+      ...(cache ? { cache } : {}),
+    };
+    if (status >= 500) logger.error(line, 'request');
+    else logger.info(line, 'request');
   };
 }
 

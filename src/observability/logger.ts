@@ -1,4 +1,5 @@
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
+import { currentRequestScope } from './request-scope.js';
 
 /**
  * The gateway's structured log: one JSON object a line on stdout. Anything that could carry a
@@ -6,7 +7,8 @@ import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 
  *
  * Stdout is written in batches of up to 4 KiB, at least every half second, rather than one write
  * per line: with a line per request, a synchronous write costs a third of the throughput.
- * `flushLogger` empties the buffer at exit.
+ * `flushLogger` empties the buffer at exit. A line written while a request is served carries its
+ * `requestId` (see `RequestScope`).
  */
 export function createLogger(level: LevelWithSilent, destination?: DestinationStream): Logger {
   return pino(options(level), destination ?? batchedStdout());
@@ -22,6 +24,11 @@ function options(level: LevelWithSilent) {
   return {
     level,
     base: { service: 'ledger-status-gateway' },
+    // Every line a request causes (an upstream warning, a circuit change, a stale snapshot) names it.
+    mixin: () => {
+      const scope = currentRequestScope();
+      return scope ? { requestId: scope.requestId } : {};
+    },
     redact: {
       paths: [
         'apiKey',

@@ -1,6 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { executedOperation } from '../observability/executed-operation.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import { errorCodesOf } from '../observability/result-errors.js';
 
 /**
  * `GET /metrics` in Prometheus text format, the timing of every GraphQL operation by name, type
@@ -18,13 +19,7 @@ export function useMetrics({ metrics }: { metrics: GatewayMetrics }): Plugin {
       );
     },
     onResultProcess({ result }) {
-      for (const single of Array.isArray(result) ? result : [result]) {
-        if (!single || typeof single !== 'object' || !('errors' in single)) continue;
-        for (const error of (single.errors as { extensions?: { code?: unknown } }[] | undefined) ??
-          []) {
-          metrics.error(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
-        }
-      }
+      for (const code of errorCodesOf(result)) metrics.error(code);
     },
     onExecute({ args }) {
       const started = performance.now();

@@ -1,48 +1,31 @@
 import type { Plugin } from 'graphql-yoga';
-import { requestIdOf } from '../http/request-id.js';
 import type { RequestLog } from '../http/request-log.js';
 import { executedOperation } from '../observability/executed-operation.js';
+import { currentRequestScope, noteErrorCode } from '../observability/request-scope.js';
+import { errorCodesOf } from '../observability/result-errors.js';
 
 /**
- * One structured log line per HTTP request Yoga answers, with a request id (see `requestIdOf`),
- * echoed in the response as `x-request-id` and sent upstream. The line is `RequestLog`'s, the same
- * the response cache writes for its hits.
+ * One structured log line per HTTP request Yoga answers, with the request's id (opened by the front
+ * door, see `RequestScope`) echoed in the response as `x-request-id`. The line is `RequestLog`'s, the
+ * same the response cache writes for its hits; it names the operation and, when the answer carries
+ * errors, the first one's code.
  */
-export function useRequestLog(
-  log: RequestLog,
-): Plugin & { requestIdFor(request: Request): string } {
-  const requests = new WeakMap<Request, { id: string; started: number; operation?: string }>();
-
-  const entryFor = (request: Request) => {
-    let entry = requests.get(request);
-    if (!entry) {
-      entry = { id: requestIdOf(request.headers.get('x-request-id')), started: performance.now() };
-      requests.set(request, entry);
-    }
-    return entry;
-  };
-
+export function useRequestLog(log: RequestLog): Plugin {
   return {
-    requestIdFor: (request) => entryFor(request).id,
-    onRequest({ request }) {
-      entryFor(request);
-    },
     onExecute({ args }) {
-      const { request } = args.contextValue as { request: Request };
+      const scope = currentRequestScope();
       const { name } = executedOperation(args.document, args.operationName);
-      if (name) entryFor(request).operation = name;
+      if (scope && name) scope.operation = name;
+    },
+    onResultProcess({ result }) {
+      const [code] = errorCodesOf(result);
+      if (code !== undefined) noteErrorCode(code);
     },
     onResponse({ request, response }) {
-      const { id, started, operation } = entryFor(request);
-      response.headers.set('x-request-id', id);
-      log({
-        requestId: id,
-        method: request.method,
-        path: new URL(request.url).pathname,
-        status: response.status,
-        started,
-        operation,
-      });
+      const scope = currentRequestScope();
+      if (!scope) return;
+      response.headers.set('x-request-id', scope.requestId);
+      log(scope, request.method, new URL(request.url).pathname, response.status);
     },
   };
 }

@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse } from 'graphql';
 import type { Logger } from 'pino';
 import { executedOperation } from '../../observability/executed-operation.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
+import { currentRequestScope } from '../../observability/request-scope.js';
 import type { GatewayYoga } from '../gateway-yoga.js';
 import { requestIdOf } from '../request-id.js';
 import type { RequestLog } from '../request-log.js';
@@ -48,42 +50,43 @@ export function createCachedHandler(options: CachedHandlerOptions) {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    const started = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('error', () => res.destroy());
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      answer(req, res, body, started).catch((error: unknown) => {
-        logger.error({ err: error }, 'the response cache failed a request');
-        if (!res.headersSent) res.writeHead(500).end();
-        else res.destroy();
-      });
-    });
+    // The socket's events run outside the request's scope: the answer is put back in it.
+    req.on(
+      'end',
+      AsyncLocalStorage.bind(() => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        answer(req, res, body).catch((error: unknown) => {
+          logger.error({ err: error }, 'the response cache failed a request');
+          if (!res.headersSent) res.writeHead(500).end();
+          else res.destroy();
+        });
+      }),
+    );
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, body: string, started: number) {
+  async function answer(req: IncomingMessage, res: ServerResponse, body: string) {
+    // The front door opened the scope; the fallback only serves a handler called on its own.
+    const scope = currentRequestScope() ?? {
+      requestId: requestIdOf(req.headers['x-request-id']),
+      started: performance.now(),
+    };
     const key = `${req.headers.accept ?? ''}\n${body}`;
     const cached = store.lookup(key);
     if (cached) {
-      const requestId = requestIdOf(req.headers['x-request-id']);
       res.writeHead(200, {
         'content-type': cached.contentType,
         'content-length': cached.body.byteLength,
-        'x-request-id': requestId,
+        'x-request-id': scope.requestId,
       });
       res.end(cached.body);
       metrics.responseCacheRead('hit');
-      metrics.operation(cached.operation, 'query', 'ok', (performance.now() - started) / 1000);
-      log({
-        requestId,
-        method: 'POST',
-        path: endpoint,
-        status: 200,
-        started,
-        operation: cached.operation,
-        cache: 'hit',
-      });
+      const seconds = (performance.now() - scope.started) / 1000;
+      metrics.operation(cached.operation, 'query', 'ok', seconds);
+      scope.operation = cached.operation;
+      log(scope, 'POST', endpoint, 200, 'hit');
       return;
     }
 
