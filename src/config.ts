@@ -683,7 +683,9 @@ function shape(values: Values): Config {
       values.CORS_ORIGINS.length > 0
         ? { origins: values.CORS_ORIGINS, allowedHeaders: values.CORS_ALLOWED_HEADERS }
         : undefined,
-    metricsPort: values.METRICS_PORT === values.PORT ? undefined : values.METRICS_PORT,
+    // `0` twice is two free ports; the same fixed port twice is one listener.
+    metricsPort:
+      values.METRICS_PORT === values.PORT && values.PORT !== 0 ? undefined : values.METRICS_PORT,
     tracing: tracingOf(values),
     exposeErrorDetails: values.NODE_ENV === 'development',
   });

@@ -12,6 +12,7 @@ import { createRequestLog } from './http/request-log.js';
 import { createCachedHandler } from './http/response-cache/cached-handler.js';
 import { ResponseCache } from './http/response-cache/store.js';
 import { GatewayMetrics } from './observability/metrics.js';
+import { createMetricsListener } from './observability/metrics-listener.js';
 import { currentRequestScope } from './observability/request-scope.js';
 import { toYogaLogger } from './observability/yoga-logger.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
@@ -34,12 +35,18 @@ import { createVerificationService } from './upstreams/verification/verification
 export interface Gateway {
   /** The node:http listener: the front door, with the response cache before Yoga's pipeline. */
   readonly listener: RequestListener;
+  /**
+   * The listener of the metrics port, when `METRICS_PORT` gives `/metrics` a port of its own (the
+   * API port then answers it 404); `undefined` when `/metrics` is served beside `/graphql`.
+   */
+  readonly metricsListener: RequestListener | undefined;
   /** Path of the GraphQL endpoint (and of GraphiQL). */
   readonly graphqlEndpoint: string;
   /**
-   * The first step of shutting down: ends the waits that would hold an answer back (APIv2
-   * verifications polling their job answer `VerificationPending` with the job id at once), so that
-   * requests in flight finish promptly while the server drains.
+   * The first step of shutting down: `/readiness` answers 503 from now on, and the waits that
+   * would hold an answer back end (APIv2 verifications polling their job answer
+   * `VerificationPending` with the job id at once), so that requests in flight finish promptly
+   * while the server drains.
    */
   quiesce(): void;
   /**
@@ -70,6 +77,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   });
 
   const clientQuota = new ClientQuota(config.verification.clientQuota);
+  let draining = false;
 
   const log = createRequestLog(logger, metrics);
   const verificationSession = useVerificationSession({
@@ -96,8 +104,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       useBodyLimit({ maxBytes: config.limits.maxBodyBytes }),
       useCsrfPrevention(),
       useGetParams(),
-      useReadiness({ statusFeed }),
-      useMetrics({ metrics }),
+      useReadiness({ statusFeed, isDraining: () => draining }),
+      useMetrics({ metrics, serveEndpoint: config.metricsPort === undefined }),
       ...useQueryLimits(config.limits),
       useFieldBudget(config.limits),
       verificationSession,
@@ -140,8 +148,12 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
 
   return {
     listener: createListener(yoga, responseCache),
+    metricsListener: config.metricsPort === undefined ? undefined : createMetricsListener(metrics),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
-    quiesce: () => verification.close(),
+    quiesce: () => {
+      draining = true;
+      verification.close();
+    },
     close: async () => {
       verification.close();
       await yoga.dispose();

@@ -3,6 +3,7 @@
  * the gateway on SIGTERM or SIGINT. It knows nothing of the simulator: `npm start` starts one
  * beside it when the upstream URLs are unset (scripts/start.ts).
  */
+import type { Server } from 'node:http';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { createHttpServer } from './http/server.js';
@@ -25,27 +26,52 @@ process.on('unhandledRejection', (reason) => {
   logger.error({ err: reason }, 'unhandled promise rejection (the gateway keeps serving)');
 });
 const gateway = createGateway(config, { logger });
-const { server, drain } = createHttpServer(gateway.listener, config.http);
+const api = createHttpServer(gateway.listener, config.http);
+const metricsServer =
+  gateway.metricsListener && createHttpServer(gateway.metricsListener, config.http);
 
-server.on('error', (error) => {
-  logger.fatal({ err: error }, 'the server could not listen');
-  void flushLogger(logger).then(() => process.exit(1));
-});
-server.listen(config.server.port, config.server.host, () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.server.port;
-  const url = `http://${config.server.host ?? 'localhost'}:${port}${gateway.graphqlEndpoint}`;
-  logger.info(
-    {
-      url,
-      graphiql: config.graphiql,
-      statusFeed: config.statusFeed.baseUrl,
-      verificationService: `${config.verification.baseUrl} (${config.verification.api})`,
-    },
-    config.graphiql ? `GraphQL and GraphiQL at ${url}` : `GraphQL at ${url}`,
-  );
-  logger.flush();
-});
+const listen = (server: Server, port: number) =>
+  new Promise<number>((resolve) => {
+    server.on('error', (error) => {
+      logger.fatal({ err: error, port }, 'the server could not listen');
+      void flushLogger(logger).then(() => process.exit(1));
+    });
+    server.listen(port, config.server.host, () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+
+const [port, metricsPort] = await Promise.all([
+  listen(api.server, config.server.port),
+  metricsServer && config.metricsPort !== undefined
+    ? listen(metricsServer.server, config.metricsPort)
+    : undefined,
+]);
+const origin = (listening: number) => `http://${config.server.host ?? 'localhost'}:${listening}`;
+const url = `${origin(port)}${gateway.graphqlEndpoint}`;
+const metricsUrl = `${origin(metricsPort ?? port)}/metrics`;
+// What is actually on, so that an operator reading the first lines knows what this replica serves.
+logger.info(
+  {
+    url,
+    environment: config.environment,
+    graphiql: config.graphiql,
+    introspection: config.limits.introspection,
+    cors: config.cors ? config.cors.origins : 'same-origin only',
+    metrics: metricsPort === undefined ? `${metricsUrl} (API port)` : metricsUrl,
+    tracing: config.tracing ? config.tracing.tracesUrl : 'off',
+    statusFeed: config.statusFeed.baseUrl,
+    verificationService: `${config.verification.baseUrl} (${config.verification.api})`,
+  },
+  [
+    config.graphiql ? `GraphQL and GraphiQL at ${url}` : `GraphQL at ${url} (GraphiQL off)`,
+    `introspection ${config.limits.introspection ? 'on' : 'off'}`,
+    `metrics at ${metricsUrl}`,
+    config.tracing ? `traces to ${config.tracing.tracesUrl}` : 'tracing off',
+  ].join('; '),
+);
+logger.flush();
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -53,7 +79,9 @@ async function shutdown(signal: string) {
   stopping = true;
   logger.info({ signal, graceMs: config.server.shutdownGraceMs }, 'shutting down');
   gateway.quiesce();
-  await drain(config.server.shutdownGraceMs);
+  await api.drain(config.server.shutdownGraceMs);
+  // The metrics port stays up while the API drains, so that the drain itself can be scraped.
+  await metricsServer?.drain(0);
   await gateway.close();
   logger.info('stopped');
   await flushLogger(logger);

@@ -62,7 +62,9 @@ describe('npm start', () => {
       ),
       expect.stringMatching(/^verification service: SIMULATED at http:\/\/127\.0\.0\.1:\d+/),
     ]);
-    expect(ready.msg).toBe(`GraphQL and GraphiQL at ${ready.url}`);
+    expect(ready.msg).toBe(
+      `GraphQL and GraphiQL at ${ready.url}; introspection on; metrics at ${new URL(String(ready.url)).origin}/metrics; tracing off`,
+    );
 
     const response = await fetch(String(ready.url), {
       method: 'POST',
@@ -169,6 +171,55 @@ describe('the production entry', () => {
     expect(started.stderr()).toContain('STATUS_BASE_URL must be an http(s) URL');
     expect(started.stderr()).toContain('NODE_ENV must be one of development, production, test');
     expect(started.stderr()).toContain('VERIFY_BASE_URL is required');
+  });
+
+  it('says what is on, serves /metrics on METRICS_PORT alone and explains itself to browsers', async () => {
+    const simulator = await startSimulator();
+    try {
+      const started = start('production entry', {
+        NODE_ENV: 'production',
+        PORT: '0',
+        METRICS_PORT: '0',
+        HOST: '127.0.0.1',
+        STATUS_BASE_URL: simulator.statusBaseUrl,
+        VERIFY_BASE_URL: simulator.verifyBaseUrl,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9/',
+        OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20s3cr3t-t0ken',
+      });
+      child = started.child;
+      const ready = await waitFor(() => readyLine(started.lines));
+      const api = new URL(String(ready.url)).origin;
+      const metricsUrl = String(ready.metrics);
+      expect(new URL(metricsUrl).port).not.toBe(new URL(api).port);
+      expect(ready).toMatchObject({
+        environment: 'production',
+        graphiql: false,
+        introspection: false,
+        cors: 'same-origin only',
+        tracing: 'http://127.0.0.1:9/v1/traces',
+      });
+      expect(ready.msg).toBe(
+        `GraphQL at ${ready.url} (GraphiQL off); introspection off; metrics at ${metricsUrl}; traces to http://127.0.0.1:9/v1/traces`,
+      );
+      expect(JSON.stringify(started.lines)).not.toContain('s3cr3t-t0ken');
+
+      expect((await fetch(`${api}/metrics`)).status).toBe(404);
+      const scrape = await fetch(metricsUrl);
+      expect(scrape.status).toBe(200);
+      expect(await scrape.text()).toContain('process_resident_memory_bytes');
+      expect((await fetch(new URL('/graphql', metricsUrl))).status).toBe(404);
+
+      const browser = await fetch(String(ready.url), { headers: { accept: 'text/html' } });
+      expect(browser.status).toBe(406);
+      expect(await browser.text()).toContain('GraphiQL is turned off');
+
+      expect((await fetch(`${api}/readiness`)).status).toBe(200);
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(0);
+    } finally {
+      await simulator.close();
+    }
   });
 
   it('imports nothing from the simulator', () => {

@@ -1,4 +1,5 @@
 import { createGraphQLError } from 'graphql-yoga';
+import { noteErrorCode } from '../observability/request-scope.js';
 import type { ErrorCode } from './error-code.js';
 
 /**
@@ -8,7 +9,11 @@ import type { ErrorCode } from './error-code.js';
 export const refusal = (code: ErrorCode, message: string, status: number) =>
   createGraphQLError(message, { extensions: { http: { status }, code } });
 
-/** The same refusal as a whole HTTP answer, for code that runs outside Yoga's pipeline. */
+/**
+ * The same refusal as a whole HTTP answer, for code that answers before Yoga runs an operation;
+ * the code goes to the request's log line.
+ */
 export function refusalBody(code: ErrorCode, message: string): string {
+  noteErrorCode(code);
   return JSON.stringify({ errors: [{ message, extensions: { code } }] });
 }

@@ -36,5 +36,5 @@ export function noteErrorCode(code: string): void {
 /** Notes the result type a field answered (`verifyContract` → `UpstreamUnavailableError`). */
 export function noteResult(responseKey: string, typeName: string): void {
   const scope = storage.getStore();
-  if (scope) (scope.results ??= {})[responseKey] = typeName;
+  if (scope) scope.results = { ...scope.results, [responseKey]: typeName };
 }

@@ -8,10 +8,20 @@ import { errorCodesOf } from '../observability/result-errors.js';
  * and outcome, and the errors answered by code. Upstream, cache and circuit metrics are fed by the
  * upstream clients; HTTP requests by the request log.
  */
-export function useMetrics({ metrics }: { metrics: GatewayMetrics }): Plugin {
+export function useMetrics({
+  metrics,
+  serveEndpoint = true,
+}: {
+  metrics: GatewayMetrics;
+  /**
+   * Serve `GET /metrics` on this port; off when `METRICS_PORT` serves it on a port of its own.
+   * @default true
+   */
+  serveEndpoint?: boolean;
+}): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (request.method !== 'GET' || url.pathname !== '/metrics') return;
+      if (!serveEndpoint || request.method !== 'GET' || url.pathname !== '/metrics') return;
       endResponse(
         new fetchAPI.Response(await metrics.registry.metrics(), {
           headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },

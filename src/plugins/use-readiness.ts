@@ -1,35 +1,74 @@
 import type { Plugin } from 'graphql-yoga';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 
+export interface ReadinessOptions {
+  readonly statusFeed: StatusFeed;
+  /** Whether the gateway is shutting down: then it is no longer ready for new requests. */
+  readonly isDraining: () => boolean;
+  /**
+   * How long a probe waits for the status feed before reporting its state as `checking`: a probe
+   * must answer within an orchestrator's timeout whatever the feed does.
+   * @default 1000
+   */
+  readonly feedCheckMs?: number;
+}
+
+/** What `/readiness` reports of the status feed. */
+type FeedReport =
+  | { state: 'ok' | 'stale'; fetchedAt: Date }
+  | { state: 'unavailable'; reason: string }
+  | { state: 'checking' };
+
 /**
- * `GET /readiness`, next to Yoga's `/health` (alive): 200 when the gateway can serve the status
- * graph (the feed answers, or a snapshot recent enough to stand in is held), 503 with the reason
- * otherwise. The configuration was valid, or the process would not have started. It reads through
- * the shared cache, so probing costs the feed at most one request per TTL.
+ * `GET /readiness`, next to Yoga's `/health` (alive). A replica is ready when it can answer: from
+ * start-up until it begins shutting down (503 `{ready: false}` then, so that the load balancer
+ * stops sending it requests while it drains). The status feed's state is reported, never a reason
+ * to be unready: a third-party outage is every replica's at once, and taking them all out would
+ * also take `verifyContract` and the stale snapshots the feed's fields still serve. The probe reads
+ * through the shared cache (at most one feed request per TTL) and waits for it `feedCheckMs` at most.
  */
-export function useReadiness({ statusFeed }: { statusFeed: StatusFeed }): Plugin {
+export function useReadiness({
+  statusFeed,
+  isDraining,
+  feedCheckMs = 1000,
+}: ReadinessOptions): Plugin {
+  async function feedReport(): Promise<FeedReport> {
+    let timer: NodeJS.Timeout | undefined;
+    const checking = new Promise<FeedReport>((resolve) => {
+      timer = setTimeout(() => resolve({ state: 'checking' }), feedCheckMs);
+    });
+    const read = statusFeed.summary().then(
+      ({ fetchedAt, stale }): FeedReport => ({ state: stale ? 'stale' : 'ok', fetchedAt }),
+      (error: unknown): FeedReport => ({
+        state: 'unavailable',
+        reason: error instanceof Error ? error.message : String(error),
+      }),
+    );
+    try {
+      return await Promise.race([read, checking]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'GET' || url.pathname !== '/readiness') return;
-      const respond = (body: unknown, status: number) =>
-        endResponse(
-          new fetchAPI.Response(JSON.stringify(body), {
-            status,
-            headers: {
-              'content-type': 'application/json; charset=utf-8',
-              'cache-control': 'no-store',
-            },
-          }),
-        );
-      try {
-        const { fetchedAt, stale } = await statusFeed.summary();
-        respond({ ready: true, statusFeed: { fetchedAt, stale } }, 200);
-      } catch (error) {
-        respond(
-          { ready: false, reason: error instanceof Error ? error.message : String(error) },
-          503,
-        );
-      }
+      const ready = !isDraining();
+      const body = {
+        ready,
+        ...(ready ? {} : { reason: 'shutting down' }),
+        statusFeed: await feedReport(),
+      };
+      endResponse(
+        new fetchAPI.Response(JSON.stringify(body), {
+          status: ready ? 200 : 503,
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            'cache-control': 'no-store',
+          },
+        }),
+      );
     },
   };
 }

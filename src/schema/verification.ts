@@ -1,3 +1,4 @@
+import { noteResult } from '../observability/request-scope.js';
 import type {
   Compilation,
   ContractFiles,
@@ -212,12 +213,15 @@ const VerifyContractResultRef = builder.unionType('VerifyContractResult', {
     RateLimitedErrorRef,
     UpstreamUnavailableErrorRef,
   ],
-  resolveType: (value) => {
-    const error = errorTypeName(value);
-    if (error) return error;
-    return (value as VerificationOutcome).kind === 'pending'
-      ? 'VerificationPending'
-      : 'VerificationResult';
+  resolveType: (value, _context, info) => {
+    const type =
+      errorTypeName(value) ??
+      ((value as VerificationOutcome).kind === 'pending'
+        ? 'VerificationPending'
+        : 'VerificationResult');
+    // Answered with HTTP 200 whatever it is: the request's log line says which.
+    noteResult(String(info.path.key), type);
+    return type;
   },
 });
 

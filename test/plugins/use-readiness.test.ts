@@ -16,27 +16,35 @@ describe('/health and /readiness', () => {
     expect((await get('/health')).status).toBe(200);
   });
 
-  it('is ready when the status feed answers', async () => {
+  it('is ready when the status feed answers, and reports it', async () => {
     harness = await startHarness();
     const { status, body } = await get('/readiness');
     expect(status).toBe(200);
-    expect(JSON.parse(body)).toMatchObject({ ready: true, statusFeed: { stale: false } });
-  });
-
-  it('is not ready when the feed is down and no snapshot is held, and says why', async () => {
-    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
-    harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
-    await get('/readiness');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const { status, body } = await get('/readiness');
-    expect(status).toBe(503);
     expect(JSON.parse(body)).toEqual({
-      ready: false,
-      reason: 'The status feed GET /summary.json is unavailable: it answered HTTP 503',
+      ready: true,
+      statusFeed: { state: 'ok', fetchedAt: expect.any(String) },
     });
   });
 
-  it('stays ready on a recent snapshot while the feed is down', async () => {
+  it('stays ready when the feed is down with no snapshot: it reports why, and verification still answers', async () => {
+    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
+    harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    const { status, body } = await get('/readiness');
+    expect(status).toBe(200);
+    expect(JSON.parse(body)).toEqual({
+      ready: true,
+      statusFeed: {
+        state: 'unavailable',
+        reason: 'The status feed GET /summary.json is unavailable: it answered HTTP 503',
+      },
+    });
+    const { body: verified } = await harness.execute(
+      '{ contract(chainId: "1", address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2") { verified } }',
+    );
+    expect(verified.errors).toBeUndefined();
+  });
+
+  it('reports a stale snapshot while the feed is down', async () => {
     harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0, UPSTREAM_RETRIES: 0 } });
     await get('/readiness');
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
@@ -44,6 +52,24 @@ describe('/health and /readiness', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const { status, body } = await get('/readiness');
     expect(status).toBe(200);
-    expect(JSON.parse(body)).toMatchObject({ ready: true, statusFeed: { stale: true } });
+    expect(JSON.parse(body)).toMatchObject({ ready: true, statusFeed: { state: 'stale' } });
+  });
+
+  it('answers within a second when the feed hangs, reporting the check as under way', async () => {
+    harness = await startHarness({ env: { STATUS_TIMEOUT_MS: 5_000, UPSTREAM_RETRIES: 0 } });
+    harness.simulator.setFault('status', '*', { kind: 'hang' });
+    const started = performance.now();
+    const { status, body } = await get('/readiness');
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(status).toBe(200);
+    expect(JSON.parse(body)).toEqual({ ready: true, statusFeed: { state: 'checking' } });
+  });
+
+  it('is not ready once shutting down, so that new requests go to other replicas', async () => {
+    harness = await startHarness();
+    harness.gateway.quiesce();
+    const { status, body } = await get('/readiness');
+    expect(status).toBe(503);
+    expect(JSON.parse(body)).toMatchObject({ ready: false, reason: 'shutting down' });
   });
 });

@@ -43,4 +43,69 @@ describe('request ids and the request log', () => {
     expect(line?.path).toBe('/graphql');
     expect(JSON.stringify(harness.logs)).not.toContain('s3cr3t');
   });
+
+  it('names the error code of every 4xx and of every answer with errors, whichever step refused it', async () => {
+    harness = await startHarness({ env: { MAX_BODY_BYTES: 1_000 } });
+    const post = (body: string, contentType = 'application/json') =>
+      harness.fetch('/graphql', {
+        method: 'POST',
+        headers: {
+          'content-type': contentType,
+          'x-request-id': `req-${contentType.length}-${body.length}`,
+        },
+        body,
+      });
+    const refused = [
+      await post('{ statusPage { name } }', 'text/plain'),
+      await post(JSON.stringify({ query: `{ statusPage { name } } #${'x'.repeat(2_000)}` })),
+      await post(JSON.stringify({ query: '{ statusPage { nope } }' })),
+      await post('{not json'),
+    ];
+    const lines = harness.logs.filter((line) => line.msg === 'request');
+    expect(lines.map(({ status, code }) => ({ status, code }))).toEqual([
+      { status: 400, code: 'CSRF_BLOCKED' },
+      { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+      // A JSON client gets its GraphQL errors with 200 (GraphQL over HTTP); the line says why all the same.
+      { status: 200, code: 'GRAPHQL_VALIDATION_FAILED' },
+      { status: 400, code: 'BAD_REQUEST' },
+    ]);
+    expect(refused.map((response) => response.status)).toEqual([400, 413, 200, 400]);
+  });
+
+  it('logs the result type of verifyContract, which answers 200 whatever happened', async () => {
+    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
+    harness.simulator.setFault('verify', '*', { kind: 'status', status: 502 });
+    const { status, body } = await harness.execute(
+      'mutation { first: verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }',
+    );
+    expect(status).toBe(200);
+    expect(body.data).toEqual({ first: { __typename: 'UpstreamUnavailableError' } });
+    const line = harness.logs.find((candidate) => candidate.msg === 'request');
+    expect(line).toMatchObject({ status: 200, results: { first: 'UpstreamUnavailableError' } });
+  });
+
+  it('puts the request id on every line the request causes: upstream failures, the circuit, stale snapshots', async () => {
+    harness = await startHarness({
+      logLevel: 'info',
+      env: { UPSTREAM_RETRIES: 0, CIRCUIT_FAILURE_THRESHOLD: 1, STATUS_CACHE_TTL_MS: 0 },
+    });
+    await harness.execute('{ statusPage { name } }', undefined, {
+      headers: { 'x-request-id': 'warm-up' },
+    });
+    harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    await harness.execute('{ statusPage { name } }', undefined, {
+      headers: { 'x-request-id': 'req-failing' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const caused = (msg: string) => harness.logs.filter((line) => line.msg === msg);
+    expect(caused('upstream request failed')).toEqual([
+      expect.objectContaining({ requestId: 'req-failing', upstream: 'status feed' }),
+    ]);
+    expect(caused('upstream circuit open')).toEqual([
+      expect.objectContaining({ requestId: 'req-failing', upstream: 'status feed' }),
+    ]);
+    expect(caused('status feed failed; serving the last good snapshot')).toEqual([
+      expect.objectContaining({ requestId: 'req-failing' }),
+    ]);
+  });
 });
