@@ -118,7 +118,12 @@ describe('/metrics under hostile input', () => {
     await harness.execute(
       '{ verificationJob(id: "00000000-0000-4000-8000-000000000000") { __typename } }',
     );
+    // A 200 KB id never becomes a label.
+    await harness.execute('query($id: ID!) { verificationJob(id: $id) { __typename } }', {
+      id: `job-${'9'.repeat(200_000)}`,
+    });
     const lines = await series();
+    expect(lines.every((line) => line.length < 300)).toBe(true);
     const operations = new Set(
       lines
         .filter((line) => line.startsWith('graphql_operation_duration_seconds_count'))
@@ -146,6 +151,9 @@ describe('/metrics under hostile input', () => {
     }
     expect((await series()).length).toBe(lines.length);
     expect(lines.length).toBeGreaterThan(before);
+    // The whole scrape, process metrics included, stays under a fixed size (187 KB here, 100 names).
+    const scrape = await (await harness.fetch('/metrics')).text();
+    expect(scrape.length).toBeLessThan(256 * 1024);
     await harness.close();
   });
 });
