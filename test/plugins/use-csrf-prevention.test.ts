@@ -100,4 +100,26 @@ describe('CORS', () => {
     expect(denied.headers.get('access-control-allow-origin')).not.toBe('https://evil.example');
     await harness.close();
   });
+
+  it('allows exactly the request headers CORS_ALLOWED_HEADERS lists', async () => {
+    const harness = await startHarness({
+      env: {
+        CORS_ORIGINS: 'https://app.example.com',
+        CORS_ALLOWED_HEADERS: 'content-type,x-tenant',
+      },
+    });
+    const allowed = await harness.fetch('/graphql', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, x-tenant, traceparent',
+      },
+    });
+    expect(allowed.headers.get('access-control-allow-headers')?.split(/,\s*/)).toEqual([
+      'content-type',
+      'x-tenant',
+    ]);
+    await harness.close();
+  });
 });
