@@ -4,7 +4,9 @@
  * loaded one after another with autocannon at the same concurrency and duration.
  *
  * `npm run bench` (a few minutes) or `npm run bench -- --smoke` (1 s per contender, for CI).
- * Options: --duration <s>, --connections <n>, --warmup <s>.
+ * Options: --duration <s>, --connections <n>, --warmup <s>; --only a,b (scenario ids) and
+ * --contenders gateway,raw-floor to measure part of it while working (the cold start runs only with
+ * every scenario).
  * Writes bench/results/bench-<timestamp>.json and, unless --smoke, bench/results/latest.{json,md}.
  */
 import { spawnSync } from 'node:child_process';
@@ -51,6 +53,8 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string', default: '50' },
     warmup: { type: 'string' },
+    only: { type: 'string' },
+    contenders: { type: 'string' },
   },
 });
 const smoke = values.smoke ?? false;
@@ -58,6 +62,14 @@ const durationSeconds = Number(values.duration ?? (smoke ? 1 : 10));
 const warmupSeconds = Number(values.warmup ?? (smoke ? 0 : 2));
 const connections = Number(values.connections);
 const coldStartRuns = smoke ? 1 : 3;
+const listOf = (text: string | undefined) =>
+  text === undefined ? undefined : new Set(text.split(',').map((item) => item.trim()));
+const onlyScenarios = listOf(values.only);
+const onlyContenders = listOf(values.contenders);
+/** Whether a scenario runs (all by default); the gateway always runs: the others need its answer. */
+const wantedScenario = (id: string) => onlyScenarios?.has(id) ?? true;
+const wantedContender = (name: ContenderName) =>
+  name === 'gateway' || (onlyContenders?.has(name) ?? true);
 if (
   !(durationSeconds > 0 && durationSeconds <= 120) ||
   !(warmupSeconds >= 0 && warmupSeconds <= 30) ||
@@ -285,9 +297,13 @@ async function runScenario(
           : {},
     }),
   );
-  measurements.push(await measure(simulator, 'raw-floor', rawFloorSpec(fixture), scenario.gateway));
+  if (wantedContender('raw-floor')) {
+    measurements.push(
+      await measure(simulator, 'raw-floor', rawFloorSpec(fixture), scenario.gateway),
+    );
+  }
 
-  if (scenario.passThrough) {
+  if (scenario.passThrough && wantedContender('raw-pass-through')) {
     const passThrough = await measure(
       simulator,
       'raw-pass-through',
@@ -301,7 +317,7 @@ async function runScenario(
   let meshSkipped: string | undefined;
   if ('skip' in scenario.mesh) {
     meshSkipped = scenario.mesh.skip;
-  } else {
+  } else if (wantedContender('mesh')) {
     const mesh = await measure(simulator, 'mesh', meshSpec(supergraph), scenario.mesh.requests);
     if (scenario.mesh.note) mesh.note = scenario.mesh.note;
     measurements.push(mesh);
@@ -345,7 +361,7 @@ async function coldStarts(simulator: SimulatorProcess, supergraph: string) {
 
 function render(
   scenarios: ScenarioResult[],
-  cold: Awaited<ReturnType<typeof coldStarts>>,
+  cold: Awaited<ReturnType<typeof coldStarts>> | undefined,
   meshComposeMs: number,
 ): string {
   const out: string[] = [
@@ -403,16 +419,22 @@ function render(
     '',
     'req/s ratio below 1: the gateway serves fewer; latency ratio above 1: the gateway is slower; ' +
       "n/a where the other contender's latency is under autocannon's 1 ms resolution.",
-    '',
-    `## (e) Cold start: process start to first answered page-tree query, median of ${coldStartRuns}`,
-    '',
-    markdownTable(
-      ['contender', 'median ms', 'runs ms'],
-      [
-        ['gateway', cold.gateway.medianMs, cold.gateway.runsMs.join(', ')],
-        ['mesh', cold.mesh.medianMs, cold.mesh.runsMs.join(', ')],
-      ],
-    ),
+  );
+  if (cold) {
+    out.push(
+      '',
+      `## (e) Cold start: process start to first answered page-tree query, median of ${coldStartRuns}`,
+      '',
+      markdownTable(
+        ['contender', 'median ms', 'runs ms'],
+        [
+          ['gateway', cold.gateway.medianMs, cold.gateway.runsMs.join(', ')],
+          ['mesh', cold.mesh.medianMs, cold.mesh.runsMs.join(', ')],
+        ],
+      ),
+    );
+  }
+  out.push(
     '',
     `Mesh composition (mesh-compose, a build step, not in the cold start): ${Math.round(meshComposeMs)} ms.`,
   );
@@ -489,20 +511,23 @@ async function main() {
     ];
 
     const results: ScenarioResult[] = [];
-    for (const scenario of scenarios)
+    for (const scenario of scenarios.filter(({ id }) => wantedScenario(id)))
       results.push(await runScenario(simulator, supergraph, scenario));
-    const cold = await coldStarts(simulator, supergraph);
+    const cold =
+      onlyScenarios || onlyContenders ? undefined : await coldStarts(simulator, supergraph);
 
-    log('switching the simulator to the large preset');
-    const large = await simulator.setPreset('large');
-    const firstScenario = scenarios[0] as Scenario;
-    results.push(
-      await runScenario(simulator, supergraph, {
-        ...firstScenario,
-        id: 'a-large',
-        preset: 'large',
-      }),
-    );
+    const large = wantedScenario('a-large') ? await simulator.setPreset('large') : undefined;
+    if (large) {
+      log('switched the simulator to the large preset');
+      const firstScenario = scenarios[0] as Scenario;
+      results.push(
+        await runScenario(simulator, supergraph, {
+          ...firstScenario,
+          id: 'a-large',
+          preset: 'large',
+        }),
+      );
+    }
 
     const markdown = render(results, cold, meshComposeMs);
     console.log(markdown);
@@ -515,7 +540,7 @@ async function main() {
       connections,
       durationSeconds,
       warmupSeconds,
-      components: { realistic: ids.length, large: large.components.length },
+      components: { realistic: ids.length, large: large?.components.length ?? null },
       meshComposeMs: Math.round(meshComposeMs),
       coldStart: cold,
       scenarios: results,
@@ -524,11 +549,13 @@ async function main() {
     const json = `${JSON.stringify(report, null, 2)}\n`;
     const file = resolve(RESULTS, `bench-${smoke ? 'smoke-' : ''}${timestamp()}.json`);
     writeFileSync(file, json);
-    if (!smoke) {
+    if (!smoke && !onlyScenarios && !onlyContenders) {
       writeFileSync(resolve(RESULTS, 'latest.json'), json);
       writeFileSync(resolve(RESULTS, 'latest.md'), `${markdown}\n`);
     }
-    log(`wrote ${file}${smoke ? '' : ' and bench/results/latest.{json,md}'}`);
+    log(
+      `wrote ${file}${smoke || onlyScenarios || onlyContenders ? '' : ' and bench/results/latest.{json,md}'}`,
+    );
 
     // The harness's own answers must be clean; the other contenders' errors are data.
     const broken = results.flatMap((scenario) =>

@@ -161,6 +161,13 @@ export const CONFIG_VARIABLES = {
     default: 'info',
     schema: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   }),
+  LOG_REQUESTS: variable({
+    section: 'Server',
+    description:
+      'Which requests get a `request` log line: `all`; `uncached`, every one but response-cache hits (which metrics still count); `errors`, only answers with an error or a verification outcome. Errors are logged whatever the setting. A hit costs about 1 µs to log, so `all` suits most; see docs/operations.md.',
+    default: 'all',
+    schema: oneOf(['all', 'uncached', 'errors']),
+  }),
   TRUSTED_PROXIES: variable({
     section: 'Server',
     description:
@@ -538,6 +545,8 @@ export interface Config {
   };
   readonly environment: 'development' | 'production' | 'test';
   readonly logLevel: LevelWithSilent;
+  /** Which requests get a `request` log line (errors always do). */
+  readonly logRequests: 'all' | 'uncached' | 'errors';
   readonly statusFeed: {
     readonly baseUrl: string;
     readonly cacheTtlMs: number;
@@ -649,6 +658,7 @@ function shape(values: Values): Config {
     },
     environment: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,
+    logRequests: values.LOG_REQUESTS,
     statusFeed: {
       baseUrl: values.STATUS_BASE_URL,
       cacheTtlMs: values.STATUS_CACHE_TTL_MS,

@@ -1,10 +1,11 @@
 import type { RequestListener } from 'node:http';
-import { createYoga } from 'graphql-yoga';
+import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { maskError } from './errors/mask-error.js';
 import { clientAddressOf } from './http/client-address.js';
 import type { GatewayServerContext } from './http/gateway-yoga.js';
+import { createGraphiQLPage } from './http/graphiql-page.js';
 import { createListener } from './http/listener.js';
 import { PAGE_TREE_QUERY } from './http/page-tree-query.js';
 import { requestIdOf } from './http/request-id.js';
@@ -21,6 +22,7 @@ import { useFieldBudget } from './plugins/use-field-budget.js';
 import { useGetParams } from './plugins/use-get-params.js';
 import { useGraphiQLOffNotice } from './plugins/use-graphiql-off-notice.js';
 import { useMetrics } from './plugins/use-metrics.js';
+import { useNoStore } from './plugins/use-no-store.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useReadiness } from './plugins/use-readiness.js';
@@ -58,6 +60,19 @@ export interface Gateway {
 
 const GRAPHQL_ENDPOINT = '/graphql';
 
+const GRAPHIQL_OPTIONS: GraphiQLOptions = {
+  title: 'Ledger status gateway',
+  defaultQuery: PAGE_TREE_QUERY,
+};
+
+/**
+ * GraphiQL's page, for Yoga and the front door alike. The bundled GraphiQL needs no CDN, so it
+ * works offline and under a strict CSP. It is loaded on first use: the bundle costs about 50 MB of
+ * memory, and production usually turns it off.
+ */
+const renderGraphiQL = async (options: GraphiQLOptions) =>
+  (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options);
+
 /**
  * The composition root: builds the upstream clients, the schema's context, Yoga with its plugins
  * and the front door from the configuration. It never listens: `main.ts` does.
@@ -79,7 +94,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   const clientQuota = new ClientQuota(config.verification.clientQuota);
   let draining = false;
 
-  const log = createRequestLog(logger, metrics);
+  const log = createRequestLog(logger, metrics, config.logRequests);
   const verificationSession = useVerificationSession({
     path: GRAPHQL_ENDPOINT,
     secure: config.verification.sessionCookieSecure,
@@ -101,6 +116,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       }),
     plugins: [
       useRequestLog(log),
+      useNoStore(),
       useBodyLimit({ maxBytes: config.limits.maxBodyBytes }),
       useCsrfPrevention(),
       useGetParams(),
@@ -127,14 +143,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
           maxAge: 600,
         }
       : false,
-    // The bundled GraphiQL needs no CDN, so it works offline and under a strict CSP. It is loaded
-    // on first use: the bundle costs about 50 MB of memory, and production usually turns it off.
-    renderGraphiQL: async (graphiqlOptions) =>
-      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),
-    graphiql: config.graphiql && {
-      title: 'Ledger status gateway',
-      defaultQuery: PAGE_TREE_QUERY,
-    },
+    renderGraphiQL,
+    graphiql: config.graphiql && GRAPHIQL_OPTIONS,
   });
 
   const responseCache = createCachedHandler({
@@ -144,6 +154,15 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     log,
     logger,
     cors: config.cors !== undefined,
+    freshness: { ttlMs: config.statusFeed.cacheTtlMs, maxStaleMs: config.statusFeed.maxStaleMs },
+    graphiql: config.graphiql
+      ? createGraphiQLPage({
+          render: () => renderGraphiQL(GRAPHIQL_OPTIONS),
+          endpoint: GRAPHQL_ENDPOINT,
+          log,
+          logger,
+        })
+      : undefined,
   });
 
   return {

@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       },
       environment: 'development',
       logLevel: 'info',
+      logRequests: 'all',
       statusFeed: {
         baseUrl: 'https://status.hedera.com/api/v2',
         cacheTtlMs: 10_000,

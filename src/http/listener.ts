@@ -1,6 +1,6 @@
 import type { RequestListener } from 'node:http';
 import { refusalBody } from '../errors/refusal.js';
-import { runInRequestScope } from '../observability/request-scope.js';
+import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { requestIdOf } from './request-id.js';
 import type { CachedHandler } from './response-cache/cached-handler.js';
@@ -15,7 +15,8 @@ export function createListener(yoga: GatewayYoga, responseCache: CachedHandler):
     const requestId = requestIdOf(req.headers['x-request-id']);
     // Whatever reads the header from here on (Yoga's request, the cache) sees the id in use.
     req.headers['x-request-id'] = requestId;
-    runInRequestScope({ requestId, started: performance.now() }, () => {
+    const scope: RequestScope = { requestId, started: performance.now() };
+    runInRequestScope(scope, () => {
       const host = req.headers.host;
       if (host !== undefined && !URL.canParse(`http://${host}/`)) {
         // Yoga's adapter would fail to build the request URL and answer 500 with a stack trace.
@@ -27,7 +28,7 @@ export function createListener(yoga: GatewayYoga, responseCache: CachedHandler):
           .end(refusalBody('BAD_REQUEST', 'The Host header is not a valid host.'));
         return;
       }
-      if (responseCache.accepts(req)) responseCache.handle(req, res);
+      if (responseCache.accepts(req)) responseCache.handle(req, res, scope);
       else void yoga(req, res);
     });
   };

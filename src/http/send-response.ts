@@ -1,4 +1,9 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { negotiateEncoding } from './content-encoding.js';
+import { compress, type EncodedAnswer, LARGEST_UNCODED, matchesEtag } from './encoded-answer.js';
+
+/** What an answer at the GraphQL endpoint depends on besides its URL and body. */
+export const VARY = 'Accept, Accept-Encoding';
 
 /** A Fetch API response's headers as node:http takes them, `set-cookie` kept as a list. */
 export function nodeHeadersOf(response: Response): Record<string, string | string[]> {
@@ -9,6 +14,73 @@ export function nodeHeadersOf(response: Response): Record<string, string | strin
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
   return headers;
+}
+
+/**
+ * Sends a kept answer (a response-cache entry, the GraphiQL page) in the coding the request
+ * negotiates, with its ETag and `cacheControl`; a request whose `If-None-Match` names that ETag
+ * gets 304 and no body. Returns the status sent. This is the hit path: one header object, one
+ * write.
+ */
+export function sendEncodedAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: EncodedAnswer,
+  cacheControl: string,
+  requestId: string,
+): 200 | 304 {
+  const { encoding, body, etag } = answer.representation(
+    negotiateEncoding(req.headers['accept-encoding']),
+  );
+  if (matchesEtag(req.headers['if-none-match'], etag)) {
+    res
+      .writeHead(304, {
+        etag,
+        'cache-control': cacheControl,
+        vary: VARY,
+        'x-request-id': requestId,
+      })
+      .end();
+    return 304;
+  }
+  const headers: Record<string, string | number> = {
+    'content-type': answer.contentType,
+    'content-length': body.byteLength,
+    etag,
+    'cache-control': cacheControl,
+    vary: VARY,
+    'x-request-id': requestId,
+  };
+  if (encoding !== 'identity') headers['content-encoding'] = encoding;
+  res.writeHead(200, headers).end(body);
+  return 200;
+}
+
+/**
+ * Sends an answer that is not kept (anything the response cache may not serve again) with Yoga's
+ * headers, coded for this request alone when it is above 1 KiB and the client accepts a coding.
+ */
+export async function sendOnce(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+  bytes: Buffer,
+): Promise<void> {
+  const headers = nodeHeadersOf(response);
+  let body = bytes;
+  if (bytes.byteLength > LARGEST_UNCODED) {
+    headers.vary = VARY;
+    const encoding = negotiateEncoding(req.headers['accept-encoding']);
+    if (encoding !== 'identity') {
+      const coded = await compress(bytes, encoding, 'once');
+      if (coded.byteLength < bytes.byteLength) {
+        body = coded;
+        headers['content-encoding'] = encoding;
+      }
+    }
+  }
+  headers['content-length'] = String(body.byteLength);
+  if (!res.destroyed) res.writeHead(response.status, headers).end(body);
 }
 
 /**

@@ -25,7 +25,7 @@ export function useRequestLog(log: RequestLog): Plugin {
       const scope = currentRequestScope();
       if (!scope) return;
       response.headers.set('x-request-id', scope.requestId);
-      log(scope, request.method, new URL(request.url).pathname, response.status);
+      log.answered(scope, request.method, new URL(request.url).pathname, response.status);
     },
   };
 }

@@ -22,6 +22,7 @@ export const READS_STATUS_SNAPSHOTS = { readsStatusSnapshots: true } as const;
 export class CacheabilityRecord {
   readonly #snapshots = new Set<object>();
   #uncacheableBecause: string | undefined;
+  #oldestFetch = Number.POSITIVE_INFINITY;
 
   /** The status feed snapshots the answer read; it is good while they are all current. */
   get snapshots(): readonly object[] {
@@ -33,8 +34,14 @@ export class CacheabilityRecord {
     return this.#uncacheableBecause;
   }
 
-  snapshotRead(snapshot: object): void {
+  /** When the oldest snapshot read was fetched (epoch ms): the answer is as fresh as it. */
+  get oldestFetch(): number {
+    return this.#oldestFetch;
+  }
+
+  snapshotRead(snapshot: { readonly fetchedAt: Date }): void {
     this.#snapshots.add(snapshot);
+    this.#oldestFetch = Math.min(this.#oldestFetch, snapshot.fetchedAt.getTime());
   }
 
   /** The answer depends on something besides status snapshots: an undeclared field, an upstream. */

@@ -1,16 +1,14 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse } from 'graphql';
 import type { Logger } from 'pino';
-import { executedOperation } from '../../observability/executed-operation.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
-import { currentRequestScope } from '../../observability/request-scope.js';
+import { type RequestScope, runInRequestScope } from '../../observability/request-scope.js';
+import { answerHash, type EncodedAnswer, encodeAnswer } from '../encoded-answer.js';
 import type { GatewayYoga } from '../gateway-yoga.js';
-import { requestIdOf } from '../request-id.js';
+import type { GraphiQLPage } from '../graphiql-page.js';
 import type { RequestLog } from '../request-log.js';
-import { nodeHeadersOf, streamResponse } from '../send-response.js';
+import { sendEncodedAnswer, sendOnce, streamResponse } from '../send-response.js';
 import { CacheabilityRecord, isCacheableAnswer, isCompleteJson } from './cacheability.js';
-import type { ResponseCache } from './store.js';
+import type { CachedResponse, ResponseCache } from './store.js';
 
 export interface CachedHandlerOptions {
   readonly yoga: GatewayYoga;
@@ -20,115 +18,187 @@ export interface CachedHandlerOptions {
   readonly logger: Logger;
   /** Whether cross-origin requests get CORS headers (then they skip the cache: headers differ). */
   readonly cors: boolean;
+  /**
+   * The status feed's snapshot lifetimes (`STATUS_CACHE_TTL_MS`, `STATUS_MAX_STALE_MS`), which a
+   * kept answer's `Cache-Control` passes on to browsers and CDNs.
+   */
+  readonly freshness: { readonly ttlMs: number; readonly maxStaleMs: number };
+  /** GraphiQL's page, served from memory; `undefined` when GraphiQL is off. */
+  readonly graphiql: GraphiQLPage | undefined;
 }
 
 /** Bodies above this go straight to Yoga: cacheable operations are small. */
 const LARGEST_CACHED_REQUEST = 16 * 1024;
 
 /**
- * The response cache in front of Yoga. A JSON POST whose exact bytes (with `Accept`) were answered
- * before, with an answer `isCacheableAnswer` allowed and whose snapshots are all still current, is
- * answered from memory: the same bytes, with its own request id, log line and metrics. Every miss
- * goes through Yoga in full (limits, CSRF, error masking, cookies), and an answer that is not one
- * complete JSON document is streamed through, never buffered.
+ * The response cache in front of Yoga, for GETs and JSON POSTs to the GraphQL endpoint. A request
+ * whose exact URL or body (with `Accept`) was answered before, with an answer `isCacheableAnswer`
+ * allowed and whose snapshots are all still current, is answered from memory (a hit): the same
+ * bytes in the coding the client accepts, with an ETag (304 when the client has it), a
+ * `Cache-Control` passing on the snapshots' remaining freshness, its own request id, log line and
+ * metrics. Every miss goes through Yoga in full (limits, CSRF, error masking, cookies); an answer
+ * that is not one complete JSON document is streamed through, never buffered.
  */
 export function createCachedHandler(options: CachedHandlerOptions) {
-  const { yoga, store, metrics, log, logger, cors } = options;
+  const { yoga, store, metrics, log, logger, cors, freshness, graphiql } = options;
   const endpoint = yoga.graphqlEndpoint;
+  const queryUrl = `${endpoint}?`;
+  // What the gateway itself does once an answer's snapshots are past their TTL: serves them while
+  // it refetches, and while the feed fails, up to STATUS_MAX_STALE_MS after their fetch.
+  const staleSeconds = Math.floor((freshness.maxStaleMs - freshness.ttlMs) / 1000);
+  const staleDirectives =
+    staleSeconds > 0
+      ? `, stale-while-revalidate=${staleSeconds}, stale-if-error=${staleSeconds}`
+      : '';
+  const cacheControlOf = (entry: CachedResponse) =>
+    `public, max-age=${Math.max(0, Math.floor((entry.freshUntil - Date.now()) / 1000))}${staleDirectives}`;
+  /** Codings under way, by content type and hash: concurrent rebuilds compress an answer once. */
+  const encoding = new Map<string, Promise<EncodedAnswer>>();
 
-  /** Whether the response cache may answer this request; everything else goes to Yoga. */
+  /** Whether the front door answers this request here; everything else goes to Yoga. */
   function accepts(req: IncomingMessage): boolean {
+    if (cors && req.headers.origin) return false;
+    const { method, url = '' } = req;
+    if (method === 'GET') {
+      if (url !== endpoint && !url.startsWith(queryUrl)) return false;
+      return graphiql !== undefined || !req.headers.accept?.includes('text/html');
+    }
     const length = Number(req.headers['content-length']);
     return (
-      req.method === 'POST' &&
-      req.url === endpoint &&
+      method === 'POST' &&
+      url === endpoint &&
       /^application\/json\b/i.test(req.headers['content-type'] ?? '') &&
       length > 0 &&
-      length <= LARGEST_CACHED_REQUEST &&
-      !(cors && req.headers.origin)
+      length <= LARGEST_CACHED_REQUEST
     );
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse): void {
+  /** Answers a request `accepts` took; `scope` is the one the front door opened for it. */
+  function handle(req: IncomingMessage, res: ServerResponse, scope: RequestScope): void {
+    const accept = req.headers.accept ?? '';
+    if (req.method === 'GET') {
+      if (graphiql?.asksForPage(req)) graphiql.serve(req, res, scope);
+      else respond(req, res, scope, `GET ${accept}\n${req.url}`, undefined);
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('error', () => res.destroy());
-    // The socket's events run outside the request's scope: the answer is put back in it.
-    req.on(
-      'end',
-      AsyncLocalStorage.bind(() => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        answer(req, res, body).catch((error: unknown) => {
-          logger.error({ err: error }, 'the response cache failed a request');
-          if (!res.headersSent) res.writeHead(500).end();
-          else res.destroy();
-        });
-      }),
-    );
+    req.on('end', () => {
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      // Latin-1 maps bytes to characters one to one: a key without decoding UTF-8.
+      respond(req, res, scope, `POST ${accept}\n${body.toString('latin1')}`, body);
+    });
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, body: string) {
-    // The front door opened the scope; the fallback only serves a handler called on its own.
-    const scope = currentRequestScope() ?? {
-      requestId: requestIdOf(req.headers['x-request-id']),
-      started: performance.now(),
-    };
-    const key = `${req.headers.accept ?? ''}\n${body}`;
+  function respond(
+    req: IncomingMessage,
+    res: ServerResponse,
+    scope: RequestScope,
+    key: string,
+    body: Buffer | undefined,
+  ): void {
     const cached = store.lookup(key);
     if (cached) {
-      res.writeHead(200, {
-        'content-type': cached.contentType,
-        'content-length': cached.body.byteLength,
-        'x-request-id': scope.requestId,
-      });
-      res.end(cached.body);
+      const status = sendEncodedAnswer(
+        req,
+        res,
+        cached.answer,
+        cacheControlOf(cached),
+        scope.requestId,
+      );
       metrics.responseCacheRead('hit');
-      const seconds = (performance.now() - scope.started) / 1000;
-      metrics.operation(cached.operation, 'query', 'ok', seconds);
+      metrics.operation(
+        cached.operation,
+        'query',
+        'ok',
+        (performance.now() - scope.started) / 1000,
+      );
       scope.operation = cached.operation;
-      log(scope, 'POST', endpoint, 200, 'hit');
+      log.hit(scope, req.method as string, endpoint, status, cached.operationField);
       return;
     }
+    // The socket's events run outside the request's scope: a miss is put back in it.
+    runInRequestScope(scope, () => {
+      miss(req, res, scope, key, body).catch((error: unknown) => {
+        logger.error({ err: error }, 'the response cache failed a request');
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      });
+    });
+  }
 
+  async function miss(
+    req: IncomingMessage,
+    res: ServerResponse,
+    scope: RequestScope,
+    key: string,
+    body: Buffer | undefined,
+  ) {
     const record = new CacheabilityRecord();
     const aborted = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) aborted.abort();
     });
     // A fixed origin: the client's Host header is not trusted to make a valid URL.
-    const request = new Request(`http://gateway${endpoint}`, {
-      method: 'POST',
+    const request = new Request(`http://gateway${req.url}`, {
+      method: req.method as string,
       headers: toHeaders(req),
-      body,
+      // Socket bytes sit in plain ArrayBuffers, never shared ones.
+      ...(body ? { body: body as Uint8Array<ArrayBuffer> } : {}),
       signal: aborted.signal,
     });
     const response = await yoga.handleRequest(request, { req, cacheability: record });
-    if (!isCompleteJson(response.headers.get('content-type'))) {
+    const contentType = response.headers.get('content-type');
+    if (!isCompleteJson(contentType)) {
       metrics.responseCacheRead('miss');
       await streamResponse(res, response);
       return;
     }
     const bytes = Buffer.from(await response.arrayBuffer());
-    res.writeHead(response.status, {
-      ...nodeHeadersOf(response),
-      'content-length': String(bytes.byteLength),
-    });
-    res.end(bytes);
-
     // A stale snapshot (served while the feed fails) is already not current: keeping an answer
     // built from it would only cost memory.
     const snapshots = record.snapshots;
-    if (isCacheableAnswer(record, response, bytes) && store.allCurrent(snapshots)) {
-      store.store(key, {
-        body: bytes,
-        contentType: response.headers.get('content-type') ?? 'application/json',
-        snapshots: snapshots.map((snapshot) => new WeakRef(snapshot)),
-        operation: operationNameOf(body),
-      });
-      metrics.responseCacheRead('stored');
-    } else {
+    if (!isCacheableAnswer(record, response, bytes) || !store.allCurrent(snapshots)) {
       metrics.responseCacheRead('miss');
+      await sendOnce(req, res, response, bytes);
+      return;
     }
+    const operation = scope.operation;
+    const entry: CachedResponse = {
+      answer: await encodeOnce(key, bytes, contentType as string),
+      snapshots: snapshots.map((snapshot) => new WeakRef(snapshot)),
+      freshUntil: record.oldestFetch + freshness.ttlMs,
+      operation,
+      operationField: operation ? `,"operation":${JSON.stringify(operation)}` : '',
+    };
+    store.store(key, entry);
+    metrics.responseCacheRead('stored');
+    if (!res.destroyed) {
+      sendEncodedAnswer(req, res, entry.answer, cacheControlOf(entry), scope.requestId);
+    }
+  }
+
+  /**
+   * The answer's codings: those of the answer kept before under the same key when the bytes are
+   * the same (the feed was refetched and nothing changed: same ETag, nothing to compress), else
+   * made now, once however many requests rebuild it at the same time.
+   */
+  function encodeOnce(key: string, bytes: Buffer, contentType: string): Promise<EncodedAnswer> {
+    const hash = answerHash(bytes);
+    const previous = store.previous(key)?.answer;
+    if (previous?.hash === hash && previous.contentType === contentType) {
+      return Promise.resolve(previous);
+    }
+    const underWay = `${contentType} ${hash}`;
+    let pending = encoding.get(underWay);
+    if (!pending) {
+      pending = encodeAnswer(bytes, contentType, undefined, 'kept', hash).finally(() =>
+        encoding.delete(underWay),
+      );
+      encoding.set(underWay, pending);
+    }
+    return pending;
   }
 
   return { accepts, handle };
@@ -143,14 +213,4 @@ function toHeaders(req: IncomingMessage): Headers {
     else if (value !== undefined) headers.set(name, value);
   }
   return headers;
-}
-
-/** The name of the operation a request body runs, for metrics and logs; only parsed on store. */
-function operationNameOf(body: string): string | undefined {
-  try {
-    const { query, operationName } = JSON.parse(body) as { query?: string; operationName?: string };
-    return query ? executedOperation(parse(query), operationName).name : undefined;
-  } catch {
-    return undefined;
-  }
 }

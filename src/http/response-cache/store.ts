@@ -1,15 +1,20 @@
+import type { EncodedAnswer } from '../encoded-answer.js';
+
 /** An answer kept for reuse, with what it was built from. */
 export interface CachedResponse {
-  readonly body: Buffer;
-  readonly contentType: string;
+  readonly answer: EncodedAnswer;
   /**
    * The status feed snapshots the answer was built from; it is good while they are current. Held
    * weakly: a replaced snapshot is garbage as soon as requests are done with it, so the memory an
    * entry keeps is its bytes, which the store bounds, and never a whole old feed.
    */
   readonly snapshots: readonly WeakRef<object>[];
-  /** For metrics and the request log. */
+  /** When the oldest of those snapshots stops being fresh (epoch ms): the answer's `max-age`. */
+  readonly freshUntil: number;
+  /** For metrics. */
   readonly operation: string | undefined;
+  /** `,"operation":"…"` for the request log's hit line, or empty: made once, written per hit. */
+  readonly operationField: string;
 }
 
 export interface ResponseCacheOptions {
@@ -21,7 +26,7 @@ export interface ResponseCacheOptions {
    */
   readonly maxEntries?: number;
   /**
-   * Bytes of answers kept at most.
+   * Bytes of answers kept at most, every coding counted.
    * @default 33554432 (32 MiB)
    */
   readonly maxBytes?: number;
@@ -29,9 +34,11 @@ export interface ResponseCacheOptions {
 
 /**
  * Whole answers to operations that read nothing but status feed snapshots, keyed by the exact
- * request (body and `Accept`). An answer is served again only while every snapshot it was built
- * from is still the feed's current, fresh one: the moment the feed is refetched, the answer is
- * rebuilt. So a hit is byte for byte what the full pipeline would answer now.
+ * request (body or URL, and `Accept`). An answer is served again only while every snapshot it was
+ * built from is still the feed's current, fresh one: the moment the feed is refetched, the answer
+ * is rebuilt. So a hit is byte for byte what the full pipeline would answer now. An answer no
+ * longer current stays until it is rebuilt or pushed out, so that a rebuild with the same bytes
+ * reuses its codings (`previous`).
  */
 export class ResponseCache {
   readonly #entries = new Map<string, CachedResponse>();
@@ -50,12 +57,14 @@ export class ResponseCache {
     return this.#entries.size;
   }
 
+  /** The answer kept for `key`, if it is still current. */
   lookup(key: string): CachedResponse | undefined {
     const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    if (!entry.snapshots.every((reference) => this.#isLive(reference))) {
-      this.#delete(key, entry);
-      return undefined;
+    if (entry === undefined) return undefined;
+    const { snapshots } = entry;
+    for (let i = 0; i < snapshots.length; i += 1) {
+      const snapshot = (snapshots[i] as WeakRef<object>).deref();
+      if (snapshot === undefined || !this.#isCurrent(snapshot)) return undefined;
     }
     // Maps keep insertion order: moving a hit to the end makes the first entry the least used.
     this.#entries.delete(key);
@@ -63,18 +72,18 @@ export class ResponseCache {
     return entry;
   }
 
+  /** The answer kept for `key`, current or not: what a rebuild may reuse. */
+  previous(key: string): CachedResponse | undefined {
+    return this.#entries.get(key);
+  }
+
   /** Whether every snapshot is current now: only then is an answer worth keeping. */
   allCurrent(snapshots: readonly object[]): boolean {
     return snapshots.every(this.#isCurrent);
   }
 
-  #isLive(reference: WeakRef<object>): boolean {
-    const snapshot = reference.deref();
-    return snapshot !== undefined && this.#isCurrent(snapshot);
-  }
-
   store(key: string, entry: CachedResponse): void {
-    const size = entry.body.byteLength + key.length;
+    const size = entry.answer.size + key.length;
     if (size > this.#maxBytes / 8) return;
     const previous = this.#entries.get(key);
     if (previous) this.#delete(key, previous);
@@ -88,6 +97,6 @@ export class ResponseCache {
 
   #delete(key: string, entry: CachedResponse): void {
     this.#entries.delete(key);
-    this.#bytes -= entry.body.byteLength + key.length;
+    this.#bytes -= entry.answer.size + key.length;
   }
 }
