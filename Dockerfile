@@ -26,7 +26,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY --from=build /app/dist ./dist
-COPY schema.graphql ./
+COPY schema.graphql persisted-documents.json ./
 
 # Files stay owned by root: the app only reads them.
 USER node

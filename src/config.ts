@@ -26,6 +26,7 @@ export type ConfigSection =
   | 'Upstreams'
   | 'Limits'
   | 'Browsers'
+  | 'Persisted documents'
   | 'Observability';
 
 const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -427,6 +428,20 @@ export const CONFIG_VARIABLES = {
     default: DEFAULT_CORS_ALLOWED_HEADERS.join(','),
     schema: headerNames,
   }),
+  PERSISTED_DOCUMENTS_FILE: variable({
+    section: 'Persisted documents',
+    description:
+      'The persisted documents manifest: a JSON object from id (`sha256:<hex of the text>`) to document, which clients name by `documentId` (examples/typed-client generates it). Read once at start-up.',
+    unset: "`persisted-documents.json` beside the gateway's package.json",
+    schema: z.string(),
+  }),
+  PERSISTED_DOCUMENTS_ONLY: variable({
+    section: 'Persisted documents',
+    description:
+      "Run only the manifest's documents; any other operation gets `PERSISTED_DOCUMENT_REQUIRED`. Off by default, in production too: a federation router sends the operations it plans (`_entities`, `_service`), and GraphiQL and third-party clients send text. Turn it on for a gateway only your own clients call.",
+    default: 'false',
+    schema: flag,
+  }),
   METRICS_PORT: variable({
     section: 'Observability',
     description:
@@ -576,6 +591,12 @@ export interface Config {
   readonly cors:
     | { readonly origins: readonly string[]; readonly allowedHeaders: readonly string[] }
     | undefined;
+  /** Documents clients may name by id, and whether they are the only ones run. */
+  readonly persistedDocuments: {
+    /** The manifest's path; `undefined` for the one beside package.json. */
+    readonly file: string | undefined;
+    readonly only: boolean;
+  };
   /** Where `/metrics` is served: its own port, or `undefined` for the API port. */
   readonly metricsPort: number | undefined;
   /** OpenTelemetry tracing; `undefined` when off. */
@@ -693,6 +714,10 @@ function shape(values: Values): Config {
       values.CORS_ORIGINS.length > 0
         ? { origins: values.CORS_ORIGINS, allowedHeaders: values.CORS_ALLOWED_HEADERS }
         : undefined,
+    persistedDocuments: {
+      file: values.PERSISTED_DOCUMENTS_FILE,
+      only: values.PERSISTED_DOCUMENTS_ONLY,
+    },
     // `0` twice is two free ports; the same fixed port twice is one listener.
     metricsPort:
       values.METRICS_PORT === values.PORT && values.PORT !== 0 ? undefined : values.METRICS_PORT,

@@ -16,6 +16,7 @@ import { GatewayMetrics } from './observability/metrics.js';
 import { createMetricsListener } from './observability/metrics-listener.js';
 import { currentRequestScope } from './observability/request-scope.js';
 import { toYogaLogger } from './observability/yoga-logger.js';
+import { DEFAULT_MANIFEST, readManifest } from './persisted-documents/manifest.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useFieldBudget } from './plugins/use-field-budget.js';
@@ -24,6 +25,7 @@ import { useGraphiQLOffNotice } from './plugins/use-graphiql-off-notice.js';
 import { useMetrics } from './plugins/use-metrics.js';
 import { useNoStore } from './plugins/use-no-store.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
+import { usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestLog } from './plugins/use-request-log.js';
@@ -120,6 +122,10 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       useBodyLimit({ maxBytes: config.limits.maxBodyBytes }),
       useCsrfPrevention(),
       useGetParams(),
+      usePersistedDocuments({
+        manifest: readManifest(config.persistedDocuments.file ?? DEFAULT_MANIFEST),
+        only: config.persistedDocuments.only,
+      }),
       useReadiness({ statusFeed, isDraining: () => draining }),
       useMetrics({ metrics, serveEndpoint: config.metricsPort === undefined }),
       ...useQueryLimits(config.limits),
@@ -129,6 +135,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       ...(config.graphiql ? [] : [useGraphiQLOffNotice({ endpoint: GRAPHQL_ENDPOINT })]),
     ],
     graphqlEndpoint: GRAPHQL_ENDPOINT,
+    // GraphQL over HTTP's persisted documents (`usePersistedDocuments`).
+    extraParamNames: ['documentId'],
     landingPage: false,
     logging: toYogaLogger(logger),
     maskedErrors: { maskError, isDev: config.exposeErrorDetails },

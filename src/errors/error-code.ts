@@ -5,7 +5,11 @@
  */
 export const ERROR_CODES = {
   BAD_REQUEST:
-    'The HTTP request is not a GraphQL request the gateway can read: a body that is not a JSON object, a batch, a bad `variables` parameter or an invalid Host header.',
+    'The HTTP request is not a GraphQL request the gateway can read: a body that is not a JSON object, a batch, a bad `variables` parameter, a malformed `documentId` or persisted query hash, or an invalid Host header.',
+  PERSISTED_QUERY_NOT_FOUND:
+    'The `documentId` (or APQ `sha256Hash`) names no persisted document: use an id of persisted-documents.json, or (APQ) send the query with its hash to register it.',
+  PERSISTED_DOCUMENT_REQUIRED:
+    'The gateway runs persisted documents only (`PERSISTED_DOCUMENTS_ONLY`): send the `documentId` of a document in its manifest.',
   CSRF_BLOCKED:
     'A POST a browser could send cross-site without a preflight (a form, `text/plain`); send JSON with `Content-Type: application/json`.',
   PAYLOAD_TOO_LARGE: 'The request body is larger than `MAX_BODY_BYTES`.',

@@ -2,7 +2,8 @@ import type { Plugin } from 'graphql-yoga';
 import { refusal } from '../errors/refusal.js';
 
 /**
- * Reads a GET request's `query`, `operationName`, `variables` and `extensions`, answering 400 with
+ * Reads a GET request's `query`, `documentId`, `operationName`, `variables` and `extensions`
+ * (`documentId` names a persisted document, see `usePersistedDocuments`), answering 400 with
  * the parameter named when `variables` or `extensions` is not a JSON object. (Yoga's own GET
  * parser lets the JSON error escape, which clients see as a 500.)
  */
@@ -14,6 +15,7 @@ export function useGetParams(): Plugin {
         const search = url.searchParams;
         return {
           query: search.get('query') ?? undefined,
+          documentId: search.get('documentId') ?? undefined,
           operationName: search.get('operationName') ?? undefined,
           variables: jsonObject(search.get('variables'), 'variables'),
           extensions: jsonObject(search.get('extensions'), 'extensions'),

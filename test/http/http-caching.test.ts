@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
+import { DEFAULT_MANIFEST } from '../../src/persisted-documents/manifest.js';
 import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
 
 interface RawAnswer {
@@ -66,6 +68,32 @@ describe('answers a CDN and a browser can cache', () => {
     raw('POST', '/graphql', headers, JSON.stringify({ query }));
   const maxAge = (answer: RawAnswer) =>
     Number(/max-age=(\d+)/.exec(String(answer.headers['cache-control']))?.[1]);
+
+  it('a GET of the page tree by documentId: Cache-Control and an ETag, 304 on If-None-Match, brotli on Accept-Encoding: br', async () => {
+    await start();
+    const manifest = JSON.parse(readFileSync(DEFAULT_MANIFEST, 'utf8')) as Record<string, string>;
+    const [documentId] =
+      Object.entries(manifest).find(([, text]) => text.includes('query PageTree')) ?? [];
+    const path = `/graphql?documentId=${documentId}`;
+
+    const first = await raw('GET', path);
+    expect(first.status).toBe(200);
+    expect(first.headers['cache-control']).toMatch(
+      /^public, max-age=\d+, stale-while-revalidate=\d+, stale-if-error=\d+$/,
+    );
+    expect(first.headers.etag).toMatch(/^"[\w-]+"$/);
+    const tree = JSON.parse(first.body.toString()) as { data: { statusPage: { name: string } } };
+    expect(tree.data.statusPage.name).toBe(harness.simulator.statusFeed.summary.page.name);
+
+    const notModified = await raw('GET', path, { 'if-none-match': String(first.headers.etag) });
+    expect(notModified.status).toBe(304);
+    expect(notModified.body.byteLength).toBe(0);
+
+    const brotli = await raw('GET', path, { 'accept-encoding': 'br' });
+    expect(brotli.status).toBe(200);
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(brotli.body).equals(first.body)).toBe(true);
+  });
 
   it('gives a status answer a public Cache-Control from the snapshot and the stale window', async () => {
     await start({ env: { STATUS_CACHE_TTL_MS: 10_000, STATUS_MAX_STALE_MS: 300_000 } });
