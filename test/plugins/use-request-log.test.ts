@@ -108,4 +108,47 @@ describe('request ids and the request log', () => {
       expect.objectContaining({ requestId: 'req-failing' }),
     ]);
   });
+  it('writes a response-cache hit the line pino would, and LOG_REQUESTS chooses which lines go out', async () => {
+    const countOf = async (series: string) => {
+      const text = await (await harness.fetch('/metrics')).text();
+      const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    };
+    const requestLines = () => harness.logs.filter((line) => line.msg === 'request');
+    const query = 'query Banner { statusPage { name } }';
+
+    harness = await startHarness({ logLevel: 'info' });
+    await harness.execute(query);
+    await harness.execute(query, undefined, { headers: { 'x-request-id': 'the-hit' } });
+    const hit = requestLines().find((line) => line.cache === 'hit');
+    expect(hit).toEqual({
+      level: 30,
+      time: expect.any(Number),
+      service: 'ledger-status-gateway',
+      requestId: 'the-hit',
+      method: 'POST',
+      path: '/graphql',
+      status: 200,
+      ms: expect.any(Number),
+      operation: 'Banner',
+      cache: 'hit',
+      msg: 'request',
+    });
+    await harness.close();
+
+    harness = await startHarness({ logLevel: 'info', env: { LOG_REQUESTS: 'uncached' } });
+    for (let i = 0; i < 3; i += 1) await harness.execute(query);
+    expect(requestLines()).toHaveLength(1);
+    expect(await countOf('http_requests_total{route="/graphql",status="200"}')).toBe(3);
+    await harness.close();
+
+    harness = await startHarness({ logLevel: 'info', env: { LOG_REQUESTS: 'errors' } });
+    await harness.execute(query);
+    await harness.execute(query);
+    await harness.execute('{ statusPage { nmae } }');
+    expect(requestLines()).toEqual([
+      expect.objectContaining({ status: 200, code: 'GRAPHQL_VALIDATION_FAILED' }),
+    ]);
+    expect(await countOf('http_requests_total{route="/graphql",status="200"}')).toBe(3);
+  });
 });
