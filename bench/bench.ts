@@ -334,6 +334,50 @@ async function runScenario(
   };
 }
 
+/** What the cached path must do (issue 14): the hit path at wire speed, on the status queries. */
+const TARGETS = {
+  /** Gateway ÷ raw floor, req/s, at least. */
+  floorRatio: 0.8,
+  /** Gateway p99 in ms, at most. */
+  p99Ms: 5,
+  /** The scenarios they hold for: the page tree and the tiny banner query. */
+  scenarios: ['a', 'b'],
+} as const;
+
+interface Target {
+  scenario: string;
+  measure: string;
+  value: number | null;
+  bound: string;
+  met: boolean;
+}
+
+function targets(scenarios: ScenarioResult[]): Target[] {
+  return scenarios
+    .filter(({ id }) => (TARGETS.scenarios as readonly string[]).includes(id))
+    .flatMap((scenario) => {
+      const ratio = scenario.ratios.gatewayVsRawFloor?.requestsPerSecond ?? null;
+      const p99 =
+        scenario.measurements.find((m) => m.contender === 'gateway')?.load.latencyMs.p99 ?? null;
+      return [
+        {
+          scenario: `(${scenario.id}) ${scenario.title}`,
+          measure: 'gateway ÷ raw floor, req/s',
+          value: ratio,
+          bound: `≥ ${TARGETS.floorRatio}`,
+          met: ratio !== null && ratio >= TARGETS.floorRatio,
+        },
+        {
+          scenario: `(${scenario.id}) ${scenario.title}`,
+          measure: `gateway p99 ms at ${connections} connections`,
+          value: p99,
+          bound: `≤ ${TARGETS.p99Ms}`,
+          met: p99 !== null && p99 <= TARGETS.p99Ms,
+        },
+      ];
+    });
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -402,6 +446,24 @@ function render(
       ),
       '',
       `Gateway answer: ${scenario.gatewayAnswerBytes.toLocaleString('en-US')} bytes.`,
+    );
+  }
+  const goals = targets(scenarios);
+  if (goals.length > 0) {
+    out.push(
+      '',
+      '## Targets: the cached path at wire speed',
+      '',
+      markdownTable(
+        ['scenario', 'measure', 'value', 'target', 'met'],
+        goals.map((goal) => [
+          goal.scenario,
+          goal.measure,
+          goal.value,
+          goal.bound,
+          goal.met ? 'yes' : 'NO',
+        ]),
+      ),
     );
   }
   out.push('', '## Ratios (same run)', '');
@@ -543,6 +605,7 @@ async function main() {
       components: { realistic: ids.length, large: large?.components.length ?? null },
       meshComposeMs: Math.round(meshComposeMs),
       coldStart: cold,
+      targets: targets(results),
       scenarios: results,
     };
     mkdirSync(RESULTS, { recursive: true });

@@ -72,7 +72,7 @@ export async function sendOnce(
     headers.vary = VARY;
     const encoding = negotiateEncoding(req.headers['accept-encoding']);
     if (encoding !== 'identity') {
-      const coded = await compress(bytes, encoding, 'once');
+      const coded = await compress(bytes, encoding);
       if (coded.byteLength < bytes.byteLength) {
         body = coded;
         headers['content-encoding'] = encoding;

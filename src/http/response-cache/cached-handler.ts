@@ -193,9 +193,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     const underWay = `${contentType} ${hash}`;
     let pending = encoding.get(underWay);
     if (!pending) {
-      pending = encodeAnswer(bytes, contentType, undefined, 'kept', hash).finally(() =>
-        encoding.delete(underWay),
-      );
+      pending = encodeAnswer(bytes, contentType, hash).finally(() => encoding.delete(underWay));
       encoding.set(underWay, pending);
     }
     return pending;
