@@ -71,6 +71,7 @@ describe('loadConfig', () => {
       },
       graphiql: true,
       cors: undefined,
+      persistedDocuments: { file: undefined, only: false },
       metricsPort: undefined,
       tracing: undefined,
       exposeErrorDetails: true,
