@@ -19,6 +19,10 @@ export interface HttpServer {
 export function createHttpServer(listener: RequestListener, http: Config['http']): HttpServer {
   let draining = false;
   const inFlight = new Set<ServerResponse>();
+  // One function for every response, not a closure each: this runs for every request.
+  function forget(this: ServerResponse) {
+    inFlight.delete(this);
+  }
   const server = createServer(
     {
       headersTimeout: Math.min(http.headersTimeoutMs, http.requestTimeoutMs),
@@ -31,7 +35,7 @@ export function createHttpServer(listener: RequestListener, http: Config['http']
       if (draining) res.setHeader('connection', 'close');
       else {
         inFlight.add(res);
-        res.once('close', () => inFlight.delete(res));
+        res.on('close', forget);
       }
       listener(req, res);
     },

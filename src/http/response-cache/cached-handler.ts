@@ -83,7 +83,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('error', () => res.destroy());
+    req.on('error', destroySocket);
     req.on('end', () => {
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       // Latin-1 maps bytes to characters one to one: a key without decoding UTF-8.
@@ -107,15 +107,10 @@ export function createCachedHandler(options: CachedHandlerOptions) {
         cacheControlOf(cached),
         scope.requestId,
       );
-      metrics.responseCacheRead('hit');
-      metrics.operation(
-        cached.operation,
-        'query',
-        'ok',
-        (performance.now() - scope.started) / 1000,
-      );
+      const ms = performance.now() - scope.started;
+      cached.countHit(status, ms / 1000);
       scope.operation = cached.operation;
-      log.hit(scope, req.method as string, endpoint, status, cached.operationField);
+      log.hit(scope, req.method as string, endpoint, status, cached.operationField, ms);
       return;
     }
     // The socket's events run outside the request's scope: a miss is put back in it.
@@ -171,6 +166,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
       freshUntil: record.oldestFetch + freshness.ttlMs,
       operation,
       operationField: operation ? `,"operation":${JSON.stringify(operation)}` : '',
+      countHit: metrics.cacheHit(operation, endpoint),
     };
     store.store(key, entry);
     metrics.responseCacheRead('stored');
@@ -203,6 +199,11 @@ export function createCachedHandler(options: CachedHandlerOptions) {
 }
 
 export type CachedHandler = ReturnType<typeof createCachedHandler>;
+
+/** A request that fails while its body arrives ends its connection (one function for all). */
+function destroySocket(this: IncomingMessage): void {
+  this.socket.destroy();
+}
 
 function toHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();

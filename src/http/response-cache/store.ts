@@ -11,8 +11,10 @@ export interface CachedResponse {
   readonly snapshots: readonly WeakRef<object>[];
   /** When the oldest of those snapshots stops being fresh (epoch ms): the answer's `max-age`. */
   readonly freshUntil: number;
-  /** For metrics. */
+  /** For tracing and the request scope. */
   readonly operation: string | undefined;
+  /** Counts a hit in the metrics (`GatewayMetrics.cacheHit`), its series found once. */
+  readonly countHit: (status: 200 | 304, seconds: number) => void;
   /** `,"operation":"…"` for the request log's hit line, or empty: made once, written per hit. */
   readonly operationField: string;
 }
@@ -41,11 +43,13 @@ export interface ResponseCacheOptions {
  * reuses its codings (`previous`).
  */
 export class ResponseCache {
-  readonly #entries = new Map<string, CachedResponse>();
+  readonly #entries = new Map<string, Slot>();
   readonly #isCurrent: (snapshot: object) => boolean;
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   #bytes = 0;
+  /** Counts lookups that hit: a slot's `used` is the count at its last hit. */
+  #clock = 0;
 
   constructor(options: ResponseCacheOptions) {
     this.#isCurrent = options.isCurrent;
@@ -59,22 +63,23 @@ export class ResponseCache {
 
   /** The answer kept for `key`, if it is still current. */
   lookup(key: string): CachedResponse | undefined {
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    const { snapshots } = entry;
+    const slot = this.#entries.get(key);
+    if (slot === undefined) return undefined;
+    const { snapshots } = slot.entry;
     for (let i = 0; i < snapshots.length; i += 1) {
       const snapshot = (snapshots[i] as WeakRef<object>).deref();
       if (snapshot === undefined || !this.#isCurrent(snapshot)) return undefined;
     }
-    // Maps keep insertion order: moving a hit to the end makes the first entry the least used.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    return entry;
+    // Recency is a number on the slot, not the Map's order: moving an entry to the end of the Map
+    // on every hit (delete, set) churned its table.
+    this.#clock += 1;
+    slot.used = this.#clock;
+    return slot.entry;
   }
 
   /** The answer kept for `key`, current or not: what a rebuild may reuse. */
   previous(key: string): CachedResponse | undefined {
-    return this.#entries.get(key);
+    return this.#entries.get(key)?.entry;
   }
 
   /** Whether every snapshot is current now: only then is an answer worth keeping. */
@@ -87,16 +92,32 @@ export class ResponseCache {
     if (size > this.#maxBytes / 8) return;
     const previous = this.#entries.get(key);
     if (previous) this.#delete(key, previous);
-    this.#entries.set(key, entry);
+    this.#clock += 1;
+    this.#entries.set(key, { entry, size, used: this.#clock });
     this.#bytes += size;
-    for (const [oldest, old] of this.#entries) {
-      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
-      this.#delete(oldest, old);
+    while (this.#entries.size > this.#maxEntries || this.#bytes > this.#maxBytes) {
+      this.#evictLeastUsed();
     }
   }
 
-  #delete(key: string, entry: CachedResponse): void {
-    this.#entries.delete(key);
-    this.#bytes -= entry.answer.size + key.length;
+  /** Drops the entry hit longest ago: a scan, on stores only, which are rare. */
+  #evictLeastUsed(): void {
+    let oldest: [string, Slot] | undefined;
+    for (const candidate of this.#entries) {
+      if (oldest === undefined || candidate[1].used < oldest[1].used) oldest = candidate;
+    }
+    if (oldest) this.#delete(...oldest);
   }
+
+  #delete(key: string, slot: Slot): void {
+    this.#entries.delete(key);
+    this.#bytes -= slot.size;
+  }
+}
+
+/** An entry, its size, and when it was last hit. */
+interface Slot {
+  readonly entry: CachedResponse;
+  readonly size: number;
+  used: number;
 }

@@ -128,6 +128,10 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     upcoming: (requestId) => upcoming.get(requestId),
     incidentHistory: (requestId) => incidentHistory.get(requestId),
     maintenanceHistory: (requestId) => maintenanceHistory.get(requestId),
-    isCurrent: (snapshot) => documents.some((document) => document.isCurrent(snapshot)),
+    // A loop, not `some` with a closure: the response cache asks this on every hit.
+    isCurrent: (snapshot) => {
+      for (const document of documents) if (document.isCurrent(snapshot)) return true;
+      return false;
+    },
   };
 }
