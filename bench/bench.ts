@@ -109,6 +109,20 @@ function runBin(bin: string, args: string[], env: Record<string, string> = {}): 
 
 type ContenderName = 'gateway' | 'raw-floor' | 'raw-pass-through' | 'mesh';
 
+/**
+ * The gateway's answer headers the raw floor sends too, so that it serves the same bytes: all but
+ * those node:http writes itself (date, connection, keep-alive) and the length, which the floor
+ * sets per body. The floor's `x-request-id` and `cache-control` are the captured ones, the same
+ * length as the gateway's.
+ */
+function sameBytesHeaders(headers: Record<string, string>): Record<string, string> {
+  const sent = { ...headers };
+  for (const name of ['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']) {
+    delete sent[name];
+  }
+  return sent;
+}
+
 function rawFloorSpec(fixture: string): ContenderSpec {
   return {
     name: 'raw-floor',
@@ -260,6 +274,7 @@ async function runScenario(
   const captured = new Map<string, Buffer>();
   let contentType = 'application/json';
   let status = 200;
+  let headers: Record<string, string> = {};
 
   measurements.push(
     await measure(
@@ -276,6 +291,7 @@ async function runScenario(
           captured.set(body, answer.body);
           contentType = answer.contentType;
           status = answer.status;
+          headers = answer.headers;
         }
       },
     ),
@@ -288,6 +304,7 @@ async function runScenario(
     JSON.stringify({
       contentType,
       status,
+      headers: sameBytesHeaders(headers),
       fallback: (first ?? Buffer.alloc(0)).toString('base64'),
       byRequest:
         captured.size > 1

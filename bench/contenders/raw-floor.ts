@@ -1,10 +1,11 @@
 /**
  * The raw floor of `npm run bench`: a bare node:http server that answers, from memory, the exact
- * bytes the gateway answered for the same request body, with the same content type. No GraphQL,
- * no upstream: what serving those bytes over HTTP costs on this machine.
+ * bytes the gateway answered for the same request body, with the same headers (content type,
+ * ETag, Cache-Control, Vary, request id: as captured). No GraphQL, no upstream: what serving
+ * those bytes over HTTP costs on this machine.
  *
- * Env: PORT, HOST, RAW_FLOOR_FIXTURE (a JSON file: `{ contentType, status, fallback, byRequest }`,
- * bodies base64, `byRequest` keyed by the exact request body).
+ * Env: PORT, HOST, RAW_FLOOR_FIXTURE (a JSON file: `{ contentType, status, headers, fallback,
+ * byRequest }`, bodies base64, `byRequest` keyed by the exact request body).
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -12,6 +13,8 @@ import { createServer } from 'node:http';
 interface Fixture {
   contentType: string;
   status: number;
+  /** Sent with every answer (the content type among them); the length is set per body. */
+  headers?: Record<string, string>;
   fallback: string;
   byRequest: Record<string, string>;
 }
@@ -19,12 +22,20 @@ interface Fixture {
 const fixture = JSON.parse(
   readFileSync(process.env.RAW_FLOOR_FIXTURE ?? 'raw-floor.json', 'utf8'),
 ) as Fixture;
-const fallback = Buffer.from(fixture.fallback, 'base64');
+
+/** An answer's bytes and its headers, made once. */
+const answer = (base64: string) => {
+  const body = Buffer.from(base64, 'base64');
+  const headers = {
+    'content-type': fixture.contentType,
+    ...fixture.headers,
+    'content-length': body.length,
+  };
+  return { body, headers };
+};
+const fallback = answer(fixture.fallback);
 const byRequest = new Map(
-  Object.entries(fixture.byRequest).map(([request, body]) => [
-    request,
-    Buffer.from(body, 'base64'),
-  ]),
+  Object.entries(fixture.byRequest).map(([request, body]) => [request, answer(body)]),
 );
 
 const server = createServer((request, response) => {
@@ -36,14 +47,11 @@ const server = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
-    const body =
+    const { body, headers } =
       byRequest.size === 0
         ? fallback
         : (byRequest.get(Buffer.concat(chunks).toString()) ?? fallback);
-    response.writeHead(fixture.status, {
-      'content-type': fixture.contentType,
-      'content-length': body.length,
-    });
+    response.writeHead(fixture.status, headers);
     response.end(body);
   });
 });

@@ -330,6 +330,8 @@ export interface GraphqlServer extends ManagedProcess {
 export interface GraphqlAnswer {
   status: number;
   contentType: string;
+  /** The answer's headers, lowercase names. */
+  headers: Record<string, string>;
   body: Buffer;
   json: { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] };
 }
@@ -346,6 +348,7 @@ export async function postGraphql(url: string, body: string): Promise<GraphqlAns
   return {
     status: response.status,
     contentType: response.headers.get('content-type') ?? 'application/json',
+    headers: Object.fromEntries(response.headers),
     body: bytes,
     json: JSON.parse(bytes.toString('utf8')) as GraphqlAnswer['json'],
   };

@@ -9,10 +9,19 @@ export const LARGEST_UNCODED = 1024;
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
+/** Answers up to this size are also kept as text (see `Representation.text`). */
+const LARGEST_SENT_AS_TEXT = 8 * 1024;
+
 /** One form of an answer, ready to send. */
 export interface Representation {
   readonly encoding: ContentEncoding;
   readonly body: Buffer;
+  /**
+   * The same bytes as a Latin-1 string, for a small body: node:http then sends the header and the
+   * body in one write instead of a vectored write of two buffers, a measurable share of a hit.
+   * Larger bodies go as the buffer, which is not copied again.
+   */
+  readonly text: string | undefined;
   /** A strong validator: the hash of the answer, suffixed by the coding (`"…-br"`). */
   readonly etag: string;
 }
@@ -55,7 +64,7 @@ export async function encodeAnswer(
   hash: string = answerHash(body),
 ): Promise<EncodedAnswer> {
   const representations = new Map<ContentEncoding, Representation>();
-  const identity: Representation = { encoding: 'identity', body, etag: `"${hash}"` };
+  const identity = representationOf('identity', body, `"${hash}"`);
   representations.set('identity', identity);
   if (body.byteLength > LARGEST_UNCODED) {
     const coded = await Promise.all(
@@ -66,12 +75,17 @@ export async function encodeAnswer(
     );
     for (const { encoding, body: codedBody } of coded) {
       if (codedBody.byteLength < body.byteLength) {
-        representations.set(encoding, { encoding, body: codedBody, etag: `"${hash}-${encoding}"` });
+        representations.set(
+          encoding,
+          representationOf(encoding, codedBody, `"${hash}-${encoding}"`),
+        );
       }
     }
   }
   let size = 0;
-  for (const { body: bytes } of representations.values()) size += bytes.byteLength;
+  for (const { body: bytes, text } of representations.values()) {
+    size += bytes.byteLength + (text?.length ?? 0);
+  }
   return {
     contentType,
     hash,
@@ -79,6 +93,17 @@ export async function encodeAnswer(
     representation: (encoding) => representations.get(encoding) ?? identity,
   };
 }
+
+const representationOf = (
+  encoding: ContentEncoding,
+  body: Buffer,
+  etag: string,
+): Representation => ({
+  encoding,
+  body,
+  text: body.byteLength <= LARGEST_SENT_AS_TEXT ? body.toString('latin1') : undefined,
+  etag,
+});
 
 /** `body` in a coding other than identity, compressed in libuv's pool. */
 export function compress(

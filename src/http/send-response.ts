@@ -29,7 +29,7 @@ export function sendEncodedAnswer(
   cacheControl: string,
   requestId: string,
 ): 200 | 304 {
-  const { encoding, body, etag } = answer.representation(
+  const { encoding, body, text, etag } = answer.representation(
     negotiateEncoding(req.headers['accept-encoding']),
   );
   if (matchesEtag(req.headers['if-none-match'], etag)) {
@@ -52,7 +52,9 @@ export function sendEncodedAnswer(
     'x-request-id': requestId,
   };
   if (encoding !== 'identity') headers['content-encoding'] = encoding;
-  res.writeHead(200, headers).end(body);
+  res.writeHead(200, headers);
+  if (text === undefined) res.end(body);
+  else res.end(text, 'latin1');
   return 200;
 }
 
