@@ -9,7 +9,9 @@ import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 const config: CodegenConfig = {
   // The gateway's generated subgraph SDL (`npm run generate` at the root writes it).
   schema: '../../schema.graphql',
-  documents: ['src/**/*.ts', '!src/gql/**/*'],
+  // The operations here, and the gateway's page tree (GraphiQL's opening query), so that the
+  // manifest holds exactly the query the gateway shows.
+  documents: ['src/**/*.ts', '!src/gql/**/*', '../../src/http/page-tree-query.ts'],
   ignoreNoDocuments: false,
   generates: {
     './src/gql/': {
