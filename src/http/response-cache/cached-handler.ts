@@ -83,7 +83,8 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('error', destroySocket);
+    // No 'error' listener: a request aborted mid-body has its socket destroyed by node:http,
+    // which emits the error only to listeners, so 'end' never comes and nothing is answered.
     req.on('end', () => {
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       // Latin-1 maps bytes to characters one to one: a key without decoding UTF-8.
@@ -199,11 +200,6 @@ export function createCachedHandler(options: CachedHandlerOptions) {
 }
 
 export type CachedHandler = ReturnType<typeof createCachedHandler>;
-
-/** A request that fails while its body arrives ends its connection (one function for all). */
-function destroySocket(this: IncomingMessage): void {
-  this.socket.destroy();
-}
 
 function toHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
