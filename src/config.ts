@@ -473,6 +473,13 @@ export const CONFIG_VARIABLES = {
     default: '1',
     schema: ratio,
   }),
+  OTEL_BSP_SCHEDULE_DELAY: variable({
+    section: 'Observability',
+    description:
+      'Milliseconds between two exports of finished spans (at most 2,048 wait; more are dropped, never held in memory).',
+    default: '5000',
+    schema: wholeNumber(1, 60_000),
+  }),
   OTEL_SDK_DISABLED: variable({
     section: 'Observability',
     description: 'Turn tracing off even when an exporter endpoint is set.',
@@ -519,6 +526,8 @@ export interface TracingConfig {
   readonly headers: Readonly<Record<string, string>>;
   readonly serviceName: string;
   readonly sampler: TracingSampler;
+  /** How long finished spans wait to be exported together. */
+  readonly exportDelayMs: number;
 }
 
 /** The configuration, shaped for the code that consumes it. */
@@ -702,6 +711,7 @@ function tracingOf(values: Values): TracingConfig | undefined {
     tracesUrl,
     headers: values.OTEL_EXPORTER_OTLP_HEADERS,
     serviceName: values.OTEL_SERVICE_NAME,
+    exportDelayMs: values.OTEL_BSP_SCHEDULE_DELAY,
     sampler: {
       parentBased: sampler.startsWith('parentbased_'),
       ratio: sampler.endsWith('always_on')

@@ -14,6 +14,7 @@ import { ResponseCache } from './http/response-cache/store.js';
 import { GatewayMetrics } from './observability/metrics.js';
 import { createMetricsListener } from './observability/metrics-listener.js';
 import { currentRequestScope } from './observability/request-scope.js';
+import { createTracing } from './observability/tracing.js';
 import { toYogaLogger } from './observability/yoga-logger.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
@@ -25,6 +26,7 @@ import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestLog } from './plugins/use-request-log.js';
+import { useTracing } from './plugins/use-tracing.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
 import { createContext, type GatewayContext } from './schema/context.js';
 import { schema } from './schema/index.js';
@@ -64,16 +66,20 @@ const GRAPHQL_ENDPOINT = '/graphql';
  */
 export function createGateway(config: Config, { logger }: { logger: Logger }): Gateway {
   const metrics = new GatewayMetrics();
+  // Off unless an OTLP endpoint is configured: then nothing on the request path touches tracing.
+  const tracing = config.tracing && createTracing({ ...config.tracing, logger });
   const statusFeed = createStatusFeed({
     ...config.statusFeed,
     logger,
     observer: metrics,
+    tracing,
     onCacheEvent: (path, event) => metrics.cacheRead(path, event),
   });
   const verification = createVerificationService({
     ...config.verification,
     logger,
     observer: metrics,
+    tracing,
   });
 
   const clientQuota = new ClientQuota(config.verification.clientQuota);
@@ -100,6 +106,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
         clientQuota,
       }),
     plugins: [
+      ...(tracing ? [useTracing(tracing)] : []),
       useRequestLog(log),
       useBodyLimit({ maxBytes: config.limits.maxBodyBytes }),
       useCsrfPrevention(),
@@ -147,7 +154,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   });
 
   return {
-    listener: createListener(yoga, responseCache),
+    listener: createListener(yoga, responseCache, tracing),
     metricsListener: config.metricsPort === undefined ? undefined : createMetricsListener(metrics),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     quiesce: () => {
@@ -157,6 +164,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     close: async () => {
       verification.close();
       await yoga.dispose();
+      // Last, so that the spans of requests finished while draining are exported too.
+      await tracing?.close();
     },
   };
 }

@@ -205,6 +205,7 @@ describe('loadConfig', () => {
       headers: { authorization: 'Bearer t0ken', 'x-scope': 'ops' },
       serviceName: 'ledger-status-gateway',
       sampler: { parentBased: true, ratio: 0.25 },
+      exportDelayMs: 5_000,
     });
     expect(
       loadConfig({

@@ -1,15 +1,13 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ERROR_CODES } from '../errors/error-code.js';
 import type { UpstreamEndpoint } from '../errors/upstream-error.js';
+import { routeOf } from '../http/route.js';
 import type { CircuitState } from '../upstreams/circuit-breaker.js';
 import type { SnapshotCacheEvent } from '../upstreams/snapshot-cache.js';
 import type { UpstreamObserver } from '../upstreams/upstream-client.js';
 
 const CIRCUIT_VALUES: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-/** Routes counted by name; any other path a client asks for is `other`. */
-const ROUTES = new Set(['/graphql', '/health', '/readiness', '/metrics']);
 
 /** Operation names counted by name, first come; later new names are `other`. */
 const MOST_OPERATION_NAMES = 100;
@@ -19,7 +17,7 @@ const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
  * An upstream path as a template: a segment that carries an id, a chain, an address or anything
  * long becomes `:param`, so that `/v2/contract/1/0x…` is one series whatever the client asks for.
  */
-function endpointTemplate(path: string): string {
+export function endpointTemplate(path: string): string {
   return path
     .split('/')
     .map((segment) =>
@@ -160,7 +158,7 @@ export class GatewayMetrics implements UpstreamObserver {
   }
 
   httpRequest(path: string, status: number, seconds: number) {
-    const labels = { route: ROUTES.has(path) ? path : 'other', status: String(status) };
+    const labels = { route: routeOf(path), status: String(status) };
     this.#httpRequests.inc(labels);
     this.#httpDurations.observe(labels, seconds);
   }

@@ -86,6 +86,10 @@ export function createCachedHandler(options: CachedHandlerOptions) {
       const seconds = (performance.now() - scope.started) / 1000;
       metrics.operation(cached.operation, 'query', 'ok', seconds);
       scope.operation = cached.operation;
+      scope.span?.setAttributes({
+        'gateway.response_cache': 'hit',
+        ...(cached.operation ? { 'graphql.operation.name': cached.operation } : {}),
+      });
       log(scope, 'POST', endpoint, 200, 'hit');
       return;
     }

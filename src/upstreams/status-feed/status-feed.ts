@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
+import type { Tracing } from '../../observability/tracing.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
 
@@ -23,6 +24,8 @@ import { WireIncidentHistory, WireMaintenanceHistory, WireSummary, WireUpcoming 
 export interface StatusFeedOptions extends StatusFeedConfig {
   readonly logger: Logger;
   readonly observer?: UpstreamObserver;
+  /** Traces each upstream request (see `UpstreamClientOptions.tracing`). */
+  readonly tracing?: Tracing | undefined;
   /** Told of every cache read, by endpoint path, for metrics. */
   readonly onCacheEvent?: (path: string, event: SnapshotCacheEvent) => void;
 }
@@ -47,13 +50,15 @@ export const INCIDENT_HISTORY_PATH = '/incidents.json';
 export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 
 export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
-  const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent } = options;
+  const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
+    options;
   const client = createUpstreamClient({
     ...upstream,
     baseUrl,
     name: 'status feed',
     logger,
     ...(observer ? { observer } : {}),
+    tracing,
   });
 
   /**
