@@ -400,6 +400,13 @@ export const CONFIG_VARIABLES = {
     unset: 'on outside production',
     schema: flag,
   }),
+  STATUS_BOARD: variable({
+    section: 'Browsers',
+    description:
+      'Serve the live status board at `/status`: a small page that follows the `statusPageChanged` subscription.',
+    default: 'true',
+    schema: flag,
+  }),
   INTROSPECTION: variable({
     section: 'Browsers',
     description: 'Answer introspection; when off, "did you mean" suggestions are off too.',
@@ -572,6 +579,8 @@ export interface Config {
     readonly maxEntityRepresentations: number;
   };
   readonly graphiql: boolean;
+  /** Whether `/status` serves the live status board. */
+  readonly statusBoard: boolean;
   /** Cross-origin callers; `undefined` when CORS is off (same-origin only). */
   readonly cors:
     | { readonly origins: readonly string[]; readonly allowedHeaders: readonly string[] }
@@ -688,6 +697,7 @@ function shape(values: Values): Config {
       introspection: values.INTROSPECTION ?? !production,
     },
     graphiql: values.GRAPHIQL ?? !production,
+    statusBoard: values.STATUS_BOARD,
     cors:
       values.CORS_ORIGINS.length > 0
         ? { origins: values.CORS_ORIGINS, allowedHeaders: values.CORS_ALLOWED_HEADERS }

@@ -26,6 +26,7 @@ import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestLog } from './plugins/use-request-log.js';
+import { useStatusBoard } from './plugins/use-status-board.js';
 import { useTracing } from './plugins/use-tracing.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
 import { createContext, type GatewayContext } from './schema/context.js';
@@ -118,6 +119,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       verificationSession,
       usePartialErrors(),
       ...(config.graphiql ? [] : [useGraphiQLOffNotice({ endpoint: GRAPHQL_ENDPOINT })]),
+      ...(config.statusBoard ? [useStatusBoard()] : []),
     ],
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     landingPage: false,

@@ -61,6 +61,7 @@ logger.info(
     cors: config.cors ? config.cors.origins : 'same-origin only',
     metrics: metricsPort === undefined ? `${metricsUrl} (API port)` : metricsUrl,
     tracing: config.tracing ? config.tracing.tracesUrl : 'off',
+    statusBoard: config.statusBoard ? `${origin(port)}/status` : 'off',
     statusFeed: config.statusFeed.baseUrl,
     verificationService: `${config.verification.baseUrl} (${config.verification.api})`,
   },
