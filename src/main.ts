@@ -61,6 +61,7 @@ logger.info(
     cors: config.cors ? config.cors.origins : 'same-origin only',
     metrics: metricsPort === undefined ? `${metricsUrl} (API port)` : metricsUrl,
     tracing: config.tracing ? config.tracing.tracesUrl : 'off',
+    redis: config.redis ? config.redis.loggedUrl : 'off',
     statusFeed: config.statusFeed.baseUrl,
     verificationService: `${config.verification.baseUrl} (${config.verification.api})`,
   },
@@ -69,6 +70,7 @@ logger.info(
     `introspection ${config.limits.introspection ? 'on' : 'off'}`,
     `metrics at ${metricsUrl}`,
     config.tracing ? `traces to ${config.tracing.tracesUrl}` : 'tracing off',
+    ...(config.redis ? [`state shared through Redis at ${config.redis.loggedUrl}`] : []),
   ].join('; '),
 );
 logger.flush();

@@ -1,0 +1,118 @@
+/**
+ * A real redis-server for the tests that share state between replicas: Debian's package,
+ * installed when missing, on a free loopback port with a temporary directory, persisting nothing.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../bench/lib/processes.js';
+import { ensureSystemPackage } from './system-package.js';
+
+/** How long a first install may take (`apt-get update` and the package): for `beforeAll`. */
+export const REDIS_INSTALL_TIMEOUT_MS = 10 * 60_000;
+
+export interface RedisServer {
+  /** `redis://127.0.0.1:<port>`, with the password when there is one. */
+  readonly url: string;
+  readonly port: number;
+  /** Whether the server process runs now. */
+  readonly running: boolean;
+  /** Ends the server at once (SIGKILL), as a crash or a lost host would. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port, empty, as a restarted server without persistence is. */
+  restart(): Promise<void>;
+  /** Stops it for good and removes its directory. */
+  stop(): Promise<void>;
+}
+
+export interface RedisServerOptions {
+  /** Required with AUTH (`requirepass`). */
+  readonly password?: string;
+}
+
+const living = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of living) child.kill('SIGKILL');
+});
+
+/** Starts redis-server (installing it first if needed) and resolves once it accepts connections. */
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
+  const binary = await ensureSystemPackage({ command: 'redis-server', package: 'redis-server' });
+  const port = await freePort();
+  const directory = mkdtempSync(join(tmpdir(), 'redis-test-'));
+  let child: ChildProcess | undefined;
+
+  async function launch(): Promise<void> {
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      directory,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'notice',
+      ...(options.password ? ['--requirepass', options.password] : []),
+    ];
+    const started = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = started;
+    living.add(started);
+    started.on('exit', () => living.delete(started));
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        started.kill('SIGKILL');
+        reject(new Error(`redis-server did not start within 10 s:\n${output}`));
+      }, 10_000);
+      const read = (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (output.includes('Ready to accept connections')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      started.stdout?.on('data', read);
+      started.stderr?.on('data', read);
+      started.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(
+          new Error(`redis-server exited (${signal ?? code}) before it was ready:\n${output}`),
+        );
+      });
+    });
+  }
+
+  async function end(signal: NodeJS.Signals): Promise<void> {
+    const running = child;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill(signal);
+    await exited;
+  }
+
+  await launch();
+  const auth = options.password ? `:${encodeURIComponent(options.password)}@` : '';
+  return {
+    url: `redis://${auth}127.0.0.1:${port}`,
+    port,
+    get running() {
+      return child !== undefined && child.exitCode === null && child.signalCode === null;
+    },
+    kill: () => end('SIGKILL'),
+    restart: async () => {
+      await end('SIGKILL');
+      await launch();
+    },
+    stop: async () => {
+      await end('SIGTERM');
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
