@@ -22,6 +22,10 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port, empty, as a restarted server without persistence is. */
   restart(): Promise<void>;
+  /** Stops it from answering while its connections stay open (SIGSTOP), as a hung server. */
+  pause(): void;
+  /** Lets a paused server answer again (SIGCONT). */
+  resume(): void;
   /** Stops it for good and removes its directory. */
   stop(): Promise<void>;
 }
@@ -94,6 +98,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     if (!running || running.exitCode !== null || running.signalCode !== null) return;
     const exited = new Promise((resolve) => running.once('exit', resolve));
     running.kill(signal);
+    // A paused server ends only once it runs again.
+    running.kill('SIGCONT');
     await exited;
   }
 
@@ -106,6 +112,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       return child !== undefined && child.exitCode === null && child.signalCode === null;
     },
     kill: () => end('SIGKILL'),
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
     restart: async () => {
       await end('SIGKILL');
       await launch();
