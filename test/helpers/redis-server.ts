@@ -6,7 +6,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { freePort } from '../../bench/lib/processes.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { RedisConnection } from '../../src/redis/redis-connection.js';
 import { ensureSystemPackage } from './system-package.js';
 
 /** How long a first install may take (`apt-get update` and the package): for `beforeAll`. */
@@ -123,4 +126,44 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+export interface TestConnection {
+  readonly redis: RedisConnection;
+  /** The logger its lines come from, for what the test builds over the connection. */
+  readonly logger: Logger;
+  /** Every line its logger wrote, parsed. */
+  readonly logs: Record<string, unknown>[];
+}
+
+/**
+ * A connection to `server` as one replica holds it, with a key prefix of the test's own, a short
+ * command timeout, and a logger whose lines the test reads. Resolves once it is connected.
+ */
+export async function connectTo(
+  server: RedisServer,
+  { keyPrefix, commandTimeoutMs = 200 }: { keyPrefix: string; commandTimeoutMs?: number },
+): Promise<TestConnection> {
+  const logs: Record<string, unknown>[] = [];
+  const logger = createLogger('debug', {
+    write: (line: string) => {
+      logs.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  });
+  const url = new URL(server.url);
+  url.password = '';
+  const redis = new RedisConnection({
+    url: server.url,
+    loggedUrl: url.href,
+    keyPrefix,
+    commandTimeoutMs,
+    logger,
+    retryMs: 100,
+  });
+  const deadline = Date.now() + 5_000;
+  while (!redis.connected) {
+    if (Date.now() > deadline) throw new Error(`no connection to redis: ${redis.state}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { redis, logger, logs };
 }
