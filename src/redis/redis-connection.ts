@@ -187,6 +187,7 @@ export class RedisConnection {
   }
 
   #logCommandError(error: unknown): void {
+    if (this.#closed) return;
     const now = Date.now();
     if (now - this.#lastCommandErrorLog < COMMAND_ERROR_LOG_MS) return;
     this.#lastCommandErrorLog = now;

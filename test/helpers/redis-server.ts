@@ -3,13 +3,16 @@
  * installed when missing, on a free loopback port with a temporary directory, persisting nothing.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { freePort } from '../../bench/lib/processes.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { RedisConnection } from '../../src/redis/redis-connection.js';
+import { eventually } from './eventually.js';
 import { ensureSystemPackage } from './system-package.js';
 
 /** How long a first install may take (`apt-get update` and the package): for `beforeAll`. */
@@ -160,10 +163,58 @@ export async function connectTo(
     logger,
     retryMs: 100,
   });
-  const deadline = Date.now() + 5_000;
-  while (!redis.connected) {
-    if (Date.now() > deadline) throw new Error(`no connection to redis: ${redis.state}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually(() => redis.connected);
   return { redis, logger, logs };
+}
+
+export interface RedisSuite {
+  /** The suite's redis-server, started before its first test. */
+  readonly server: RedisServer;
+  /**
+   * `count` connections, as `count` replicas of one gateway hold them (a key prefix of their own,
+   * fresh for each call); closed after the test.
+   */
+  replicas(count: number, options?: { commandTimeoutMs?: number }): Promise<TestConnection[]>;
+}
+
+/**
+ * A redis-server for the suite it is called in: started (and installed if need be) before its
+ * tests, running again after each (a test may kill or pause it), stopped after the last.
+ */
+export function useRedisServer(options: RedisServerOptions = {}): RedisSuite {
+  let server: RedisServer | undefined;
+  let open: TestConnection[] = [];
+  beforeAll(async () => {
+    server = await startRedisServer(options);
+  }, REDIS_INSTALL_TIMEOUT_MS);
+  afterEach(async () => {
+    await Promise.all(open.map(({ redis }) => redis.close()));
+    open = [];
+    if (!server) return;
+    server.resume();
+    if (!server.running) await server.restart();
+  });
+  afterAll(() => server?.stop());
+  const started = () => {
+    if (!server) throw new Error('redis-server is not started yet');
+    return server;
+  };
+  return {
+    get server() {
+      return started();
+    },
+    async replicas(count, { commandTimeoutMs } = {}) {
+      const keyPrefix = `test-${randomUUID()}:`;
+      const connections = await Promise.all(
+        Array.from({ length: count }, () =>
+          connectTo(started(), {
+            keyPrefix,
+            ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
+          }),
+        ),
+      );
+      open.push(...connections);
+      return connections;
+    },
+  };
 }

@@ -2,17 +2,12 @@
  * The replicas' connection to a real redis-server that disappears, hangs or refuses the password:
  * bounded waits, one log line per change of state, never the password.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isRedisUnavailable } from '../../src/errors/redis-unavailable-error.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { RedisConnection } from '../../src/redis/redis-connection.js';
-import {
-  connectTo,
-  REDIS_INSTALL_TIMEOUT_MS,
-  type RedisServer,
-  startRedisServer,
-  type TestConnection,
-} from '../helpers/redis-server.js';
+import { eventually, sleep } from '../helpers/eventually.js';
+import { type TestConnection, useRedisServer } from '../helpers/redis-server.js';
 
 const PASSWORD = 'hunter2-redis-password';
 /** Long enough that a command which waited for it is told apart from one that failed at once. */
@@ -20,35 +15,11 @@ const COMMAND_TIMEOUT_MS = 1_000;
 const CONNECTED = 'redis connected: this replica shares state with the others';
 const ALONE = 'redis unavailable: this replica works alone until it is back';
 
-let server: RedisServer;
-let open: TestConnection[] = [];
+const redisServer = useRedisServer({ password: PASSWORD });
 
-beforeAll(async () => {
-  server = await startRedisServer({ password: PASSWORD });
-}, REDIS_INSTALL_TIMEOUT_MS);
-afterEach(async () => {
-  server.resume();
-  await Promise.all(open.map(({ redis }) => redis.close()));
-  open = [];
-});
-afterAll(() => server?.stop());
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await sleep(10);
-  }
-}
-
-async function connect() {
-  const connection = await connectTo(server, {
-    keyPrefix: 'test:',
-    commandTimeoutMs: COMMAND_TIMEOUT_MS,
-  });
-  open.push(connection);
+async function connect(): Promise<TestConnection> {
+  const [connection] = await redisServer.replicas(1, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
+  if (!connection) throw new Error('one connection');
   return connection;
 }
 
@@ -68,7 +39,7 @@ describe('RedisConnection', () => {
   it('gives up on a hung Redis within the command timeout, works alone, and rejoins', async () => {
     const connection = await connect();
     const { redis } = connection;
-    server.pause();
+    redisServer.server.pause();
     const hung = await failure(redis.run((client) => client.ping()));
     expect(hung.unavailable).toBe(true);
     expect(hung.ms).toBeLessThan(3 * COMMAND_TIMEOUT_MS);
@@ -80,18 +51,18 @@ describe('RedisConnection', () => {
       expect(next.ms).toBeLessThan(COMMAND_TIMEOUT_MS / 2);
     }
     expect(messages(connection).filter((msg) => msg === ALONE)).toHaveLength(1);
-    server.resume();
+    redisServer.server.resume();
     await eventually(() => redis.connected);
     expect(await redis.run((client) => client.ping())).toBe('PONG');
     expect(messages(connection).filter((msg) => msg === CONNECTED)).toHaveLength(2);
   });
 
   it('starts alone when Redis is unreachable, never waits for it, and joins once it is up', async () => {
-    await server.kill();
+    await redisServer.server.kill();
     const logs: Record<string, unknown>[] = [];
     const redis = new RedisConnection({
-      url: server.url,
-      loggedUrl: `redis://127.0.0.1:${server.port}`,
+      url: redisServer.server.url,
+      loggedUrl: `redis://127.0.0.1:${redisServer.server.port}`,
       keyPrefix: 'test:',
       commandTimeoutMs: COMMAND_TIMEOUT_MS,
       retryMs: 100,
@@ -108,10 +79,10 @@ describe('RedisConnection', () => {
       expect(refused.ms).toBeLessThan(COMMAND_TIMEOUT_MS / 2);
       await sleep(500);
       expect(logs.filter((line) => line.msg === ALONE)).toHaveLength(1);
-      await server.restart();
+      await redisServer.server.restart();
       await eventually(() => redis.connected);
       expect(logs.map((line) => line.msg)).toEqual([ALONE, CONNECTED]);
-      expect(logs[0]).toMatchObject({ redis: `redis://127.0.0.1:${server.port}` });
+      expect(logs[0]).toMatchObject({ redis: `redis://127.0.0.1:${redisServer.server.port}` });
     } finally {
       await redis.close();
     }
@@ -120,10 +91,10 @@ describe('RedisConnection', () => {
   it('never logs the password, not even when Redis refuses it', async () => {
     const logs: string[] = [];
     const wrong = 'wrong-redis-password';
-    const url = server.url.replace(encodeURIComponent(PASSWORD), wrong);
+    const url = redisServer.server.url.replace(encodeURIComponent(PASSWORD), wrong);
     const redis = new RedisConnection({
       url,
-      loggedUrl: `redis://127.0.0.1:${server.port}`,
+      loggedUrl: `redis://127.0.0.1:${redisServer.server.port}`,
       keyPrefix: 'test:',
       commandTimeoutMs: COMMAND_TIMEOUT_MS,
       retryMs: 100,

@@ -4,9 +4,9 @@
  * is gone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../../bench/lib/processes.js';
 import { type Simulator, startSimulator } from '../../simulator/src/server.js';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
+import { eventually } from '../helpers/eventually.js';
 import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.js';
 import {
   REDIS_INSTALL_TIMEOUT_MS,
@@ -45,17 +45,19 @@ function replicaEnv(overrides: Record<string, string> = {}): Record<string, stri
   };
 }
 
-async function until<Value>(
-  probe: () => Promise<Value | undefined>,
-  timeoutMs = 10_000,
-): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await sleep(50);
+const until = <Value>(probe: () => Promise<Value>, timeoutMs = 10_000) =>
+  eventually(probe, { timeoutMs, intervalMs: 50 });
+
+/** Starts one verification on each replica in turn; the answers' type names. */
+async function verifyOn(order: readonly GatewayProcess[]) {
+  const answers: { __typename: string; retryAfterSeconds?: number }[] = [];
+  for (const replica of order) {
+    const { body } = await replica.execute<{
+      verifyContract: { __typename: string; retryAfterSeconds?: number };
+    }>(VERIFY, verifyInput);
+    answers.push(body.data?.verifyContract ?? { __typename: 'none' });
   }
+  return answers;
 }
 
 const CONNECTED = 'redis connected: this replica shares state with the others';
@@ -75,6 +77,16 @@ async function loggedLines(replica: GatewayProcess, message: string, count: numb
 }
 
 const redisState = async (replica: GatewayProcess) => (await replica.readiness()).redis?.state;
+
+/** Ms from `since` until every replica's readiness reports Redis `state`, one per replica. */
+const reported = (state: string, since: number) =>
+  Promise.all(
+    replicas
+      .slice(0, 2)
+      .map((replica) =>
+        until(async () => ((await redisState(replica)) === state ? Date.now() - since : undefined)),
+      ),
+  );
 
 beforeAll(async () => {
   redis = await startRedisServer({ password: PASSWORD });
@@ -141,19 +153,14 @@ describe('replicas sharing one Redis', () => {
   it('share the verifyContract allowance of a client', async () => {
     const [a, b] = replicas as [GatewayProcess, GatewayProcess];
     const received = simulator.verification.received.length;
-    const answers: string[] = [];
-    for (const replica of [a, b, a, b, a]) {
-      const { body } = await replica.execute<{
-        verifyContract: { __typename: string; retryAfterSeconds?: number };
-      }>(VERIFY, verifyInput);
-      answers.push(body.data?.verifyContract.__typename ?? 'none');
-      if (answers.length > RATE_LIMIT) {
-        expect(body.data?.verifyContract.retryAfterSeconds).toBeGreaterThan(0);
-        expect(body.data?.verifyContract.retryAfterSeconds).toBeLessThanOrEqual(60);
-      }
+    const answers = await verifyOn([a, b, a, b, a]);
+    const types = answers.map(({ __typename }) => __typename);
+    expect(types.slice(0, RATE_LIMIT)).not.toContain('RateLimitedError');
+    expect(types.slice(RATE_LIMIT)).toEqual(['RateLimitedError', 'RateLimitedError']);
+    for (const { retryAfterSeconds } of answers.slice(RATE_LIMIT)) {
+      expect(retryAfterSeconds).toBeGreaterThan(0);
+      expect(retryAfterSeconds).toBeLessThanOrEqual(60);
     }
-    expect(answers.slice(0, RATE_LIMIT)).not.toContain('RateLimitedError');
-    expect(answers.slice(RATE_LIMIT)).toEqual(['RateLimitedError', 'RateLimitedError']);
     expect(simulator.verification.received.length - received).toBe(RATE_LIMIT);
   });
 
@@ -193,20 +200,27 @@ describe('replicas sharing one Redis', () => {
 
   it('each work alone while Redis is down, say so once, and rejoin when it is back', async () => {
     const [a, b] = replicas as [GatewayProcess, GatewayProcess];
-    for (const replica of [a, b]) {
-      expect(await replica.metric('redis_connected')).toBe(1);
-      expect(await loggedLines(replica, CONNECTED, 1)).toHaveLength(1);
-    }
+    /**
+     * What both replicas say: in readiness (still ready), in metrics, and in their logs, one line
+     * per change of state (`changes` so far of each kind), never one per request.
+     */
+    const expectBoth = async (state: string, changes: { connected: number; alone: number }) => {
+      for (const replica of [a, b]) {
+        const readiness = await replica.readiness();
+        expect(readiness.ready).toBe(true);
+        expect(readiness.redis?.state).toBe(state);
+        expect(await replica.metric('redis_connected')).toBe(state === 'connected' ? 1 : 0);
+        expect(await loggedLines(replica, CONNECTED, changes.connected)).toHaveLength(
+          changes.connected,
+        );
+        expect(await loggedLines(replica, ALONE, changes.alone)).toHaveLength(changes.alone);
+      }
+    };
+    await expectBoth('connected', { connected: 1, alone: 0 });
 
     const killedAt = Date.now();
     await redis.kill();
-    const aloneAfter = await Promise.all(
-      [a, b].map((replica) =>
-        until(async () =>
-          (await redisState(replica)) === 'unavailable' ? Date.now() - killedAt : undefined,
-        ),
-      ),
-    );
+    const aloneAfter = await reported('unavailable', killedAt);
     expect(aloneAfter.every((ms) => ms < 5_000)).toBe(true);
 
     // They answer alone: the page, and verifications counted per replica.
@@ -217,44 +231,20 @@ describe('replicas sharing one Redis', () => {
         expect(body.errors).toBeUndefined();
       }
     }
-    const verified = await b.execute<{ verifyContract: { __typename: string } }>(
-      VERIFY,
-      verifyInput,
-    );
-    expect(verified.body.data?.verifyContract.__typename).not.toBe('RateLimitedError');
-    for (const replica of [a, b]) {
-      const readiness = await replica.readiness();
-      expect(readiness.ready).toBe(true);
-      expect(readiness.redis?.state).toBe('unavailable');
-      expect(await replica.metric('redis_connected')).toBe(0);
-      // One line per change of state, not one per request.
-      expect(await loggedLines(replica, ALONE, 1)).toHaveLength(1);
-    }
+    const [verified] = await verifyOn([b]);
+    expect(verified?.__typename).not.toBe('RateLimitedError');
+    await expectBoth('unavailable', { connected: 1, alone: 1 });
 
     const restartedAt = Date.now();
     await redis.restart();
-    const backAfter = await Promise.all(
-      [a, b].map((replica) =>
-        until(async () =>
-          (await redisState(replica)) === 'connected' ? Date.now() - restartedAt : undefined,
-        ),
-      ),
-    );
+    const backAfter = await reported('connected', restartedAt);
     expect(backAfter.every((ms) => ms < 5_000)).toBe(true);
-    for (const replica of [a, b]) {
-      expect(await replica.metric('redis_connected')).toBe(1);
-      expect(await loggedLines(replica, CONNECTED, 2)).toHaveLength(2);
-    }
+    await expectBoth('connected', { connected: 2, alone: 1 });
     // Sharing again: the restarted Redis is empty, and the allowance is counted across both.
-    const answers: string[] = [];
-    for (const replica of [a, b, a, b]) {
-      const { body } = await replica.execute<{ verifyContract: { __typename: string } }>(
-        VERIFY,
-        verifyInput,
-      );
-      answers.push(body.data?.verifyContract.__typename ?? 'none');
-    }
-    expect(answers.slice(RATE_LIMIT)).toEqual(['RateLimitedError']);
+    const answers = await verifyOn([a, b, a, b]);
+    expect(answers.slice(RATE_LIMIT).map(({ __typename }) => __typename)).toEqual([
+      'RateLimitedError',
+    ]);
     console.info(
       `redis killed: alone after ${aloneAfter.join(', ')} ms; restarted: back after ${backAfter.join(', ')} ms`,
     );

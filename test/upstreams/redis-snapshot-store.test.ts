@@ -2,20 +2,14 @@
  * Snapshots shared by replicas through a real redis-server: two replicas in this process, each
  * with its own connection, store and cache, over one document whose upstream the test plays.
  */
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { UpstreamUnavailableError } from '../../src/errors/upstream-unavailable-error.js';
 import { RedisSnapshotStore } from '../../src/upstreams/redis-snapshot-store.js';
 import { type Snapshot, SnapshotCache } from '../../src/upstreams/snapshot-cache.js';
-import {
-  connectTo,
-  REDIS_INSTALL_TIMEOUT_MS,
-  type RedisServer,
-  startRedisServer,
-  type TestConnection,
-} from '../helpers/redis-server.js';
+import { eventually, sleep } from '../helpers/eventually.js';
+import { type TestConnection, useRedisServer } from '../helpers/redis-server.js';
 
 const TTL_MS = 200;
 const DOCUMENT = '/summary.json';
@@ -23,33 +17,13 @@ const Wire = z.object({ value: z.string(), fetchedBy: z.string() });
 type Wire = z.output<typeof Wire>;
 const ENDPOINT = { upstream: 'status feed', method: 'GET', path: DOCUMENT };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `check` holds (a background refetch has landed, a notice has arrived). */
-async function eventually(check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await sleep(10);
-  }
-}
-
-let server: RedisServer;
+const redisServer = useRedisServer();
+/** A client of the test's own, playing a replica that misbehaves. */
 let raw: Redis;
-let open: TestConnection[] = [];
-
-beforeAll(async () => {
-  server = await startRedisServer();
-  raw = new Redis(server.url);
-}, REDIS_INSTALL_TIMEOUT_MS);
-afterEach(async () => {
-  await Promise.all(open.map(({ redis }) => redis.close()));
-  open = [];
+beforeAll(() => {
+  raw = new Redis(redisServer.server.url);
 });
-afterAll(async () => {
-  raw?.disconnect();
-  await server?.stop();
-});
+afterAll(() => raw?.disconnect());
 
 /** The document's upstream: every replica's fetches land here. */
 function upstream() {
@@ -79,14 +53,12 @@ interface Replica {
   readonly connection: TestConnection;
 }
 
-async function replica(
+function replica(
   name: string,
   feed: ReturnType<typeof upstream>,
-  prefix: string,
+  connection: TestConnection,
   { failureTtlMs = 0, lockMs = 1_000, ttlMs = TTL_MS } = {},
-): Promise<Replica> {
-  const connection = await connectTo(server, { keyPrefix: prefix });
-  open.push(connection);
+): Replica {
   const store = new RedisSnapshotStore({ redis: connection.redis, logger: connection.logger });
   const loaded: Replica['loaded'] = [];
   const builds: string[] = [];
@@ -124,12 +96,13 @@ interface PairOptions {
 
 async function pair({ xTtlMs, ...options }: PairOptions = {}) {
   const feed = upstream();
-  const prefix = `test-${randomUUID()}:`;
-  const [x, y] = await Promise.all([
-    replica('X', feed, prefix, { ...options, ...(xTtlMs ? { ttlMs: xTtlMs } : {}) }),
-    replica('Y', feed, prefix, options),
-  ]);
-  return { feed, prefix, x, y };
+  const [forX, forY] = await redisServer.replicas(2);
+  if (!forX || !forY) throw new Error('two connections');
+  const x = replica('X', feed, forX, { ...options, ...(xTtlMs ? { ttlMs: xTtlMs } : {}) });
+  const y = replica('Y', feed, forY, options);
+  /** A key of the document, as the replicas name it. */
+  const key = (kind: 'lock' | 'snapshot') => forX.redis.key(`${kind}:${DOCUMENT}`);
+  return { feed, key, x, y };
 }
 
 describe('RedisSnapshotStore', () => {
@@ -184,8 +157,8 @@ describe('RedisSnapshotStore', () => {
   });
 
   it('holds the others back while a replica that died holds the lock, until the lock expires', async () => {
-    const { feed, prefix, x } = await pair({ lockMs: 600 });
-    await raw.set(`${prefix}lock:${DOCUMENT}`, 'a replica that died', 'PX', 600);
+    const { feed, key, x } = await pair({ lockMs: 600 });
+    await raw.set(key('lock'), 'a replica that died', 'PX', 600);
     const read = x.cache.get();
     await sleep(300);
     expect(feed.fetches).toBe(0);
@@ -232,8 +205,8 @@ describe('RedisSnapshotStore', () => {
   });
 
   it('fetches again rather than serve a stored document that is not valid', async () => {
-    const { feed, prefix, x } = await pair();
-    await raw.hset(`${prefix}snapshot:${DOCUMENT}`, {
+    const { feed, key, x } = await pair();
+    await raw.hset(key('snapshot'), {
       version: 'forged',
       fetchedAt: Date.now(),
       body: '{"value": 42}',
@@ -247,17 +220,13 @@ describe('RedisSnapshotStore', () => {
 
   it('loads alone while Redis is unavailable, and shares again once it is back', async () => {
     const { feed, x, y } = await pair();
-    await server.kill();
-    for (const { connection } of [x, y]) {
-      while (connection.redis.connected) await sleep(5);
-    }
+    await redisServer.server.kill();
+    await eventually(() => !x.connection.redis.connected && !y.connection.redis.connected);
     expect((await x.cache.get()).value).toBe('v1');
     expect((await y.cache.get()).value).toBe('v2');
     expect(feed.fetches).toBe(2);
-    await server.restart();
-    for (const { connection } of [x, y]) {
-      while (!connection.redis.connected) await sleep(20);
-    }
+    await redisServer.server.restart();
+    await eventually(() => x.connection.redis.connected && y.connection.redis.connected);
     await sleep(TTL_MS);
     await Promise.all([x.cache.get(), y.cache.get()]);
     await eventually(async () => (await x.cache.get()).value === 'v3');

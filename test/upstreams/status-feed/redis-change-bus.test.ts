@@ -2,16 +2,10 @@
  * Change events across replicas over a real redis-server: two replicas in this process, each with
  * its own connection and bus, and a plain JSON event.
  */
-import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisChangeBus } from '../../../src/upstreams/status-feed/redis-change-bus.js';
-import {
-  connectTo,
-  REDIS_INSTALL_TIMEOUT_MS,
-  type RedisServer,
-  startRedisServer,
-  type TestConnection,
-} from '../../helpers/redis-server.js';
+import { eventually, sleep } from '../../helpers/eventually.js';
+import { useRedisServer } from '../../helpers/redis-server.js';
 
 interface TestEvent {
   readonly type: 'component';
@@ -20,35 +14,18 @@ interface TestEvent {
   readonly detectedAt: string;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-let server: RedisServer;
-let open: TestConnection[] = [];
-
-beforeAll(async () => {
-  server = await startRedisServer();
-}, REDIS_INSTALL_TIMEOUT_MS);
-afterEach(async () => {
-  await Promise.all(open.map(({ redis }) => redis.close()));
-  open = [];
-});
-afterAll(() => server?.stop());
+const redisServer = useRedisServer();
 
 async function replicas(count: number) {
-  const keyPrefix = `test-${randomUUID()}:`;
-  return Promise.all(
-    Array.from({ length: count }, async () => {
-      const connection = await connectTo(server, { keyPrefix });
-      open.push(connection);
-      const bus = new RedisChangeBus<TestEvent>({
-        redis: connection.redis,
-        logger: connection.logger,
-      });
-      const received: TestEvent[] = [];
-      bus.subscribe((event) => received.push(event));
-      return { bus, received, connection };
-    }),
-  );
+  return (await redisServer.replicas(count)).map((connection) => {
+    const bus = new RedisChangeBus<TestEvent>({
+      redis: connection.redis,
+      logger: connection.logger,
+    });
+    const received: TestEvent[] = [];
+    bus.subscribe((event) => received.push(event));
+    return { bus, received, connection };
+  });
 }
 
 const event = (status: string): TestEvent => ({
@@ -57,14 +34,6 @@ const event = (status: string): TestEvent => ({
   status,
   detectedAt: new Date().toISOString(),
 });
-
-async function eventually(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await sleep(10);
-  }
-}
 
 describe('RedisChangeBus', () => {
   it("delivers an event once to every replica's subscribers, in publish order", async () => {
@@ -82,11 +51,11 @@ describe('RedisChangeBus', () => {
   it('keeps delivering to its own subscribers while Redis is down, and joins again after', async () => {
     const [a, b] = await replicas(2);
     if (!a || !b) throw new Error('two replicas');
-    await server.kill();
+    await redisServer.server.kill();
     await eventually(() => !a.connection.redis.connected);
     expect(() => a.bus.publish(event('MAJOR_OUTAGE'))).not.toThrow();
     expect(a.received).toHaveLength(1);
-    await server.restart();
+    await redisServer.server.restart();
     await eventually(() => a.connection.redis.connected && b.connection.redis.connected);
     a.bus.publish(event('OPERATIONAL'));
     await eventually(() => b.received.length === 1);

@@ -1,40 +1,18 @@
 /** The verifyContract allowance shared by replicas, over a real redis-server. */
-import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../../src/errors/rate-limited-error.js';
 import { InMemoryClientQuota } from '../../../src/upstreams/verification/client-quota.js';
 import { RedisClientQuota } from '../../../src/upstreams/verification/redis-client-quota.js';
-import {
-  connectTo,
-  REDIS_INSTALL_TIMEOUT_MS,
-  type RedisServer,
-  startRedisServer,
-  type TestConnection,
-} from '../../helpers/redis-server.js';
+import { eventually } from '../../helpers/eventually.js';
+import { useRedisServer } from '../../helpers/redis-server.js';
 
 const OPTIONS = { limit: 2, windowMs: 60_000 };
 
-let server: RedisServer;
-let open: TestConnection[] = [];
-
-beforeAll(async () => {
-  server = await startRedisServer();
-}, REDIS_INSTALL_TIMEOUT_MS);
-afterEach(async () => {
-  await Promise.all(open.map(({ redis }) => redis.close()));
-  open = [];
-});
-afterAll(() => server?.stop());
+const redisServer = useRedisServer();
 
 async function quotas(count: number) {
-  const keyPrefix = `test-${randomUUID()}:`;
-  return Promise.all(
-    Array.from({ length: count }, async () => {
-      const connection = await connectTo(server, { keyPrefix });
-      open.push(connection);
-      return new RedisClientQuota({ ...OPTIONS, redis: connection.redis });
-    }),
-  );
+  const connections = await redisServer.replicas(count);
+  return connections.map(({ redis }) => new RedisClientQuota({ ...OPTIONS, redis }));
 }
 
 async function refusal(take: () => unknown): Promise<RateLimitedError> {
@@ -81,16 +59,16 @@ describe('RedisClientQuota', () => {
   });
 
   it('counts alone while Redis is down, and never fails for it', async () => {
-    const [a] = await quotas(1);
-    if (!a) throw new Error('one quota');
+    const [connection] = await redisServer.replicas(1);
+    if (!connection) throw new Error('one connection');
+    const a = new RedisClientQuota({ ...OPTIONS, redis: connection.redis });
     await a.take('192.0.2.1');
     await a.take('192.0.2.1');
-    await server.kill();
-    while (open[0]?.redis.connected) await new Promise((resolve) => setTimeout(resolve, 5));
+    await redisServer.server.kill();
+    await eventually(() => !connection.redis.connected);
     // This replica's own count starts afresh: two more, then refused.
     await a.take('192.0.2.1');
     await a.take('192.0.2.1');
     await refusal(() => a.take('192.0.2.1'));
-    await server.restart();
   });
 });
