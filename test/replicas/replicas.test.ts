@@ -38,6 +38,8 @@ function replicaEnv(overrides: Record<string, string> = {}): Record<string, stri
     VERIFY_BASE_URL: simulator.verifyBaseUrl,
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: 'replicas-test:',
+    // A busy test machine must not pass for a hung Redis: the fallbacks are tested on their own.
+    REDIS_COMMAND_TIMEOUT_MS: '2000',
     STATUS_CACHE_TTL_MS: String(TTL_MS),
     VERIFY_RATE_LIMIT: String(RATE_LIMIT),
     UPSTREAM_RETRY_DELAY_MS: '5',
