@@ -26,7 +26,8 @@ export type ConfigSection =
   | 'Upstreams'
   | 'Limits'
   | 'Browsers'
-  | 'Observability';
+  | 'Observability'
+  | 'Replicas';
 
 const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
@@ -88,6 +89,11 @@ const headerNames = z
       }),
     ),
   );
+
+const redisUrl = z.url({
+  protocol: /^rediss?$/,
+  error: 'must be a redis:// or rediss:// URL',
+});
 
 /** `key=value` pairs separated by commas, values URL-encoded (the OTLP exporter's headers). */
 const keyValueList = z.string().transform((value, context) => {
@@ -493,6 +499,29 @@ export const CONFIG_VARIABLES = {
     default: 'false',
     schema: flag,
   }),
+  REDIS_URL: variable({
+    section: 'Replicas',
+    description:
+      "Redis shared by the gateway's replicas (`redis://[user:password@]host[:port][/db]`, `rediss://` for TLS): they share status feed snapshots (one upstream request per TTL across them all), change events, `verifyContract` allowances and the response cache's validity through it. While it is unreachable each replica works alone. The password is never logged.",
+    unset: 'each replica alone, in memory',
+    schema: redisUrl,
+  }),
+  REDIS_KEY_PREFIX: variable({
+    section: 'Replicas',
+    description:
+      'Prefix of every Redis key and channel the gateway uses, so that several gateways (or environments) can share one Redis. Replicas of one gateway must use the same.',
+    default: 'ledger-status-gateway:',
+    schema: z.string().regex(/^[\w.:-]{1,64}$/, {
+      error: 'must be 1 to 64 letters, digits, `_`, `.`, `:` or `-`',
+    }),
+  }),
+  REDIS_COMMAND_TIMEOUT_MS: variable({
+    section: 'Replicas',
+    description:
+      'Time one Redis command may take. Past it the replica works alone until Redis answers again, so that a hung Redis never holds a request longer than this.',
+    default: '500',
+    schema: wholeNumber(1),
+  }),
 } as const satisfies Record<string, ConfigVariable>;
 
 export type ConfigVariableName = keyof typeof CONFIG_VARIABLES;
@@ -535,6 +564,17 @@ export interface TracingConfig {
   readonly sampler: TracingSampler;
   /** How long finished spans wait to be exported together. */
   readonly exportDelayMs: number;
+}
+
+/** Where the replicas share state. */
+export interface RedisConfig {
+  /** As configured: it may carry a password. */
+  readonly url: string;
+  /** `url` without its password, for logs and reports. */
+  readonly loggedUrl: string;
+  /** Prefix of every key and channel. */
+  readonly keyPrefix: string;
+  readonly commandTimeoutMs: number;
 }
 
 /** The configuration, shaped for the code that consumes it. */
@@ -589,6 +629,8 @@ export interface Config {
   readonly metricsPort: number | undefined;
   /** OpenTelemetry tracing; `undefined` when off. */
   readonly tracing: TracingConfig | undefined;
+  /** The Redis the replicas share state through; `undefined`: each replica alone, in memory. */
+  readonly redis: RedisConfig | undefined;
   /** Show internal error details to clients: development only. */
   readonly exposeErrorDetails: boolean;
 }
@@ -706,6 +748,15 @@ function shape(values: Values): Config {
     metricsPort:
       values.METRICS_PORT === values.PORT && values.PORT !== 0 ? undefined : values.METRICS_PORT,
     tracing: tracingOf(values),
+    redis:
+      values.REDIS_URL === undefined
+        ? undefined
+        : {
+            url: values.REDIS_URL,
+            loggedUrl: withoutPassword(values.REDIS_URL),
+            keyPrefix: values.REDIS_KEY_PREFIX,
+            commandTimeoutMs: values.REDIS_COMMAND_TIMEOUT_MS,
+          },
     exposeErrorDetails: values.NODE_ENV === 'development',
   });
 }
@@ -731,6 +782,14 @@ function tracingOf(values: Values): TracingConfig | undefined {
           : values.OTEL_TRACES_SAMPLER_ARG,
     },
   };
+}
+
+/** A URL as logs may show it: its password, if any, cut. */
+function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password === '') return url;
+  parsed.password = '';
+  return parsed.href;
 }
 
 function deepFreeze<Value extends object>(value: Value): Value {

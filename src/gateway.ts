@@ -29,10 +29,13 @@ import { useRequestLog } from './plugins/use-request-log.js';
 import { useStatusBoard } from './plugins/use-status-board.js';
 import { useTracing } from './plugins/use-tracing.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
+import { RedisConnection } from './redis/redis-connection.js';
 import { createContext, type GatewayContext } from './schema/context.js';
 import { schema } from './schema/index.js';
+import { RedisSnapshotStore } from './upstreams/redis-snapshot-store.js';
 import { createStatusFeed } from './upstreams/status-feed/status-feed.js';
-import { ClientQuota } from './upstreams/verification/client-quota.js';
+import { type ClientQuota, InMemoryClientQuota } from './upstreams/verification/client-quota.js';
+import { RedisClientQuota } from './upstreams/verification/redis-client-quota.js';
 import { createVerificationService } from './upstreams/verification/verification-service.js';
 
 export interface Gateway {
@@ -69,12 +72,23 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   const metrics = new GatewayMetrics();
   // Off unless an OTLP endpoint is configured: then nothing on the request path touches tracing.
   const tracing = config.tracing && createTracing({ ...config.tracing, logger });
+  // With REDIS_URL the replicas share snapshots, allowances and change events; without it, or
+  // while Redis is unavailable, each works alone in memory.
+  const redis =
+    config.redis &&
+    new RedisConnection({
+      ...config.redis,
+      logger,
+      onStateChange: (state) => metrics.redisState(state),
+    });
+  if (redis) metrics.redisState(redis.state);
   const statusFeed = createStatusFeed({
     ...config.statusFeed,
     logger,
     observer: metrics,
     tracing,
     onCacheEvent: (path, event) => metrics.cacheRead(path, event),
+    ...(redis ? { sharedSnapshots: new RedisSnapshotStore({ redis, logger }) } : {}),
   });
   const verification = createVerificationService({
     ...config.verification,
@@ -83,7 +97,9 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     tracing,
   });
 
-  const clientQuota = new ClientQuota(config.verification.clientQuota);
+  const clientQuota: ClientQuota = redis
+    ? new RedisClientQuota({ ...config.verification.clientQuota, redis })
+    : new InMemoryClientQuota(config.verification.clientQuota);
   let draining = false;
 
   const log = createRequestLog(logger, metrics);
@@ -112,7 +128,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       useBodyLimit({ maxBytes: config.limits.maxBodyBytes }),
       useCsrfPrevention(),
       useGetParams(),
-      useReadiness({ statusFeed, isDraining: () => draining }),
+      useReadiness({ statusFeed, isDraining: () => draining, ...(redis ? { redis } : {}) }),
       useMetrics({ metrics, serveEndpoint: config.metricsPort === undefined }),
       ...useQueryLimits(config.limits),
       useFieldBudget(config.limits),
@@ -166,6 +182,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     close: async () => {
       verification.close();
       await yoga.dispose();
+      await redis?.close();
       // Last, so that the spans of requests finished while draining are exported too.
       await tracing?.close();
     },

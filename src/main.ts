@@ -62,6 +62,7 @@ logger.info(
     metrics: metricsPort === undefined ? `${metricsUrl} (API port)` : metricsUrl,
     tracing: config.tracing ? config.tracing.tracesUrl : 'off',
     statusBoard: config.statusBoard ? `${origin(port)}/status` : 'off',
+    redis: config.redis ? config.redis.loggedUrl : 'off',
     statusFeed: config.statusFeed.baseUrl,
     verificationService: `${config.verification.baseUrl} (${config.verification.api})`,
   },
@@ -70,6 +71,7 @@ logger.info(
     `introspection ${config.limits.introspection ? 'on' : 'off'}`,
     `metrics at ${metricsUrl}`,
     config.tracing ? `traces to ${config.tracing.tracesUrl}` : 'tracing off',
+    ...(config.redis ? [`state shared through Redis at ${config.redis.loggedUrl}`] : []),
   ].join('; '),
 );
 logger.flush();

@@ -69,9 +69,11 @@ describe('loadConfig', () => {
         introspection: true,
       },
       graphiql: true,
+      statusBoard: true,
       cors: undefined,
       metricsPort: undefined,
       tracing: undefined,
+      redis: undefined,
       exposeErrorDetails: true,
     });
   });
@@ -181,6 +183,33 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({ ...UPSTREAMS, CORS_ALLOWED_HEADERS: 'content-type, bad header' }),
     ).toThrow(/CORS_ALLOWED_HEADERS must be a comma-separated list of HTTP header names/);
+  });
+
+  it('shares state through Redis only with REDIS_URL, and cuts its password for logs', () => {
+    expect(loadConfig(UPSTREAMS).redis).toBeUndefined();
+    expect(
+      loadConfig({ ...UPSTREAMS, REDIS_URL: 'redis://gateway:p%40ss@redis.internal:6380/2' }).redis,
+    ).toEqual({
+      url: 'redis://gateway:p%40ss@redis.internal:6380/2',
+      loggedUrl: 'redis://gateway@redis.internal:6380/2',
+      keyPrefix: 'ledger-status-gateway:',
+      commandTimeoutMs: 500,
+    });
+    expect(
+      loadConfig({ ...UPSTREAMS, REDIS_URL: 'rediss://:secret@redis.internal' }).redis?.loggedUrl,
+    ).toBe('rediss://redis.internal');
+    expect(
+      problemsOf({
+        ...UPSTREAMS,
+        REDIS_URL: 'http://redis.internal',
+        REDIS_KEY_PREFIX: 'a prefix with spaces',
+        REDIS_COMMAND_TIMEOUT_MS: '0',
+      }),
+    ).toEqual([
+      'REDIS_URL must be a redis:// or rediss:// URL',
+      'REDIS_KEY_PREFIX must be 1 to 64 letters, digits, `_`, `.`, `:` or `-`',
+      'REDIS_COMMAND_TIMEOUT_MS must be at least 1',
+    ]);
   });
 
   it('serves /metrics on its own port only when it differs from PORT', () => {

@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { ERROR_CODES } from '../errors/error-code.js';
 import type { UpstreamEndpoint } from '../errors/upstream-error.js';
 import { routeOf } from '../http/route.js';
+import type { RedisState } from '../redis/redis-connection.js';
 import type { CircuitState } from '../upstreams/circuit-breaker.js';
 import type { SnapshotCacheEvent } from '../upstreams/snapshot-cache.js';
 import type { UpstreamObserver } from '../upstreams/upstream-client.js';
@@ -118,6 +119,9 @@ export class GatewayMetrics implements UpstreamObserver {
 
   readonly #operationNames = new Set<string>();
 
+  /** Made on first use: without REDIS_URL there is no such series. */
+  #redis: Gauge | undefined;
+
   operation(name: string | undefined, type: string, outcome: 'ok' | 'error', seconds: number) {
     this.#operations.observe({ operation: this.#operationLabel(name), type, outcome }, seconds);
   }
@@ -147,6 +151,15 @@ export class GatewayMetrics implements UpstreamObserver {
 
   circuit(upstream: string, state: CircuitState) {
     this.#circuit.set({ upstream: snakeCase(upstream) }, CIRCUIT_VALUES[state]);
+  }
+
+  redisState(state: RedisState) {
+    this.#redis ??= new Gauge({
+      name: 'redis_connected',
+      help: 'Whether this replica shares state with the others through Redis (1) or works alone because Redis is unavailable (0). Only with REDIS_URL.',
+      registers: [this.registry],
+    });
+    this.#redis.set(state === 'connected' ? 1 : 0);
   }
 
   cacheRead(endpoint: string, result: SnapshotCacheEvent) {

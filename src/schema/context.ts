@@ -37,8 +37,8 @@ export interface GatewayContext extends EntityLimitContext {
   readonly contracts: Pick<DataLoader<ContractLocation, Contract | null, string>, 'load'>;
   /** The calling client's own session at the verification service. */
   readonly verificationSession: UpstreamSession;
-  /** Takes one verification from the calling client's allowance, or throws `RateLimitedError`. */
-  takeVerification(): void;
+  /** Takes one verification from the calling client's allowance, or fails with `RateLimitedError`. */
+  takeVerification(): void | Promise<void>;
   /** Errors to report beside data (see `usePartialErrors`). */
   readonly partialErrors: GraphQLError[];
   /** What the answer is built from, when the response cache may keep it (see `cacheability.ts`). */

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Tracing } from '../../observability/tracing.js';
+import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
 
@@ -28,6 +30,11 @@ export interface StatusFeedOptions extends StatusFeedConfig {
   readonly tracing?: Tracing | undefined;
   /** Told of every cache read, by endpoint path, for metrics. */
   readonly onCacheEvent?: (path: string, event: SnapshotCacheEvent) => void;
+  /**
+   * Shares the documents with the other replicas (one upstream request per TTL across them all).
+   * @default undefined (this replica alone)
+   */
+  readonly sharedSnapshots?: RedisSnapshotStore;
 }
 
 /** The documents of a Statuspage v2 feed, each cached and shared by all requests. */
@@ -52,6 +59,7 @@ export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
   const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
     options;
+  const { sharedSnapshots } = options;
   const client = createUpstreamClient({
     ...upstream,
     baseUrl,
@@ -66,28 +74,46 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
    * hosts answer 404 for all but the summary) keeps its failure for a TTL too, so that asking for it
    * does not cost an upstream request each time.
    */
-  function cached<Value>(
+  function cached<Wire, Value>(
     path: string,
-    fetchAndBuild: (requestId: string | undefined) => Promise<Built<Value>>,
+    schema: z.ZodType<Wire>,
+    build: (wire: Wire) => Built<Value>,
     { optional = false } = {},
   ) {
     // Logged when the document starts and stops being served stale, not on every read of it.
     let servingStale = false;
+    const failureTtlMs = optional ? cacheTtlMs : 0;
+    const fetch = (requestId?: string) => client.getJson(path, schema, { requestId });
+    const buildLogged = (wire: Wire): Value => {
+      const { snapshot, problems } = build(wire);
+      if (servingStale) {
+        servingStale = false;
+        logger.info({ upstream: 'status feed', path }, 'status feed answers again');
+      }
+      if (problems.length > 0) {
+        logger.warn({ upstream: 'status feed', path, problems }, 'status feed items left out');
+      }
+      return snapshot;
+    };
     return new SnapshotCache<Value>({
       ttlMs: cacheTtlMs,
       maxStaleMs,
-      ...(optional ? { failureTtlMs: cacheTtlMs } : {}),
-      load: async (requestId) => {
-        const { snapshot, problems } = await fetchAndBuild(requestId);
-        if (servingStale) {
-          servingStale = false;
-          logger.info({ upstream: 'status feed', path }, 'status feed answers again');
-        }
-        if (problems.length > 0) {
-          logger.warn({ upstream: 'status feed', path, problems }, 'status feed items left out');
-        }
-        return snapshot;
-      },
+      failureTtlMs,
+      load: async (requestId) => buildLogged(await fetch(requestId)),
+      ...(sharedSnapshots
+        ? {
+            sharing: sharedSnapshots.document({
+              name: path,
+              fetch,
+              schema,
+              build: buildLogged,
+              ttlMs: cacheTtlMs,
+              retainMs: maxStaleMs + cacheTtlMs,
+              failureTtlMs,
+              lockMs: upstream.timeoutMs,
+            }),
+          }
+        : {}),
       onEvent: (event, error) => {
         onCacheEvent?.(path, event);
         if (event === 'stale' && !servingStale) {
@@ -101,29 +127,15 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     });
   }
 
-  const summary = cached(SUMMARY_PATH, async (requestId) =>
-    buildSummary(await client.getJson(SUMMARY_PATH, WireSummary, { requestId })),
-  );
-  const upcoming = cached(
-    UPCOMING_PATH,
-    async (requestId) =>
-      buildUpcoming(await client.getJson(UPCOMING_PATH, WireUpcoming, { requestId })),
-    { optional: true },
-  );
-  const incidentHistory = cached(
-    INCIDENT_HISTORY_PATH,
-    async (requestId) =>
-      buildIncidentHistory(
-        await client.getJson(INCIDENT_HISTORY_PATH, WireIncidentHistory, { requestId }),
-      ),
-    { optional: true },
-  );
+  const summary = cached(SUMMARY_PATH, WireSummary, buildSummary);
+  const upcoming = cached(UPCOMING_PATH, WireUpcoming, buildUpcoming, { optional: true });
+  const incidentHistory = cached(INCIDENT_HISTORY_PATH, WireIncidentHistory, buildIncidentHistory, {
+    optional: true,
+  });
   const maintenanceHistory = cached(
     MAINTENANCE_HISTORY_PATH,
-    async (requestId) =>
-      buildMaintenanceHistory(
-        await client.getJson(MAINTENANCE_HISTORY_PATH, WireMaintenanceHistory, { requestId }),
-      ),
+    WireMaintenanceHistory,
+    buildMaintenanceHistory,
     { optional: true },
   );
   const documents = [summary, upcoming, incidentHistory, maintenanceHistory] as const;
