@@ -34,6 +34,13 @@ export interface SnapshotCacheOptions<Value> {
   readonly failureTtlMs?: number;
   /** Told of every read, for metrics. */
   readonly onEvent?: (event: SnapshotCacheEvent, error?: unknown) => void;
+  /**
+   * Told of each successful upstream load, once, after `next` became the current snapshot, with
+   * the snapshot it replaces (`undefined` on the first load). A failed refetch, a stale stand-in
+   * and a read that joined another's load never call it: an outage is not a change. It must not
+   * throw; change detection hangs here (`status-diff.ts`).
+   */
+  readonly onLoaded?: (previous: Snapshot<Value> | undefined, next: Snapshot<Value>) => void;
   /** @default Date.now */
   readonly now?: () => number;
 }
@@ -108,13 +115,26 @@ export class SnapshotCache<Value> {
     return Promise.resolve(this.#standIn ?? (current as Snapshot<Value>));
   }
 
+  /**
+   * A read that waits for the load it starts: what `get` serves, or, when `get` served the last
+   * snapshot while refetching it, the refetch's outcome. A poller reads this way, so that it knows
+   * when the snapshot it now holds expires.
+   */
+  async latest(requestId?: string): Promise<Snapshot<Value>> {
+    const served = await this.get(requestId);
+    return (await this.#refreshing) ?? served;
+  }
+
   async #refresh(requestId: string | undefined): Promise<Snapshot<Value>> {
     try {
       const value = await this.#options.load(requestId);
-      this.#current = { value, fetchedAt: new Date(this.#now()), stale: false };
+      const previous = this.#current;
+      const next = { value, fetchedAt: new Date(this.#now()), stale: false };
+      this.#current = next;
       this.#standIn = undefined;
       this.#failure = undefined;
-      return this.#current;
+      this.#options.onLoaded?.(previous, next);
+      return next;
     } catch (error) {
       const previous = this.#current;
       if (previous && this.#now() - previous.fetchedAt.getTime() <= this.#options.maxStaleMs) {

@@ -2,9 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
-
-type StatusFeedConfig = Config['statusFeed'];
-
+import type { ChangeBus } from './change-bus.js';
+import type { StatusChangeEvent } from './change-event.js';
 import type {
   IncidentHistory,
   MaintenanceHistory,
@@ -18,14 +17,37 @@ import {
   buildSummary,
   buildUpcoming,
 } from './snapshot.js';
+import {
+  type FeedSnapshots,
+  incidentHistoryChanges,
+  maintenanceHistoryChanges,
+  summaryChanges,
+  upcomingChanges,
+} from './status-diff.js';
 import { WireIncidentHistory, WireMaintenanceHistory, WireSummary, WireUpcoming } from './wire.js';
+
+type StatusFeedConfig = Omit<Config['statusFeed'], 'pollIntervalMs'>;
 
 export interface StatusFeedOptions extends StatusFeedConfig {
   readonly logger: Logger;
   readonly observer?: UpstreamObserver;
   /** Told of every cache read, by endpoint path, for metrics. */
   readonly onCacheEvent?: (path: string, event: SnapshotCacheEvent) => void;
+  /**
+   * Where the changes found between successive loads of a document go (see `status-diff.ts`);
+   * none are looked for without it.
+   */
+  readonly changes?: Pick<ChangeBus, 'publish'>;
 }
+
+/** The feed's documents, by the name of the `StatusFeed` method that reads each. */
+export const FEED_DOCUMENTS = [
+  'summary',
+  'upcoming',
+  'incidentHistory',
+  'maintenanceHistory',
+] as const;
+export type FeedDocument = (typeof FEED_DOCUMENTS)[number];
 
 /** The documents of a Statuspage v2 feed, each cached and shared by all requests. */
 export interface StatusFeed {
@@ -39,6 +61,11 @@ export interface StatusFeed {
   maintenanceHistory(requestId?: string): Promise<Snapshot<MaintenanceHistory>>;
   /** Whether `snapshot` is still what the feed serves, fresh, without asking upstream. */
   isCurrent(snapshot: object): boolean;
+  /**
+   * Reads a document through its cache as a poller does: when the read starts a refetch, it waits
+   * for it (see `SnapshotCache.latest`). Rejects as the document's readers would.
+   */
+  poll(document: FeedDocument): Promise<Snapshot<unknown>>;
 }
 
 export const SUMMARY_PATH = '/summary.json';
@@ -47,7 +74,8 @@ export const INCIDENT_HISTORY_PATH = '/incidents.json';
 export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 
 export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
-  const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent } = options;
+  const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, changes } =
+    options;
   const client = createUpstreamClient({
     ...upstream,
     baseUrl,
@@ -64,6 +92,7 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
   function cached<Value>(
     path: string,
     fetchAndBuild: (requestId: string | undefined) => Promise<Built<Value>>,
+    diff: Diff<Value>,
     { optional = false } = {},
   ) {
     // Logged when the document starts and stops being served stale, not on every read of it.
@@ -72,6 +101,25 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
       ttlMs: cacheTtlMs,
       maxStaleMs,
       ...(optional ? { failureTtlMs: cacheTtlMs } : {}),
+      ...(changes
+        ? {
+            onLoaded: (previous: Snapshot<Value> | undefined, next: Snapshot<Value>) => {
+              // The first load is the baseline: there is nothing it changed.
+              if (!previous) return;
+              let found: StatusChangeEvent[];
+              try {
+                found = diff(previous.value, next.value, next.fetchedAt, snapshots());
+              } catch (error) {
+                logger.error(
+                  { err: error, path },
+                  'finding the changes of a status feed load failed',
+                );
+                return;
+              }
+              for (const event of found) changes.publish(event);
+            },
+          }
+        : {}),
       load: async (requestId) => {
         const { snapshot, problems } = await fetchAndBuild(requestId);
         if (servingStale) {
@@ -96,13 +144,17 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     });
   }
 
-  const summary = cached(SUMMARY_PATH, async (requestId) =>
-    buildSummary(await client.getJson(SUMMARY_PATH, WireSummary, { requestId })),
+  const summary = cached(
+    SUMMARY_PATH,
+    async (requestId) =>
+      buildSummary(await client.getJson(SUMMARY_PATH, WireSummary, { requestId })),
+    summaryChanges,
   );
   const upcoming = cached(
     UPCOMING_PATH,
     async (requestId) =>
       buildUpcoming(await client.getJson(UPCOMING_PATH, WireUpcoming, { requestId })),
+    upcomingChanges,
     { optional: true },
   );
   const incidentHistory = cached(
@@ -111,6 +163,7 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
       buildIncidentHistory(
         await client.getJson(INCIDENT_HISTORY_PATH, WireIncidentHistory, { requestId }),
       ),
+    incidentHistoryChanges,
     { optional: true },
   );
   const maintenanceHistory = cached(
@@ -119,9 +172,18 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
       buildMaintenanceHistory(
         await client.getJson(MAINTENANCE_HISTORY_PATH, WireMaintenanceHistory, { requestId }),
       ),
+    maintenanceHistoryChanges,
     { optional: true },
   );
-  const documents = [summary, upcoming, incidentHistory, maintenanceHistory] as const;
+  const caches = { summary, upcoming, incidentHistory, maintenanceHistory } as const;
+  const documents = Object.values(caches);
+  /** Each document as it stands, without fetching: what one document's diff checks against. */
+  const snapshots = (): FeedSnapshots => ({
+    summary: summary.current?.value,
+    upcoming: upcoming.current?.value,
+    incidentHistory: incidentHistory.current?.value,
+    maintenanceHistory: maintenanceHistory.current?.value,
+  });
 
   return {
     summary: (requestId) => summary.get(requestId),
@@ -129,5 +191,14 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     incidentHistory: (requestId) => incidentHistory.get(requestId),
     maintenanceHistory: (requestId) => maintenanceHistory.get(requestId),
     isCurrent: (snapshot) => documents.some((document) => document.isCurrent(snapshot)),
+    poll: (document) => caches[document].latest(),
   };
 }
+
+/** A document's diff (see `status-diff.ts`). */
+type Diff<Value> = (
+  previous: Value,
+  next: Value,
+  detectedAt: Date,
+  others: FeedSnapshots,
+) => StatusChangeEvent[];
