@@ -84,10 +84,27 @@ export function createContext(sources: ContextSources): GatewayContext {
       ),
     { cacheKeyFn: ({ chainId, address }) => `${chainId}:${address.toLowerCase()}` },
   );
-  const context: GatewayContext & { statusFeed: StatusFeedLoaders } = {
+  let loaders = createStatusFeedLoaders(sources.statusFeed, requestId, cacheability);
+  return {
     requestId,
     maxEntityRepresentations: sources.maxEntityRepresentations,
-    statusFeed: createStatusFeedLoaders(sources.statusFeed, requestId, cacheability),
+    // Yoga copies the context's properties into its own object: this one stays, and reads the
+    // loaders of the moment.
+    statusFeed: {
+      summary: () => loaders.summary(),
+      upcoming: () => loaders.upcoming(),
+      incidentHistory: () => loaders.incidentHistory(),
+      maintenanceHistory: () => loaders.maintenanceHistory(),
+      get component() {
+        return loaders.component;
+      },
+      get incident() {
+        return loaders.incident;
+      },
+      get maintenance() {
+        return loaders.maintenance;
+      },
+    },
     openSubscription: (request) =>
       sources.subscriptions.open(
         { ...sources.subscriber, requestId },
@@ -95,7 +112,7 @@ export function createContext(sources: ContextSources): GatewayContext {
           ...request,
           beforeEach: () => {
             // Not recorded for the response cache: a subscription's answer is a stream, never kept.
-            context.statusFeed = createStatusFeedLoaders(sources.statusFeed, requestId);
+            loaders = createStatusFeedLoaders(sources.statusFeed, requestId);
           },
         },
       ),
@@ -113,7 +130,6 @@ export function createContext(sources: ContextSources): GatewayContext {
     },
     verification,
   };
-  return context;
 }
 
 /**
