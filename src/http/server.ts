@@ -47,7 +47,12 @@ export function createHttpServer(
       if (draining) res.setHeader('connection', 'close');
       else {
         inFlight.add(res);
-        res.once('close', () => inFlight.delete(res));
+        res.once('close', () => {
+          inFlight.delete(res);
+          // A stream that ends while draining (a completed subscription) leaves its keep-alive
+          // connection idle: close it now rather than after the keep-alive timeout.
+          if (draining) setImmediate(() => server.closeIdleConnections());
+        });
       }
       listener(req, res);
     },

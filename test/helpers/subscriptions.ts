@@ -64,7 +64,9 @@ export async function subscribeSse<Data = Record<string, unknown>>(
     method = 'POST',
     headers = {},
   }: { method?: 'GET' | 'POST'; headers?: Record<string, string> } = {},
-): Promise<Received<ExecutionResult<Data>> & { response: Response }> {
+): Promise<
+  Received<ExecutionResult<Data>> & { response: Response; readonly completedByServer: boolean }
+> {
   const controller = new AbortController();
   const search = new URLSearchParams({
     query,
@@ -86,6 +88,7 @@ export async function subscribeSse<Data = Record<string, unknown>>(
   const { received, push, complete } = receiver<ExecutionResult<Data>>(async () => {
     controller.abort();
   });
+  let completedByServer = false;
   void (async () => {
     if (!response.body) return complete();
     const decoder = new TextDecoder();
@@ -100,7 +103,10 @@ export async function subscribeSse<Data = Record<string, unknown>>(
           const event = /^event: (.*)$/m.exec(message)?.[1];
           const data = /^data: ?(.*)$/m.exec(message)?.[1];
           if (event === 'next' && data) push(JSON.parse(data) as ExecutionResult<Data>);
-          if (event === 'complete') complete();
+          if (event === 'complete') {
+            completedByServer = true;
+            complete();
+          }
           end = buffer.indexOf('\n\n');
         }
       }
@@ -109,13 +115,22 @@ export async function subscribeSse<Data = Record<string, unknown>>(
     }
     complete();
   })();
-  return Object.assign(received, { response });
+  return Object.defineProperties(Object.assign(received, { response }), {
+    completedByServer: { get: () => completedByServer },
+  }) as Received<ExecutionResult<Data>> & {
+    response: Response;
+    readonly completedByServer: boolean;
+  };
 }
 
 /** A graphql-ws client of the gateway (`graphql-transport-ws`), with `headers` on the handshake. */
 export function wsClient(
   origin: string,
-  { headers = {}, keepAlive = 0 }: { headers?: Record<string, string>; keepAlive?: number } = {},
+  {
+    headers = {},
+    keepAlive = 0,
+    lazy = true,
+  }: { headers?: Record<string, string>; keepAlive?: number; lazy?: boolean } = {},
 ): Client {
   return createClient({
     url: `${origin.replace(/^http/, 'ws')}/graphql`,
@@ -125,7 +140,9 @@ export function wsClient(
       }
     },
     retryAttempts: 0,
-    lazy: true,
+    lazy,
+    // A socket the server closes is what the shutdown tests wait for, not an error to print.
+    onNonLazyError: () => {},
     keepAlive,
   });
 }
