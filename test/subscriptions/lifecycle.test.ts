@@ -164,7 +164,7 @@ describe('subscription limits, metrics and logs', () => {
 describe('polling', () => {
   it('reads the feed only while someone subscribes, and with queries costs one summary request per TTL', async () => {
     const ttl = 200;
-    const harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: ttl }, logLevel: 'silent' });
+    const harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: ttl }, logLevel: 'info' });
     await sleep(3 * ttl);
     expect(harness.simulator.requestCount(SUMMARY)).toBe(0);
 
@@ -196,6 +196,10 @@ describe('polling', () => {
 
     await Promise.all([...subscribers, ...socketSubscribers].map((s) => s.close()));
     await client.dispose();
+    // The server sees an SSE client go when its connection closes.
+    const closed = () => harness.logs.filter((line) => line.msg === 'subscription closed').length;
+    for (let i = 0; i < 250 && closed() < 10; i += 1) await sleep(20);
+    expect(closed()).toBe(10);
     await sleep(ttl);
     harness.simulator.resetRequests();
     await sleep(3 * ttl);
