@@ -43,6 +43,7 @@ import { RequestBodyTooLargeError } from './read-body.js';
 import type { SimulatorRequestLog } from './request-log.js';
 import {
   createSimulatedFeed,
+  type SimulatedFeed,
   STATUS_FEED_PRESETS,
   type StatusFeedPreset,
 } from './status-feed/fixture.js';
@@ -239,6 +240,17 @@ export function createControlApi(
     });
   };
 
+  /** Applies an operator's action to the feed (checked before it changes anything): `{ id }`. */
+  const posted = (post: (feed: SimulatedFeed) => string): SimulatorResponse => {
+    let id = '';
+    check(() =>
+      statusFeed.updateFeed((feed) => {
+        id = post(feed);
+      }),
+    );
+    return jsonResponse(200, { id });
+  };
+
   const verificationOverview = (): SimulatorResponse =>
     jsonResponse(200, {
       sessions: Object.fromEntries(verification.sessions()),
@@ -325,9 +337,7 @@ export function createControlApi(
           body: optionalText(body.body, 'body', 10_000),
           components: parseComponentStatuses(body.components),
         }));
-        let id = '';
-        check(() => statusFeed.updateFeed((feed) => (id = postIncidentUpdate(feed, input))));
-        return jsonResponse(200, { id });
+        return posted((feed) => postIncidentUpdate(feed, input));
       },
     },
     '/status-feed/maintenances': {
@@ -359,9 +369,7 @@ export function createControlApi(
             scheduledUntil: optionalDate(body.scheduledUntil, 'scheduledUntil'),
           };
         });
-        let id = '';
-        check(() => statusFeed.updateFeed((feed) => (id = postMaintenanceUpdate(feed, input))));
-        return jsonResponse(200, { id });
+        return posted((feed) => postMaintenanceUpdate(feed, input));
       },
     },
     '/verification': {

@@ -95,20 +95,8 @@ export function postIncidentUpdate(
   const affected = affectedComponents(feed, input.components ?? {});
 
   const incident: StatuspageIncident = existing ?? {
-    id: newId(),
-    name: input.name ?? '',
+    ...newEvent(feed, input.name ?? '', input.impact ?? 'minor', stamp),
     status: input.status,
-    created_at: stamp,
-    updated_at: stamp,
-    monitoring_at: null,
-    resolved_at: null,
-    impact: input.impact ?? 'minor',
-    shortlink: `https://stspg.io/${newId()}`,
-    started_at: stamp,
-    page_id: summary.page.id,
-    incident_updates: [],
-    components: [],
-    reminder_intervals: null,
   };
   if (input.name) incident.name = input.name;
   if (input.impact) incident.impact = input.impact;
@@ -188,18 +176,8 @@ export function postMaintenanceUpdate(
   const affected = affectedComponents(feed, statuses);
 
   const maintenance: StatuspageMaintenance = existing ?? {
-    id: newId(),
-    name: input.name ?? '',
+    ...newEvent(feed, input.name ?? '', 'maintenance', stamp),
     status: input.status,
-    created_at: stamp,
-    updated_at: stamp,
-    monitoring_at: null,
-    resolved_at: null,
-    impact: 'maintenance',
-    shortlink: `https://stspg.io/${newId()}`,
-    started_at: stamp,
-    page_id: summary.page.id,
-    incident_updates: [],
     components: components.map((component) => structuredClone(component)),
     scheduled_for: formatTimestamp(input.scheduledFor ?? new Date(now.getTime() + HOUR_MS), offset),
     scheduled_until: formatTimestamp(
@@ -243,6 +221,23 @@ const HOUR_MS = 3_600_000;
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const newId = () => Array.from({ length: 12 }, () => ID_ALPHABET[randomInt(36)]).join('');
+
+/** What a new incident or maintenance starts with, as Statuspage writes it. */
+const newEvent = (feed: SimulatedFeed, name: string, impact: StatuspageImpact, stamp: string) => ({
+  id: newId(),
+  name,
+  created_at: stamp,
+  updated_at: stamp,
+  monitoring_at: null,
+  resolved_at: null,
+  impact,
+  shortlink: `https://stspg.io/${newId()}`,
+  started_at: stamp,
+  page_id: feed.summary.page.id,
+  incident_updates: [],
+  components: [],
+  reminder_intervals: null,
+});
 
 const stampOf = (feed: SimulatedFeed, now: Date) =>
   formatTimestamp(now, offsetOf(feed.summary.page.updated_at));

@@ -8,6 +8,7 @@ import {
 } from './change-event.js';
 import type {
   Component,
+  EventHistory,
   Incident,
   IncidentHistory,
   Maintenance,
@@ -105,7 +106,7 @@ export function summaryChanges(
     const completed = history?.eventsById.get(gone.id);
     if (!history) {
       if (gone.status !== 'SCHEDULED') events.push(maintenance('COMPLETED', gone));
-    } else if (completed?.status === 'COMPLETED') {
+    } else if (completed && isCompleted(completed)) {
       events.push(maintenance('COMPLETED', completed));
     }
   }
@@ -147,20 +148,14 @@ export function incidentHistoryChanges(
   others: Others<'incidentHistory'> = {},
 ): StatusChangeEvent[] {
   const at = detectedAt.toISOString();
-  const events: StatusChangeEvent[] = [];
-  for (const current of next.events) {
-    if (!isResolved(current)) continue;
-    const before = previous.eventsById.get(current.id);
-    if (before && isResolved(before)) continue;
-    // Still listed as unresolved: the summary reports it once it lets it go.
-    if (others.summary?.incidentsById.has(current.id)) continue;
-    events.push({
+  const events = newlyOver(previous, next, isResolved, others.summary?.incidentsById).map(
+    (incident): StatusChangeEvent => ({
       type: 'incident',
       kind: 'RESOLVED',
-      incident: incidentRecord(current),
+      incident: incidentRecord(incident),
       detectedAt: at,
-    });
-  }
+    }),
+  );
   return withPageEvent(events, !sameEvents(previous.events, next.events), next, at);
 }
 
@@ -171,23 +166,37 @@ export function maintenanceHistoryChanges(
   others: Others<'maintenanceHistory'> = {},
 ): StatusChangeEvent[] {
   const at = detectedAt.toISOString();
-  const events: StatusChangeEvent[] = [];
-  for (const current of next.events) {
-    if (current.status !== 'COMPLETED') continue;
-    if (previous.eventsById.get(current.id)?.status === 'COMPLETED') continue;
-    if (others.summary?.maintenancesById.has(current.id)) continue;
-    events.push({
+  const events = newlyOver(previous, next, isCompleted, others.summary?.maintenancesById).map(
+    (maintenance): StatusChangeEvent => ({
       type: 'maintenance',
       kind: 'COMPLETED',
-      maintenance: maintenanceRecord(current),
+      maintenance: maintenanceRecord(maintenance),
       detectedAt: at,
-    });
-  }
+    }),
+  );
   return withPageEvent(events, !sameEvents(previous.events, next.events), next, at);
+}
+
+/**
+ * The events a history shows over (resolved, completed) that its previous copy did not, and that
+ * the summary on hand no longer lists: while it still does, the summary reports them once it lets
+ * them go.
+ */
+function newlyOver<Event extends StatusEvent>(
+  previous: EventHistory<Event>,
+  next: EventHistory<Event>,
+  isOver: (event: Event) => boolean,
+  listed: ReadonlyMap<string, unknown> | undefined,
+): Event[] {
+  return next.events.filter((event) => {
+    const before = previous.eventsById.get(event.id);
+    return isOver(event) && !(before && isOver(before)) && !listed?.has(event.id);
+  });
 }
 
 const isResolved = (incident: Incident) =>
   incident.status === 'RESOLVED' || incident.status === 'POSTMORTEM';
+const isCompleted = (maintenance: Maintenance) => maintenance.status === 'COMPLETED';
 
 /** A maintenance seen for the first time: SCHEDULED unless `elsewhere` already listed it. */
 function newMaintenanceKind(
