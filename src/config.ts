@@ -412,7 +412,7 @@ export const CONFIG_VARIABLES = {
   MAX_SUBSCRIPTIONS_PER_CONNECTION: variable({
     section: 'Subscriptions',
     description:
-      'Subscriptions one WebSocket connection may hold open at once; more are refused with `TOO_MANY_SUBSCRIPTIONS` (an SSE request is one subscription).',
+      'Operations one WebSocket connection may run at once, subscriptions and queries together; more are refused with `TOO_MANY_SUBSCRIPTIONS` (an SSE request is one subscription).',
     default: '20',
     schema: wholeNumber(1),
   }),

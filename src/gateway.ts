@@ -176,6 +176,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     path: GRAPHQL_ENDPOINT,
     keepAliveMs: config.subscriptions.keepAliveMs,
     maxPayloadBytes: config.limits.maxBodyBytes,
+    maxOperations: config.subscriptions.maxPerConnection,
     allowedOrigins: config.cors?.origins ?? [],
     logger,
   });

@@ -14,7 +14,7 @@ export const tooManySubscriptions = (
   new GraphQLError(
     limit === 'MAX_SUBSCRIPTIONS'
       ? `The gateway already serves ${max} subscriptions, as many as it allows. Retry later.`
-      : `This connection already holds ${max} subscriptions, as many as one connection may. Close one first.`,
+      : `This connection already runs ${max} operations (subscriptions and queries), as many as one connection may. Close one first.`,
     { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit } },
   );
 

@@ -10,6 +10,7 @@ import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { ErrorCode } from '../errors/error-code.js';
+import { tooManySubscriptions } from '../errors/subscription-error.js';
 import type { ConnectionSubscriptions } from '../subscriptions/subscription-registry.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { requestIdOf } from './request-id.js';
@@ -22,6 +23,11 @@ export interface WebSocketTransportOptions {
   readonly keepAliveMs: number;
   /** The largest message a client may send (`MAX_BODY_BYTES`). */
   readonly maxPayloadBytes: number;
+  /**
+   * Operations one socket may run at once, queries and subscriptions together
+   * (`MAX_SUBSCRIPTIONS_PER_CONNECTION`): over HTTP a connection runs one at a time.
+   */
+  readonly maxOperations: number;
   /**
    * Origins besides the gateway's own whose pages may open a socket (`CORS_ORIGINS`). A browser
    * opens a WebSocket to any site, with its cookies, and no CORS preflight guards it.
@@ -68,7 +74,8 @@ interface EnvelopedRoot {
  * Sockets from a page of another origin than the gateway's and `allowedOrigins` are refused.
  */
 export function createWebSocketTransport(options: WebSocketTransportOptions): WebSocketTransport {
-  const { yoga, path, keepAliveMs, maxPayloadBytes, allowedOrigins, logger } = options;
+  const { yoga, path, keepAliveMs, maxPayloadBytes, maxOperations, allowedOrigins, logger } =
+    options;
   const sockets = new Map<WebSocket, { operations: () => number }>();
   let closing = false;
 
@@ -83,6 +90,10 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
     onSubscribe: async (ctx, _id, payload) => {
       const { request, req, connection } = ctx.extra;
+      // This operation is among them already.
+      if (Object.keys(ctx.subscriptions).length > maxOperations) {
+        return [tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CONNECTION', maxOperations)];
+      }
       const enveloped = yoga.getEnveloped({
         request,
         req,

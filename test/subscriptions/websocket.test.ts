@@ -111,14 +111,17 @@ describe('graphql-ws on /graphql', () => {
     await client.dispose();
   });
 
-  it('refuses a subscription past MAX_SUBSCRIPTIONS_PER_CONNECTION with TOO_MANY_SUBSCRIPTIONS', async () => {
+  it('refuses an operation past MAX_SUBSCRIPTIONS_PER_CONNECTION with TOO_MANY_SUBSCRIPTIONS', async () => {
     const client = wsClient(harness.origin);
     const held = [subscribeWs(client, COMPONENT_CHANGES), subscribeWs(client, COMPONENT_CHANGES)];
     await settle();
     const refused = subscribeWs(client, COMPONENT_CHANGES);
-    expect((await refused.next()).errors).toMatchObject([
+    expect(await refused.error).toMatchObject([
       { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit: 'MAX_SUBSCRIPTIONS_PER_CONNECTION' } },
     ]);
+    // Queries count too: a socket runs no more operations at once than a limit allows.
+    const query = subscribeWs(client, '{ statusPage { name } }');
+    expect(await query.error).toMatchObject([{ extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' } }]);
     await refused.completed;
     await held[0]?.close();
     await settle();
