@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js';
 
@@ -157,6 +158,40 @@ describe('subscription limits, metrics and logs', () => {
     }
     expect(await metric(harness, 'response_cache_reads_total', 'result="hit"')).toBe(0);
     expect(await metric(harness, 'response_cache_reads_total', 'result="stored"')).toBe(0);
+    await harness.close();
+  });
+});
+
+describe('limits per event', () => {
+  it('gives each event of a subscription its own field budget: one too large is an error, the next is sent', async () => {
+    const harness = await startHarness({
+      env: { STATUS_CACHE_TTL_MS: 150, MAX_RESOLVED_FIELDS: 10 },
+      logLevel: 'silent',
+    });
+    const portal = harness.simulator.statusFeed.summary.components.find(
+      (c) => c.name === 'Developer Portal',
+    );
+    const pages = await subscribeSse<{ statusPageChanged: { components: { id: string }[] } }>(
+      harness.origin,
+      'subscription ($all: Boolean!) { statusPageChanged { components(topLevel: $all) { id } } }',
+      { all: true },
+    );
+    // 7 fields per event: within the budget of 10 for each event, not for two together.
+    expect((await pages.next()).data?.statusPageChanged.components).toHaveLength(5);
+    await sleep(450);
+    harness.simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [portal?.id ?? '']: 'major_outage' }),
+    );
+    expect((await pages.next()).data?.statusPageChanged.components).toHaveLength(5);
+
+    const everything = await subscribeSse(
+      harness.origin,
+      'subscription { statusPageChanged { components { id name status } } }',
+    );
+    expect((await everything.next()).errors).toMatchObject([
+      { extensions: { code: 'BAD_USER_INPUT', limit: 'MAX_RESOLVED_FIELDS' } },
+    ]);
+    await Promise.all([pages.close(), everything.close()]);
     await harness.close();
   });
 });
