@@ -25,6 +25,7 @@ export type ConfigSection =
   | 'Verification service'
   | 'Upstreams'
   | 'Limits'
+  | 'Subscriptions'
   | 'Browsers'
   | 'Observability'
   | 'Replicas';
@@ -232,6 +233,13 @@ export const CONFIG_VARIABLES = {
     default: '300000',
     schema: wholeNumber(0),
   }),
+  STATUS_POLL_INTERVAL_MS: variable({
+    section: 'Status feed',
+    description:
+      'While anyone subscribes, how often each feed document the subscriptions need is read to find changes. Reads go through the same cache as queries, so polling costs no upstream request beyond one per `STATUS_CACHE_TTL_MS`; a change reaches subscribers within the longer of the two.',
+    unset: '`STATUS_CACHE_TTL_MS` (at least 100)',
+    schema: wholeNumber(10),
+  }),
   STATUS_TIMEOUT_MS: variable({
     section: 'Status feed',
     description: '`UPSTREAM_TIMEOUT_MS` for the status feed alone.',
@@ -399,6 +407,34 @@ export const CONFIG_VARIABLES = {
     description: 'Directives per operation.',
     default: '20',
     schema: wholeNumber(0),
+  }),
+  MAX_SUBSCRIPTIONS: variable({
+    section: 'Subscriptions',
+    description:
+      'Subscriptions open at once on this replica, over SSE and WebSocket together; more are refused with `TOO_MANY_SUBSCRIPTIONS`.',
+    default: '1000',
+    schema: wholeNumber(0),
+  }),
+  MAX_SUBSCRIPTIONS_PER_CONNECTION: variable({
+    section: 'Subscriptions',
+    description:
+      'Operations one WebSocket connection may run at once, subscriptions and queries together; more are refused with `TOO_MANY_SUBSCRIPTIONS` (an SSE request is one subscription).',
+    default: '20',
+    schema: wholeNumber(1),
+  }),
+  SUBSCRIPTION_KEEP_ALIVE_MS: variable({
+    section: 'Subscriptions',
+    description:
+      "How often a WebSocket is pinged; one that does not answer before the next ping is closed. SSE streams get a comment line every 12 s (Yoga's).",
+    default: '12000',
+    schema: wholeNumber(100),
+  }),
+  SUBSCRIPTION_BACKLOG: variable({
+    section: 'Subscriptions',
+    description:
+      'Events one subscription may have waiting for its client; a client that falls further behind gets `SLOW_SUBSCRIBER` and its subscription ends. Whole-page events replace each other and count once.',
+    default: '100',
+    schema: wholeNumber(1),
   }),
   GRAPHIQL: variable({
     section: 'Browsers',
@@ -598,6 +634,8 @@ export interface Config {
     readonly baseUrl: string;
     readonly cacheTtlMs: number;
     readonly maxStaleMs: number;
+    /** How often a document is read while subscriptions need it. */
+    readonly pollIntervalMs: number;
     readonly upstream: UpstreamPolicy;
   };
   readonly verification: {
@@ -617,6 +655,16 @@ export interface Config {
     readonly maxAnswerBytes: number;
     readonly maxExecutionMs: number;
     readonly maxEntityRepresentations: number;
+  };
+  readonly subscriptions: {
+    /** Open at once on this replica, every transport together. */
+    readonly maxTotal: number;
+    /** Open at once on one WebSocket connection. */
+    readonly maxPerConnection: number;
+    /** WebSocket ping interval. */
+    readonly keepAliveMs: number;
+    /** Events one subscription may have waiting for its client. */
+    readonly backlog: number;
   };
   readonly graphiql: boolean;
   /** Whether `/status` serves the live status board. */
@@ -650,6 +698,9 @@ type Values = {
   -readonly [Name in ConfigVariableName]: z.output<(typeof CONFIG_VARIABLES)[Name]['schema']>;
 };
 
+/** How often Yoga writes a keep-alive comment into an SSE stream (fixed by Yoga). */
+const SSE_PING_MS = 12_000;
+
 /**
  * Reads the configuration from the environment, once. Every problem is reported together, so an
  * operator fixes it in one go; empty values count as unset; variables it does not know are ignored.
@@ -679,9 +730,18 @@ export function loadConfig(
       `MAX_EXECUTION_MS (${maxExecution}) must exceed VERIFY_WAIT_MS (${verifyWait}): a verifyContract may wait that long`,
     );
   }
+  const { HTTP_SOCKET_IDLE_TIMEOUT_MS: idle, SUBSCRIPTION_KEEP_ALIVE_MS: keepAlive } = values;
+  if (idle !== undefined && keepAlive !== undefined && idle <= Math.max(keepAlive, SSE_PING_MS)) {
+    problems.push(
+      `HTTP_SOCKET_IDLE_TIMEOUT_MS (${idle}) must exceed SUBSCRIPTION_KEEP_ALIVE_MS (${keepAlive}) and the 12000 ms between SSE keep-alive lines: idle subscriptions would be cut`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return shape(values as Values);
 }
+
+/** The poll interval when it follows a TTL of (nearly) zero: not a busy loop. */
+const MIN_DEFAULT_POLL_MS = 100;
 
 function shape(values: Values): Config {
   const production = values.NODE_ENV === 'production';
@@ -713,6 +773,8 @@ function shape(values: Values): Config {
       baseUrl: values.STATUS_BASE_URL,
       cacheTtlMs: values.STATUS_CACHE_TTL_MS,
       maxStaleMs: values.STATUS_MAX_STALE_MS,
+      pollIntervalMs:
+        values.STATUS_POLL_INTERVAL_MS ?? Math.max(values.STATUS_CACHE_TTL_MS, MIN_DEFAULT_POLL_MS),
       upstream: upstream(values.STATUS_TIMEOUT_MS),
     },
     verification: {
@@ -737,6 +799,12 @@ function shape(values: Values): Config {
       maxExecutionMs: values.MAX_EXECUTION_MS,
       maxEntityRepresentations: values.MAX_ENTITY_REPRESENTATIONS,
       introspection: values.INTROSPECTION ?? !production,
+    },
+    subscriptions: {
+      maxTotal: values.MAX_SUBSCRIPTIONS,
+      maxPerConnection: values.MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      keepAliveMs: values.SUBSCRIPTION_KEEP_ALIVE_MS,
+      backlog: values.SUBSCRIPTION_BACKLOG,
     },
     graphiql: values.GRAPHIQL ?? !production,
     statusBoard: values.STATUS_BOARD,

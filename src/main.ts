@@ -26,7 +26,7 @@ process.on('unhandledRejection', (reason) => {
   logger.error({ err: reason }, 'unhandled promise rejection (the gateway keeps serving)');
 });
 const gateway = createGateway(config, { logger });
-const api = createHttpServer(gateway.listener, config.http);
+const api = createHttpServer(gateway.listener, config.http, { upgrade: gateway.upgrade });
 const metricsServer =
   gateway.metricsListener && createHttpServer(gateway.metricsListener, config.http);
 

@@ -43,6 +43,7 @@ describe('loadConfig', () => {
         baseUrl: 'https://status.hedera.com/api/v2',
         cacheTtlMs: 10_000,
         maxStaleMs: 300_000,
+        pollIntervalMs: 10_000,
         upstream: UPSTREAM_DEFAULTS,
       },
       verification: {
@@ -68,6 +69,7 @@ describe('loadConfig', () => {
         maxEntityRepresentations: 200,
         introspection: true,
       },
+      subscriptions: { maxTotal: 1_000, maxPerConnection: 20, keepAliveMs: 12_000, backlog: 100 },
       graphiql: true,
       statusBoard: true,
       cors: undefined,
@@ -76,6 +78,24 @@ describe('loadConfig', () => {
       redis: undefined,
       exposeErrorDetails: true,
     });
+  });
+
+  it('polls at the cache TTL unless told, never in a tight loop', () => {
+    expect(
+      loadConfig({ ...UPSTREAMS, STATUS_CACHE_TTL_MS: '2500' }).statusFeed.pollIntervalMs,
+    ).toBe(2_500);
+    expect(loadConfig({ ...UPSTREAMS, STATUS_CACHE_TTL_MS: '0' }).statusFeed.pollIntervalMs).toBe(
+      100,
+    );
+    expect(
+      loadConfig({ ...UPSTREAMS, STATUS_POLL_INTERVAL_MS: '30000' }).statusFeed.pollIntervalMs,
+    ).toBe(30_000);
+  });
+
+  it('refuses a socket idle timeout that would cut idle subscriptions', () => {
+    expect(() => loadConfig({ ...UPSTREAMS, HTTP_SOCKET_IDLE_TIMEOUT_MS: '10000' })).toThrow(
+      /HTTP_SOCKET_IDLE_TIMEOUT_MS \(10000\) must exceed SUBSCRIPTION_KEEP_ALIVE_MS/,
+    );
   });
 
   it('documents every variable with a section, a description and a default or what unset means', () => {

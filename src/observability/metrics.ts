@@ -117,6 +117,27 @@ export class GatewayMetrics implements UpstreamObserver {
     registers: [this.registry],
   });
 
+  readonly #subscriptionsOpen = new Gauge({
+    name: 'graphql_subscriptions_open',
+    help: 'Subscriptions open now, by root field and transport (http: SSE or multipart; websocket: graphql-ws).',
+    labelNames: ['field', 'transport'] as const,
+    registers: [this.registry],
+  });
+
+  readonly #subscriptionsEnded = new Counter({
+    name: 'graphql_subscriptions_ended_total',
+    help: 'Subscriptions ended, by root field, transport and reason: client (unsubscribed or went away), shutdown, slow (fell behind SUBSCRIPTION_BACKLOG), refused (over a limit, never opened).',
+    labelNames: ['field', 'transport', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly #statusChanges = new Counter({
+    name: 'status_changes_total',
+    help: 'Changes of the status feed delivered to this replica, by type (page, component, incident, maintenance).',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
   readonly #operationNames = new Set<string>();
 
   /** Made on first use: without REDIS_URL there is no such series. */
@@ -174,6 +195,20 @@ export class GatewayMetrics implements UpstreamObserver {
     const labels = { route: routeOf(path), status: String(status) };
     this.#httpRequests.inc(labels);
     this.#httpDurations.observe(labels, seconds);
+  }
+
+  /** `field` and `transport` come from fixed sets (`SUBSCRIPTION_FIELDS`), never from clients. */
+  subscriptionOpened(field: string, transport: string) {
+    this.#subscriptionsOpen.inc({ field, transport });
+  }
+
+  subscriptionEnded(field: string, transport: string, reason: string) {
+    if (reason !== 'refused') this.#subscriptionsOpen.dec({ field, transport });
+    this.#subscriptionsEnded.inc({ field, transport, reason });
+  }
+
+  statusChange(type: string) {
+    this.#statusChanges.inc({ type });
   }
 
   error(code: unknown) {

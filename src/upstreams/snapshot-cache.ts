@@ -175,6 +175,16 @@ export class SnapshotCache<Value> {
     return Promise.resolve(this.#standIn ?? (current as Snapshot<Value>));
   }
 
+  /**
+   * A read that waits for the load it starts: what `get` serves, or, when `get` served the last
+   * snapshot while refetching it, the refetch's outcome. A poller reads this way, so that it knows
+   * when the snapshot it now holds expires.
+   */
+  async latest(requestId?: string): Promise<Snapshot<Value>> {
+    const served = await this.get(requestId);
+    return (await this.#refreshing) ?? served;
+  }
+
   async #refresh(requestId: string | undefined): Promise<Snapshot<Value>> {
     try {
       const { snapshot, fetched, previous } = await this.#load(requestId);

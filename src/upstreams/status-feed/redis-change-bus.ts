@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RedisConnection } from '../../redis/redis-connection.js';
+import type { ChangeBus } from './change-bus.js';
+import type { StatusChangeEvent } from './change-event.js';
+import { InMemoryChangeBus } from './in-memory-change-bus.js';
 
 /** What travels on the channel: the event, and which replica published it. */
-interface ChangeMessage<Event> {
+interface ChangeMessage {
   readonly origin: string;
-  readonly event: Event;
+  readonly event: StatusChangeEvent;
 }
 
 /**
@@ -14,8 +17,9 @@ interface ChangeMessage<Event> {
  * fetch produced reaches every subscriber. While Redis is unavailable the replica's own
  * subscribers still get its events: it works alone, as without Redis. Events are plain JSON.
  */
-export class RedisChangeBus<Event extends object> {
-  readonly #listeners = new Set<(event: Event) => void>();
+export class RedisChangeBus implements ChangeBus {
+  /** This replica's subscribers. */
+  readonly #local: InMemoryChangeBus;
   readonly #redis: RedisConnection;
   readonly #logger: Pick<Logger, 'error'>;
   readonly #channel: string;
@@ -24,18 +28,18 @@ export class RedisChangeBus<Event extends object> {
   readonly #stopListening: () => void;
 
   constructor({ redis, logger }: { redis: RedisConnection; logger: Pick<Logger, 'error'> }) {
+    this.#local = new InMemoryChangeBus({ logger });
     this.#redis = redis;
     this.#logger = logger;
     this.#channel = redis.key('changes');
     this.#stopListening = redis.subscribe(this.#channel, (message) => this.#receive(message));
   }
 
-  /** Fire and forget: never throws, never waits for Redis. */
-  publish(event: Event): void {
-    this.#deliver(event);
+  publish(event: StatusChangeEvent): void {
+    this.#local.publish(event);
     let message: string;
     try {
-      message = JSON.stringify({ origin: this.#origin, event } satisfies ChangeMessage<Event>);
+      message = JSON.stringify({ origin: this.#origin, event } satisfies ChangeMessage);
     } catch (error) {
       this.#logger.error({ err: error }, 'a change event is not JSON; other replicas miss it');
       return;
@@ -43,38 +47,24 @@ export class RedisChangeBus<Event extends object> {
     this.#redis.run((redis) => redis.publish(this.#channel, message)).catch(() => {});
   }
 
-  subscribe(listener: (event: Event) => void): () => void {
-    // Wrapped, so that one listener subscribed twice is two subscriptions.
-    const entry = (event: Event) => listener(event);
-    this.#listeners.add(entry);
-    return () => this.#listeners.delete(entry);
+  subscribe(listener: (event: StatusChangeEvent) => void): () => void {
+    return this.#local.subscribe(listener);
   }
 
   async close(): Promise<void> {
     this.#stopListening();
-    this.#listeners.clear();
+    await this.#local.close();
   }
 
   #receive(text: string): void {
-    let message: Partial<ChangeMessage<Event>>;
+    let message: Partial<ChangeMessage>;
     try {
-      message = JSON.parse(text) as Partial<ChangeMessage<Event>>;
+      message = JSON.parse(text) as Partial<ChangeMessage>;
     } catch {
       return;
     }
     if (message.origin === this.#origin) return;
     if (typeof message.event !== 'object' || message.event === null) return;
-    this.#deliver(message.event);
-  }
-
-  #deliver(event: Event): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        // One subscriber's failure is no reason for the others to miss the event.
-        this.#logger.error({ err: error }, 'a change listener failed');
-      }
-    }
+    this.#local.publish(message.event);
   }
 }

@@ -5,9 +5,8 @@ import type { Tracing } from '../../observability/tracing.js';
 import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
-
-type StatusFeedConfig = Config['statusFeed'];
-
+import type { ChangeBus } from './change-bus.js';
+import type { StatusChangeEvent } from './change-event.js';
 import type {
   IncidentHistory,
   MaintenanceHistory,
@@ -21,7 +20,16 @@ import {
   buildSummary,
   buildUpcoming,
 } from './snapshot.js';
+import {
+  type FeedSnapshots,
+  incidentHistoryChanges,
+  maintenanceHistoryChanges,
+  summaryChanges,
+  upcomingChanges,
+} from './status-diff.js';
 import { WireIncidentHistory, WireMaintenanceHistory, WireSummary, WireUpcoming } from './wire.js';
+
+type StatusFeedConfig = Omit<Config['statusFeed'], 'pollIntervalMs'>;
 
 export interface StatusFeedOptions extends StatusFeedConfig {
   readonly logger: Logger;
@@ -35,7 +43,21 @@ export interface StatusFeedOptions extends StatusFeedConfig {
    * @default undefined (this replica alone)
    */
   readonly sharedSnapshots?: RedisSnapshotStore;
+  /**
+   * Where the changes found between successive loads of a document go (see `status-diff.ts`);
+   * none are looked for without it.
+   */
+  readonly changes?: Pick<ChangeBus, 'publish'>;
 }
+
+/** The feed's documents, by the name of the `StatusFeed` method that reads each. */
+export const FEED_DOCUMENTS = [
+  'summary',
+  'upcoming',
+  'incidentHistory',
+  'maintenanceHistory',
+] as const;
+export type FeedDocument = (typeof FEED_DOCUMENTS)[number];
 
 /** The documents of a Statuspage v2 feed, each cached and shared by all requests. */
 export interface StatusFeed {
@@ -49,6 +71,11 @@ export interface StatusFeed {
   maintenanceHistory(requestId?: string): Promise<Snapshot<MaintenanceHistory>>;
   /** Whether `snapshot` is still what the feed serves, fresh, without asking upstream. */
   isCurrent(snapshot: object): boolean;
+  /**
+   * Reads a document through its cache as a poller does: when the read starts a refetch, it waits
+   * for it (see `SnapshotCache.latest`). Rejects as the document's readers would.
+   */
+  poll(document: FeedDocument): Promise<Snapshot<unknown>>;
 }
 
 export const SUMMARY_PATH = '/summary.json';
@@ -59,7 +86,7 @@ export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
   const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
     options;
-  const { sharedSnapshots } = options;
+  const { sharedSnapshots, changes } = options;
   const client = createUpstreamClient({
     ...upstream,
     baseUrl,
@@ -78,6 +105,7 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     path: string,
     schema: z.ZodType<Wire>,
     build: (wire: Wire) => Built<Value>,
+    diff: Diff<Value>,
     { optional = false } = {},
   ) {
     // Logged when the document starts and stops being served stale, not on every read of it.
@@ -114,6 +142,25 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
             }),
           }
         : {}),
+      ...(changes
+        ? {
+            onLoaded: (previous: Snapshot<Value> | undefined, next: Snapshot<Value>) => {
+              // The first load is the baseline: there is nothing it changed.
+              if (!previous) return;
+              let found: StatusChangeEvent[];
+              try {
+                found = diff(previous.value, next.value, next.fetchedAt, snapshots());
+              } catch (error) {
+                logger.error(
+                  { err: error, path },
+                  'finding the changes of a status feed load failed',
+                );
+                return;
+              }
+              for (const event of found) changes.publish(event);
+            },
+          }
+        : {}),
       onEvent: (event, error) => {
         onCacheEvent?.(path, event);
         if (event === 'stale' && !servingStale) {
@@ -127,18 +174,33 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     });
   }
 
-  const summary = cached(SUMMARY_PATH, WireSummary, buildSummary);
-  const upcoming = cached(UPCOMING_PATH, WireUpcoming, buildUpcoming, { optional: true });
-  const incidentHistory = cached(INCIDENT_HISTORY_PATH, WireIncidentHistory, buildIncidentHistory, {
+  const summary = cached(SUMMARY_PATH, WireSummary, buildSummary, summaryChanges);
+  const upcoming = cached(UPCOMING_PATH, WireUpcoming, buildUpcoming, upcomingChanges, {
     optional: true,
   });
+  const incidentHistory = cached(
+    INCIDENT_HISTORY_PATH,
+    WireIncidentHistory,
+    buildIncidentHistory,
+    incidentHistoryChanges,
+    { optional: true },
+  );
   const maintenanceHistory = cached(
     MAINTENANCE_HISTORY_PATH,
     WireMaintenanceHistory,
     buildMaintenanceHistory,
+    maintenanceHistoryChanges,
     { optional: true },
   );
-  const documents = [summary, upcoming, incidentHistory, maintenanceHistory] as const;
+  const caches = { summary, upcoming, incidentHistory, maintenanceHistory } as const;
+  const documents = Object.values(caches);
+  /** Each document as it stands, without fetching: what one document's diff checks against. */
+  const snapshots = (): FeedSnapshots => ({
+    summary: summary.current?.value,
+    upcoming: upcoming.current?.value,
+    incidentHistory: incidentHistory.current?.value,
+    maintenanceHistory: maintenanceHistory.current?.value,
+  });
 
   return {
     summary: (requestId) => summary.get(requestId),
@@ -146,5 +208,14 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     incidentHistory: (requestId) => incidentHistory.get(requestId),
     maintenanceHistory: (requestId) => maintenanceHistory.get(requestId),
     isCurrent: (snapshot) => documents.some((document) => document.isCurrent(snapshot)),
+    poll: (document) => caches[document].latest(),
   };
 }
+
+/** A document's diff (see `status-diff.ts`). */
+type Diff<Value> = (
+  previous: Value,
+  next: Value,
+  detectedAt: Date,
+  others: FeedSnapshots,
+) => StatusChangeEvent[];

@@ -1,37 +1,33 @@
 /**
  * Change events across replicas over a real redis-server: two replicas in this process, each with
- * its own connection and bus, and a plain JSON event.
+ * its own connection and bus, and page events told apart by their page id.
  */
 import { describe, expect, it } from 'vitest';
+import type {
+  PageChangeEvent,
+  StatusChangeEvent,
+} from '../../../src/upstreams/status-feed/change-event.js';
 import { RedisChangeBus } from '../../../src/upstreams/status-feed/redis-change-bus.js';
 import { eventually, sleep } from '../../helpers/eventually.js';
 import { useRedisServer } from '../../helpers/redis-server.js';
-
-interface TestEvent {
-  readonly type: 'component';
-  readonly id: string;
-  readonly status: string;
-  readonly detectedAt: string;
-}
 
 const redisServer = useRedisServer();
 
 async function replicas(count: number) {
   return (await redisServer.replicas(count)).map((connection) => {
-    const bus = new RedisChangeBus<TestEvent>({
+    const bus = new RedisChangeBus({
       redis: connection.redis,
       logger: connection.logger,
     });
-    const received: TestEvent[] = [];
+    const received: StatusChangeEvent[] = [];
     bus.subscribe((event) => received.push(event));
     return { bus, received, connection };
   });
 }
 
-const event = (status: string): TestEvent => ({
-  type: 'component',
-  id: 'cmp-1',
-  status,
+const event = (pageId: string): PageChangeEvent => ({
+  type: 'page',
+  pageId,
   detectedAt: new Date().toISOString(),
 });
 
@@ -59,8 +55,11 @@ describe('RedisChangeBus', () => {
     await eventually(() => a.connection.redis.connected && b.connection.redis.connected);
     a.bus.publish(event('OPERATIONAL'));
     await eventually(() => b.received.length === 1);
-    expect(b.received[0]?.status).toBe('OPERATIONAL');
-    expect(a.received.map(({ status }) => status)).toEqual(['MAJOR_OUTAGE', 'OPERATIONAL']);
+    expect(b.received[0]).toMatchObject({ pageId: 'OPERATIONAL' });
+    expect(a.received.map((received) => received.type === 'page' && received.pageId)).toEqual([
+      'MAJOR_OUTAGE',
+      'OPERATIONAL',
+    ]);
   });
 
   it('stops delivering once closed, and ignores what is not an event', async () => {
