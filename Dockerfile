@@ -27,6 +27,8 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY --from=build /app/dist ./dist
 COPY schema.graphql persisted-documents.json ./
+# The status board's static files, served as they are at /status.
+COPY public ./public
 
 # Files stay owned by root: the app only reads them.
 USER node

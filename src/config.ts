@@ -25,9 +25,11 @@ export type ConfigSection =
   | 'Verification service'
   | 'Upstreams'
   | 'Limits'
+  | 'Subscriptions'
   | 'Browsers'
   | 'Persisted documents'
-  | 'Observability';
+  | 'Observability'
+  | 'Replicas';
 
 const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
@@ -89,6 +91,11 @@ const headerNames = z
       }),
     ),
   );
+
+const redisUrl = z.url({
+  protocol: /^rediss?$/,
+  error: 'must be a redis:// or rediss:// URL',
+});
 
 /** `key=value` pairs separated by commas, values URL-encoded (the OTLP exporter's headers). */
 const keyValueList = z.string().transform((value, context) => {
@@ -233,6 +240,13 @@ export const CONFIG_VARIABLES = {
       'How long after its fetch a document stands in while the feed fails (`Page.stale` is then true).',
     default: '300000',
     schema: wholeNumber(0),
+  }),
+  STATUS_POLL_INTERVAL_MS: variable({
+    section: 'Status feed',
+    description:
+      'While anyone subscribes, how often each feed document the subscriptions need is read to find changes. Reads go through the same cache as queries, so polling costs no upstream request beyond one per `STATUS_CACHE_TTL_MS`; a change reaches subscribers within the longer of the two.',
+    unset: '`STATUS_CACHE_TTL_MS` (at least 100)',
+    schema: wholeNumber(10),
   }),
   STATUS_TIMEOUT_MS: variable({
     section: 'Status feed',
@@ -402,10 +416,45 @@ export const CONFIG_VARIABLES = {
     default: '20',
     schema: wholeNumber(0),
   }),
+  MAX_SUBSCRIPTIONS: variable({
+    section: 'Subscriptions',
+    description:
+      'Subscriptions open at once on this replica, over SSE and WebSocket together; more are refused with `TOO_MANY_SUBSCRIPTIONS`.',
+    default: '1000',
+    schema: wholeNumber(0),
+  }),
+  MAX_SUBSCRIPTIONS_PER_CONNECTION: variable({
+    section: 'Subscriptions',
+    description:
+      'Operations one WebSocket connection may run at once, subscriptions and queries together; more are refused with `TOO_MANY_SUBSCRIPTIONS` (an SSE request is one subscription).',
+    default: '20',
+    schema: wholeNumber(1),
+  }),
+  SUBSCRIPTION_KEEP_ALIVE_MS: variable({
+    section: 'Subscriptions',
+    description:
+      "How often a WebSocket is pinged; one that does not answer before the next ping is closed. SSE streams get a comment line every 12 s (Yoga's).",
+    default: '12000',
+    schema: wholeNumber(100),
+  }),
+  SUBSCRIPTION_BACKLOG: variable({
+    section: 'Subscriptions',
+    description:
+      'Events one subscription may have waiting for its client; a client that falls further behind gets `SLOW_SUBSCRIBER` and its subscription ends. Whole-page events replace each other and count once.',
+    default: '100',
+    schema: wholeNumber(1),
+  }),
   GRAPHIQL: variable({
     section: 'Browsers',
     description: 'Serve GraphiQL to browsers at `/graphql`.',
     unset: 'on outside production',
+    schema: flag,
+  }),
+  STATUS_BOARD: variable({
+    section: 'Browsers',
+    description:
+      'Serve the live status board at `/status`: a small page that follows the `statusPageChanged` subscription.',
+    default: 'true',
     schema: flag,
   }),
   INTROSPECTION: variable({
@@ -495,11 +544,41 @@ export const CONFIG_VARIABLES = {
     default: '1',
     schema: ratio,
   }),
+  OTEL_BSP_SCHEDULE_DELAY: variable({
+    section: 'Observability',
+    description:
+      'Milliseconds between two exports of finished spans (at most 2,048 wait; more are dropped, never held in memory).',
+    default: '5000',
+    schema: wholeNumber(1, 60_000),
+  }),
   OTEL_SDK_DISABLED: variable({
     section: 'Observability',
     description: 'Turn tracing off even when an exporter endpoint is set.',
     default: 'false',
     schema: flag,
+  }),
+  REDIS_URL: variable({
+    section: 'Replicas',
+    description:
+      "Redis shared by the gateway's replicas (`redis://[user:password@]host[:port][/db]`, `rediss://` for TLS): they share status feed snapshots (one upstream request per TTL across them all), change events, `verifyContract` allowances and the response cache's validity through it. While it is unreachable each replica works alone. The password is never logged.",
+    unset: 'each replica alone, in memory',
+    schema: redisUrl,
+  }),
+  REDIS_KEY_PREFIX: variable({
+    section: 'Replicas',
+    description:
+      'Prefix of every Redis key and channel the gateway uses, so that several gateways (or environments) can share one Redis. Replicas of one gateway must use the same.',
+    default: 'ledger-status-gateway:',
+    schema: z.string().regex(/^[\w.:-]{1,64}$/, {
+      error: 'must be 1 to 64 letters, digits, `_`, `.`, `:` or `-`',
+    }),
+  }),
+  REDIS_COMMAND_TIMEOUT_MS: variable({
+    section: 'Replicas',
+    description:
+      'Time one Redis command may take. Past it the replica works alone until Redis answers again, so that a hung Redis never holds a request longer than this.',
+    default: '500',
+    schema: wholeNumber(1),
   }),
 } as const satisfies Record<string, ConfigVariable>;
 
@@ -541,6 +620,19 @@ export interface TracingConfig {
   readonly headers: Readonly<Record<string, string>>;
   readonly serviceName: string;
   readonly sampler: TracingSampler;
+  /** How long finished spans wait to be exported together. */
+  readonly exportDelayMs: number;
+}
+
+/** Where the replicas share state. */
+export interface RedisConfig {
+  /** As configured: it may carry a password. */
+  readonly url: string;
+  /** `url` without its password, for logs and reports. */
+  readonly loggedUrl: string;
+  /** Prefix of every key and channel. */
+  readonly keyPrefix: string;
+  readonly commandTimeoutMs: number;
 }
 
 /** The configuration, shaped for the code that consumes it. */
@@ -566,6 +658,8 @@ export interface Config {
     readonly baseUrl: string;
     readonly cacheTtlMs: number;
     readonly maxStaleMs: number;
+    /** How often a document is read while subscriptions need it. */
+    readonly pollIntervalMs: number;
     readonly upstream: UpstreamPolicy;
   };
   readonly verification: {
@@ -586,7 +680,19 @@ export interface Config {
     readonly maxExecutionMs: number;
     readonly maxEntityRepresentations: number;
   };
+  readonly subscriptions: {
+    /** Open at once on this replica, every transport together. */
+    readonly maxTotal: number;
+    /** Open at once on one WebSocket connection. */
+    readonly maxPerConnection: number;
+    /** WebSocket ping interval. */
+    readonly keepAliveMs: number;
+    /** Events one subscription may have waiting for its client. */
+    readonly backlog: number;
+  };
   readonly graphiql: boolean;
+  /** Whether `/status` serves the live status board. */
+  readonly statusBoard: boolean;
   /** Cross-origin callers; `undefined` when CORS is off (same-origin only). */
   readonly cors:
     | { readonly origins: readonly string[]; readonly allowedHeaders: readonly string[] }
@@ -601,6 +707,8 @@ export interface Config {
   readonly metricsPort: number | undefined;
   /** OpenTelemetry tracing; `undefined` when off. */
   readonly tracing: TracingConfig | undefined;
+  /** The Redis the replicas share state through; `undefined`: each replica alone, in memory. */
+  readonly redis: RedisConfig | undefined;
   /** Show internal error details to clients: development only. */
   readonly exposeErrorDetails: boolean;
 }
@@ -619,6 +727,9 @@ export class ConfigError extends Error {
 type Values = {
   -readonly [Name in ConfigVariableName]: z.output<(typeof CONFIG_VARIABLES)[Name]['schema']>;
 };
+
+/** How often Yoga writes a keep-alive comment into an SSE stream (fixed by Yoga). */
+const SSE_PING_MS = 12_000;
 
 /**
  * Reads the configuration from the environment, once. Every problem is reported together, so an
@@ -649,9 +760,18 @@ export function loadConfig(
       `MAX_EXECUTION_MS (${maxExecution}) must exceed VERIFY_WAIT_MS (${verifyWait}): a verifyContract may wait that long`,
     );
   }
+  const { HTTP_SOCKET_IDLE_TIMEOUT_MS: idle, SUBSCRIPTION_KEEP_ALIVE_MS: keepAlive } = values;
+  if (idle !== undefined && keepAlive !== undefined && idle <= Math.max(keepAlive, SSE_PING_MS)) {
+    problems.push(
+      `HTTP_SOCKET_IDLE_TIMEOUT_MS (${idle}) must exceed SUBSCRIPTION_KEEP_ALIVE_MS (${keepAlive}) and the 12000 ms between SSE keep-alive lines: idle subscriptions would be cut`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return shape(values as Values);
 }
+
+/** The poll interval when it follows a TTL of (nearly) zero: not a busy loop. */
+const MIN_DEFAULT_POLL_MS = 100;
 
 function shape(values: Values): Config {
   const production = values.NODE_ENV === 'production';
@@ -684,6 +804,8 @@ function shape(values: Values): Config {
       baseUrl: values.STATUS_BASE_URL,
       cacheTtlMs: values.STATUS_CACHE_TTL_MS,
       maxStaleMs: values.STATUS_MAX_STALE_MS,
+      pollIntervalMs:
+        values.STATUS_POLL_INTERVAL_MS ?? Math.max(values.STATUS_CACHE_TTL_MS, MIN_DEFAULT_POLL_MS),
       upstream: upstream(values.STATUS_TIMEOUT_MS),
     },
     verification: {
@@ -709,7 +831,14 @@ function shape(values: Values): Config {
       maxEntityRepresentations: values.MAX_ENTITY_REPRESENTATIONS,
       introspection: values.INTROSPECTION ?? !production,
     },
+    subscriptions: {
+      maxTotal: values.MAX_SUBSCRIPTIONS,
+      maxPerConnection: values.MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      keepAliveMs: values.SUBSCRIPTION_KEEP_ALIVE_MS,
+      backlog: values.SUBSCRIPTION_BACKLOG,
+    },
     graphiql: values.GRAPHIQL ?? !production,
+    statusBoard: values.STATUS_BOARD,
     cors:
       values.CORS_ORIGINS.length > 0
         ? { origins: values.CORS_ORIGINS, allowedHeaders: values.CORS_ALLOWED_HEADERS }
@@ -722,6 +851,15 @@ function shape(values: Values): Config {
     metricsPort:
       values.METRICS_PORT === values.PORT && values.PORT !== 0 ? undefined : values.METRICS_PORT,
     tracing: tracingOf(values),
+    redis:
+      values.REDIS_URL === undefined
+        ? undefined
+        : {
+            url: values.REDIS_URL,
+            loggedUrl: withoutPassword(values.REDIS_URL),
+            keyPrefix: values.REDIS_KEY_PREFIX,
+            commandTimeoutMs: values.REDIS_COMMAND_TIMEOUT_MS,
+          },
     exposeErrorDetails: values.NODE_ENV === 'development',
   });
 }
@@ -737,6 +875,7 @@ function tracingOf(values: Values): TracingConfig | undefined {
     tracesUrl,
     headers: values.OTEL_EXPORTER_OTLP_HEADERS,
     serviceName: values.OTEL_SERVICE_NAME,
+    exportDelayMs: values.OTEL_BSP_SCHEDULE_DELAY,
     sampler: {
       parentBased: sampler.startsWith('parentbased_'),
       ratio: sampler.endsWith('always_on')
@@ -746,6 +885,14 @@ function tracingOf(values: Values): TracingConfig | undefined {
           : values.OTEL_TRACES_SAMPLER_ARG,
     },
   };
+}
+
+/** A URL as logs may show it: its password, if any, cut. */
+function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password === '') return url;
+  parsed.password = '';
+  return parsed.href;
 }
 
 function deepFreeze<Value extends object>(value: Value): Value {

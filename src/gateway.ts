@@ -12,9 +12,12 @@ import { requestIdOf } from './http/request-id.js';
 import { createRequestLog } from './http/request-log.js';
 import { createCachedHandler } from './http/response-cache/cached-handler.js';
 import { ResponseCache } from './http/response-cache/store.js';
+import type { UpgradeListener } from './http/server.js';
+import { createWebSocketTransport } from './http/websocket-transport.js';
 import { GatewayMetrics } from './observability/metrics.js';
 import { createMetricsListener } from './observability/metrics-listener.js';
 import { currentRequestScope } from './observability/request-scope.js';
+import { createTracing } from './observability/tracing.js';
 import { toYogaLogger } from './observability/yoga-logger.js';
 import { DEFAULT_MANIFEST, readManifest } from './persisted-documents/manifest.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
@@ -29,11 +32,21 @@ import { usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestLog } from './plugins/use-request-log.js';
+import { useStatusBoard } from './plugins/use-status-board.js';
+import { useTracing } from './plugins/use-tracing.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
+import { RedisConnection } from './redis/redis-connection.js';
 import { createContext, type GatewayContext } from './schema/context.js';
 import { schema } from './schema/index.js';
+import { SubscriptionRegistry } from './subscriptions/subscription-registry.js';
+import { RedisSnapshotStore } from './upstreams/redis-snapshot-store.js';
+import type { ChangeBus } from './upstreams/status-feed/change-bus.js';
+import { FeedPoller } from './upstreams/status-feed/feed-poller.js';
+import { InMemoryChangeBus } from './upstreams/status-feed/in-memory-change-bus.js';
+import { RedisChangeBus } from './upstreams/status-feed/redis-change-bus.js';
 import { createStatusFeed } from './upstreams/status-feed/status-feed.js';
-import { ClientQuota } from './upstreams/verification/client-quota.js';
+import { type ClientQuota, InMemoryClientQuota } from './upstreams/verification/client-quota.js';
+import { RedisClientQuota } from './upstreams/verification/redis-client-quota.js';
 import { createVerificationService } from './upstreams/verification/verification-service.js';
 
 export interface Gateway {
@@ -44,13 +57,16 @@ export interface Gateway {
    * API port then answers it 404); `undefined` when `/metrics` is served beside `/graphql`.
    */
   readonly metricsListener: RequestListener | undefined;
+  /** The HTTP server's `upgrade` listener: graphql-ws WebSockets on the GraphQL endpoint. */
+  readonly upgrade: UpgradeListener;
   /** Path of the GraphQL endpoint (and of GraphiQL). */
   readonly graphqlEndpoint: string;
   /**
    * The first step of shutting down: `/readiness` answers 503 from now on, and the waits that
    * would hold an answer back end (APIv2 verifications polling their job answer
    * `VerificationPending` with the job id at once), so that requests in flight finish promptly
-   * while the server drains.
+   * while the server drains. Every subscription completes (SSE streams end, graphql-ws sends
+   * `complete`), and WebSockets then close with 1001 (going away).
    */
   quiesce(): void;
   /**
@@ -81,19 +97,53 @@ const renderGraphiQL = async (options: GraphiQLOptions) =>
  */
 export function createGateway(config: Config, { logger }: { logger: Logger }): Gateway {
   const metrics = new GatewayMetrics();
+  // Off unless an OTLP endpoint is configured: then nothing on the request path touches tracing.
+  const tracing = config.tracing && createTracing({ ...config.tracing, logger });
+  // With REDIS_URL the replicas share snapshots, allowances and change events; without it, or
+  // while Redis is unavailable, each works alone in memory.
+  const redis =
+    config.redis &&
+    new RedisConnection({
+      ...config.redis,
+      logger,
+      onStateChange: (state) => metrics.redisState(state),
+    });
+  if (redis) metrics.redisState(redis.state);
+  const changes: ChangeBus = redis
+    ? new RedisChangeBus({ redis, logger })
+    : new InMemoryChangeBus({ logger });
   const statusFeed = createStatusFeed({
     ...config.statusFeed,
     logger,
     observer: metrics,
+    tracing,
     onCacheEvent: (path, event) => metrics.cacheRead(path, event),
+    ...(redis ? { sharedSnapshots: new RedisSnapshotStore({ redis, logger }) } : {}),
+    changes,
+  });
+  const poller = new FeedPoller({
+    feed: statusFeed,
+    intervalMs: config.statusFeed.pollIntervalMs,
+    ttlMs: config.statusFeed.cacheTtlMs,
+    logger,
+  });
+  const subscriptions = new SubscriptionRegistry({
+    bus: changes,
+    poller,
+    limits: config.subscriptions,
+    logger,
+    metrics,
   });
   const verification = createVerificationService({
     ...config.verification,
     logger,
     observer: metrics,
+    tracing,
   });
 
-  const clientQuota = new ClientQuota(config.verification.clientQuota);
+  const clientQuota: ClientQuota = redis
+    ? new RedisClientQuota({ ...config.verification.clientQuota, redis })
+    : new InMemoryClientQuota(config.verification.clientQuota);
   let draining = false;
 
   const log = createRequestLog(logger, metrics, config.logRequests);
@@ -104,7 +154,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
 
   const yoga = createYoga<GatewayServerContext, GatewayContext>({
     schema,
-    context: ({ request, req, cacheability }) =>
+    context: ({ request, req, cacheability, subscriber }) =>
       createContext({
         requestId:
           currentRequestScope()?.requestId ?? requestIdOf(request.headers.get('x-request-id')),
@@ -115,8 +165,11 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
         maxEntityRepresentations: config.limits.maxEntityRepresentations,
         clientAddress: clientAddressOf(req, config.server.trustedProxies),
         clientQuota,
+        subscriptions,
+        subscriber: subscriber ?? { transport: 'http' },
       }),
     plugins: [
+      ...(tracing ? [useTracing(tracing)] : []),
       useRequestLog(log),
       useNoStore(),
       useBodyLimit({ maxBytes: config.limits.maxBodyBytes }),
@@ -126,13 +179,14 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
         manifest: readManifest(config.persistedDocuments.file ?? DEFAULT_MANIFEST),
         only: config.persistedDocuments.only,
       }),
-      useReadiness({ statusFeed, isDraining: () => draining }),
+      useReadiness({ statusFeed, isDraining: () => draining, ...(redis ? { redis } : {}) }),
       useMetrics({ metrics, serveEndpoint: config.metricsPort === undefined }),
       ...useQueryLimits(config.limits),
       useFieldBudget(config.limits),
       verificationSession,
       usePartialErrors(),
       ...(config.graphiql ? [] : [useGraphiQLOffNotice({ endpoint: GRAPHQL_ENDPOINT })]),
+      ...(config.statusBoard ? [useStatusBoard()] : []),
     ],
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     // GraphQL over HTTP's persisted documents (`usePersistedDocuments`).
@@ -173,17 +227,39 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       : undefined,
   });
 
+  const websockets = createWebSocketTransport({
+    yoga,
+    path: GRAPHQL_ENDPOINT,
+    keepAliveMs: config.subscriptions.keepAliveMs,
+    maxPayloadBytes: config.limits.maxBodyBytes,
+    maxOperations: config.subscriptions.maxPerConnection,
+    allowedOrigins: config.cors?.origins ?? [],
+    logger,
+  });
+  let socketsClosed: Promise<void> | undefined;
+  const quiesce = () => {
+    draining = true;
+    verification.close();
+    subscriptions.endAll();
+    socketsClosed ??= websockets.close();
+  };
+
   return {
-    listener: createListener(yoga, responseCache),
+    listener: createListener(yoga, responseCache, tracing),
     metricsListener: config.metricsPort === undefined ? undefined : createMetricsListener(metrics),
+    upgrade: websockets.upgrade,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
-    quiesce: () => {
-      draining = true;
-      verification.close();
-    },
+    quiesce,
     close: async () => {
-      verification.close();
+      quiesce();
+      subscriptions.close();
+      poller.close();
+      await socketsClosed;
       await yoga.dispose();
+      await changes.close();
+      await redis?.close();
+      // Last, so that the spans of requests finished while draining are exported too.
+      await tracing?.close();
     },
   };
 }

@@ -26,7 +26,7 @@ process.on('unhandledRejection', (reason) => {
   logger.error({ err: reason }, 'unhandled promise rejection (the gateway keeps serving)');
 });
 const gateway = createGateway(config, { logger });
-const api = createHttpServer(gateway.listener, config.http);
+const api = createHttpServer(gateway.listener, config.http, { upgrade: gateway.upgrade });
 const metricsServer =
   gateway.metricsListener && createHttpServer(gateway.metricsListener, config.http);
 
@@ -61,6 +61,8 @@ logger.info(
     cors: config.cors ? config.cors.origins : 'same-origin only',
     metrics: metricsPort === undefined ? `${metricsUrl} (API port)` : metricsUrl,
     tracing: config.tracing ? config.tracing.tracesUrl : 'off',
+    statusBoard: config.statusBoard ? `${origin(port)}/status` : 'off',
+    redis: config.redis ? config.redis.loggedUrl : 'off',
     statusFeed: config.statusFeed.baseUrl,
     verificationService: `${config.verification.baseUrl} (${config.verification.api})`,
   },
@@ -69,6 +71,7 @@ logger.info(
     `introspection ${config.limits.introspection ? 'on' : 'off'}`,
     `metrics at ${metricsUrl}`,
     config.tracing ? `traces to ${config.tracing.tracesUrl}` : 'tracing off',
+    ...(config.redis ? [`state shared through Redis at ${config.redis.loggedUrl}`] : []),
   ].join('; '),
 );
 logger.flush();

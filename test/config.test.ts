@@ -44,6 +44,7 @@ describe('loadConfig', () => {
         baseUrl: 'https://status.hedera.com/api/v2',
         cacheTtlMs: 10_000,
         maxStaleMs: 300_000,
+        pollIntervalMs: 10_000,
         upstream: UPSTREAM_DEFAULTS,
       },
       verification: {
@@ -69,13 +70,34 @@ describe('loadConfig', () => {
         maxEntityRepresentations: 200,
         introspection: true,
       },
+      subscriptions: { maxTotal: 1_000, maxPerConnection: 20, keepAliveMs: 12_000, backlog: 100 },
       graphiql: true,
+      statusBoard: true,
       cors: undefined,
       persistedDocuments: { file: undefined, only: false },
       metricsPort: undefined,
       tracing: undefined,
+      redis: undefined,
       exposeErrorDetails: true,
     });
+  });
+
+  it('polls at the cache TTL unless told, never in a tight loop', () => {
+    expect(
+      loadConfig({ ...UPSTREAMS, STATUS_CACHE_TTL_MS: '2500' }).statusFeed.pollIntervalMs,
+    ).toBe(2_500);
+    expect(loadConfig({ ...UPSTREAMS, STATUS_CACHE_TTL_MS: '0' }).statusFeed.pollIntervalMs).toBe(
+      100,
+    );
+    expect(
+      loadConfig({ ...UPSTREAMS, STATUS_POLL_INTERVAL_MS: '30000' }).statusFeed.pollIntervalMs,
+    ).toBe(30_000);
+  });
+
+  it('refuses a socket idle timeout that would cut idle subscriptions', () => {
+    expect(() => loadConfig({ ...UPSTREAMS, HTTP_SOCKET_IDLE_TIMEOUT_MS: '10000' })).toThrow(
+      /HTTP_SOCKET_IDLE_TIMEOUT_MS \(10000\) must exceed SUBSCRIPTION_KEEP_ALIVE_MS/,
+    );
   });
 
   it('documents every variable with a section, a description and a default or what unset means', () => {
@@ -185,6 +207,33 @@ describe('loadConfig', () => {
     ).toThrow(/CORS_ALLOWED_HEADERS must be a comma-separated list of HTTP header names/);
   });
 
+  it('shares state through Redis only with REDIS_URL, and cuts its password for logs', () => {
+    expect(loadConfig(UPSTREAMS).redis).toBeUndefined();
+    expect(
+      loadConfig({ ...UPSTREAMS, REDIS_URL: 'redis://gateway:p%40ss@redis.internal:6380/2' }).redis,
+    ).toEqual({
+      url: 'redis://gateway:p%40ss@redis.internal:6380/2',
+      loggedUrl: 'redis://gateway@redis.internal:6380/2',
+      keyPrefix: 'ledger-status-gateway:',
+      commandTimeoutMs: 500,
+    });
+    expect(
+      loadConfig({ ...UPSTREAMS, REDIS_URL: 'rediss://:secret@redis.internal' }).redis?.loggedUrl,
+    ).toBe('rediss://redis.internal');
+    expect(
+      problemsOf({
+        ...UPSTREAMS,
+        REDIS_URL: 'http://redis.internal',
+        REDIS_KEY_PREFIX: 'a prefix with spaces',
+        REDIS_COMMAND_TIMEOUT_MS: '0',
+      }),
+    ).toEqual([
+      'REDIS_URL must be a redis:// or rediss:// URL',
+      'REDIS_KEY_PREFIX must be 1 to 64 letters, digits, `_`, `.`, `:` or `-`',
+      'REDIS_COMMAND_TIMEOUT_MS must be at least 1',
+    ]);
+  });
+
   it('serves /metrics on its own port only when it differs from PORT', () => {
     expect(loadConfig({ ...UPSTREAMS, METRICS_PORT: '9464' }).metricsPort).toBe(9464);
     expect(loadConfig({ ...UPSTREAMS, PORT: '9464', METRICS_PORT: '9464' }).metricsPort).toBe(
@@ -207,6 +256,7 @@ describe('loadConfig', () => {
       headers: { authorization: 'Bearer t0ken', 'x-scope': 'ops' },
       serviceName: 'ledger-status-gateway',
       sampler: { parentBased: true, ratio: 0.25 },
+      exportDelayMs: 5_000,
     });
     expect(
       loadConfig({

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../simulator/src/server.js';
+import { startOtlpReceiver } from './helpers/otlp-receiver.js';
 
 /**
  * Starts a process the way the project does, from source: `npm start` is scripts/start.ts over the
@@ -173,8 +174,9 @@ describe('the production entry', () => {
     expect(started.stderr()).toContain('VERIFY_BASE_URL is required');
   });
 
-  it('says what is on, serves /metrics on METRICS_PORT alone and explains itself to browsers', async () => {
+  it('says what is on, serves /metrics on METRICS_PORT alone, explains itself to browsers and exports its last spans on SIGTERM', async () => {
     const simulator = await startSimulator();
+    const collector = await startOtlpReceiver();
     try {
       const started = start('production entry', {
         NODE_ENV: 'production',
@@ -183,8 +185,10 @@ describe('the production entry', () => {
         HOST: '127.0.0.1',
         STATUS_BASE_URL: simulator.statusBaseUrl,
         VERIFY_BASE_URL: simulator.verifyBaseUrl,
-        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9/',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.endpoint}/`,
         OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20s3cr3t-t0ken',
+        // Nothing is exported before shutdown: what arrives is the last flush.
+        OTEL_BSP_SCHEDULE_DELAY: '60000',
       });
       child = started.child;
       const ready = await waitFor(() => readyLine(started.lines));
@@ -196,10 +200,10 @@ describe('the production entry', () => {
         graphiql: false,
         introspection: false,
         cors: 'same-origin only',
-        tracing: 'http://127.0.0.1:9/v1/traces',
+        tracing: `${collector.endpoint}/v1/traces`,
       });
       expect(ready.msg).toBe(
-        `GraphQL at ${ready.url} (GraphiQL off); introspection off; metrics at ${metricsUrl}; traces to http://127.0.0.1:9/v1/traces`,
+        `GraphQL at ${ready.url} (GraphiQL off); introspection off; metrics at ${metricsUrl}; traces to ${collector.endpoint}/v1/traces`,
       );
       expect(JSON.stringify(started.lines)).not.toContain('s3cr3t-t0ken');
 
@@ -214,11 +218,15 @@ describe('the production entry', () => {
       expect(await browser.text()).toContain('GraphiQL is turned off');
 
       expect((await fetch(`${api}/readiness`)).status).toBe(200);
+      expect(collector.spans).toEqual([]);
       child.kill('SIGTERM');
       const [code] = await once(child, 'exit');
       expect(code).toBe(0);
+      expect(collector.spans.map((span) => span.name)).toContain('GET /graphql');
+      expect(collector.authorizations).toContain('Bearer s3cr3t-t0ken');
     } finally {
       await simulator.close();
+      await collector.close();
     }
   });
 

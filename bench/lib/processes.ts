@@ -81,6 +81,8 @@ export interface SpawnOptions {
   nodeFlags?: readonly string[];
   port: number;
   env: Record<string, string>;
+  /** Told of every line the process writes (stdout and stderr), for tests that read its log. */
+  onLine?: (line: string) => void;
 }
 
 const TAIL_LINES = 40;
@@ -114,9 +116,20 @@ export function spawnNode(options: SpawnOptions): ManagedProcess {
   living.add(child);
   const lines: string[] = [];
   const counts: Record<string, number> = {};
-  const record = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) {
+  // A chunk may end within a line: the rest of it comes with the next chunk of the same stream.
+  const reader = () => {
+    let partial = '';
+    return (chunk: Buffer) => {
+      const text = partial + chunk.toString('utf8');
+      const end = text.lastIndexOf('\n') + 1;
+      partial = text.slice(end);
+      record(text.slice(0, end));
+    };
+  };
+  const record = (text: string) => {
+    for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
+      options.onLine?.(line);
       lines.push(line);
       if (lines.length > TAIL_LINES) lines.shift();
       // The request log writes an info line per request: only warn and above are counted, and
@@ -137,8 +150,8 @@ export function spawnNode(options: SpawnOptions): ManagedProcess {
       }
     }
   };
-  child.stdout?.on('data', record);
-  child.stderr?.on('data', record);
+  child.stdout?.on('data', reader());
+  child.stderr?.on('data', reader());
   const exited = new Promise<string>((done) => {
     child.on('exit', (code, signal) => {
       living.delete(child);

@@ -10,6 +10,12 @@
  * - `GET /_simulator/status-feed` → page, status and component ids/statuses of the served feed
  * - `PUT /_simulator/status-feed` `{ preset?: 'demo' | 'realistic' | 'large',
  *   components?: { [id]: status } }` → resets to a preset and/or sets leaf component statuses
+ * - `POST /_simulator/status-feed/incidents` `{ id?, name?, impact?, status, body?,
+ *   components?: { [id]: status } }` → posts an incident (no `id`) or an update to one, as
+ *   Statuspage does: `{ id }`, the incident's
+ * - `POST /_simulator/status-feed/maintenances` `{ id?, name?, status, body?, componentIds?,
+ *   scheduledFor?, scheduledUntil? }` → schedules a maintenance (no `id`) or moves one along:
+ *   `{ id }`
  * - `GET /_simulator/verification` → `{ sessions: { [id]: address[] }, received, contracts,
  *   chains, serverVersion, etherscan }` (`received`: requests so far; `chains`: how many are
  *   listed, null when hidden; `etherscan`: the fake Etherscan's failure in force, or null)
@@ -37,10 +43,18 @@ import { RequestBodyTooLargeError } from './read-body.js';
 import type { SimulatorRequestLog } from './request-log.js';
 import {
   createSimulatedFeed,
+  type SimulatedFeed,
   STATUS_FEED_PRESETS,
   type StatusFeedPreset,
 } from './status-feed/fixture.js';
 import type { StatusFeedUpstream } from './status-feed/routes.js';
+import {
+  postIncidentUpdate,
+  postMaintenanceUpdate,
+  STATUSPAGE_IMPACTS,
+  STATUSPAGE_INCIDENT_STATUSES,
+  STATUSPAGE_MAINTENANCE_STATUSES,
+} from './status-feed/status-events.js';
 import {
   STATUSPAGE_COMPONENT_STATUSES,
   setComponentStatuses,
@@ -137,6 +151,32 @@ function parseComponentStatuses(
   return statuses;
 }
 
+/** An optional string field of at most `max` characters. */
+function optionalText(value: unknown, name: string, max: number): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length > max) {
+    throw new TypeError(`${name} must be a string of at most ${max} characters`);
+  }
+  return value;
+}
+
+function oneOf<Value extends string>(
+  value: unknown,
+  name: string,
+  values: readonly Value[],
+): Value {
+  const known = values.find((candidate) => candidate === value);
+  if (!known) throw new TypeError(`${name} must be one of ${values.join(', ')}`);
+  return known;
+}
+
+function optionalDate(value: unknown, name: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = typeof value === 'string' ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime())) throw new TypeError(`${name} must be an ISO date`);
+  return date;
+}
+
 /** `{ failure, times? }`, checked; null clears the failure. */
 function parseEtherscan(value: unknown) {
   if (value === null) return null;
@@ -198,6 +238,17 @@ export function createControlApi(
       scheduledMaintenances: summary.scheduled_maintenances.length,
       upcomingMaintenances: statusFeed.feed.upcoming.scheduled_maintenances.length,
     });
+  };
+
+  /** Applies an operator's action to the feed (checked before it changes anything): `{ id }`. */
+  const posted = (post: (feed: SimulatedFeed) => string): SimulatorResponse => {
+    let id = '';
+    check(() =>
+      statusFeed.updateFeed((feed) => {
+        id = post(feed);
+      }),
+    );
+    return jsonResponse(200, { id });
   };
 
   const verificationOverview = (): SimulatorResponse =>
@@ -263,6 +314,62 @@ export function createControlApi(
           check(() => statusFeed.updateFeed((feed) => setComponentStatuses(feed, components)));
         }
         return feedOverview();
+      },
+    },
+    '/status-feed/incidents': {
+      POST: async (request) => {
+        const body = await readJsonObject(request, [
+          'id',
+          'name',
+          'impact',
+          'status',
+          'body',
+          'components',
+        ]);
+        const input = check(() => ({
+          id: optionalText(body.id, 'id', 64),
+          name: optionalText(body.name, 'name', 500),
+          impact:
+            body.impact === undefined
+              ? undefined
+              : oneOf(body.impact, 'impact', STATUSPAGE_IMPACTS),
+          status: oneOf(body.status, 'status', STATUSPAGE_INCIDENT_STATUSES),
+          body: optionalText(body.body, 'body', 10_000),
+          components: parseComponentStatuses(body.components),
+        }));
+        return posted((feed) => postIncidentUpdate(feed, input));
+      },
+    },
+    '/status-feed/maintenances': {
+      POST: async (request) => {
+        const body = await readJsonObject(request, [
+          'id',
+          'name',
+          'status',
+          'body',
+          'componentIds',
+          'scheduledFor',
+          'scheduledUntil',
+        ]);
+        const input = check(() => {
+          const { componentIds } = body;
+          if (
+            componentIds !== undefined &&
+            !(Array.isArray(componentIds) && componentIds.every((id) => typeof id === 'string'))
+          ) {
+            throw new TypeError('componentIds must be an array of component ids');
+          }
+          return {
+            id: optionalText(body.id, 'id', 64),
+            name: optionalText(body.name, 'name', 500),
+            status: oneOf(body.status, 'status', STATUSPAGE_MAINTENANCE_STATUSES),
+            body: optionalText(body.body, 'body', 10_000),
+            componentIds: componentIds as string[] | undefined,
+            scheduledFor: optionalDate(body.scheduledFor, 'scheduledFor'),
+            scheduledUntil: optionalDate(body.scheduledUntil, 'scheduledUntil'),
+          };
+        });
+        return posted((feed) => postMaintenanceUpdate(feed, input));
       },
     },
     '/verification': {

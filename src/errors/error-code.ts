@@ -22,6 +22,10 @@ export const ERROR_CODES = {
   VERIFICATION_REJECTED:
     'The verification service refused the request, or the verification failed.',
   RATE_LIMITED: 'The verification service, or the explorer behind it, is limiting requests.',
+  TOO_MANY_SUBSCRIPTIONS:
+    'The subscription was refused: the WebSocket connection, or the gateway, already holds as many as `MAX_SUBSCRIPTIONS_PER_CONNECTION` or `MAX_SUBSCRIPTIONS` allow (`extensions.limit` names which). Close one, or retry later.',
+  SLOW_SUBSCRIBER:
+    'The subscription ended because its client fell more than `SUBSCRIPTION_BACKLOG` events behind. Subscribe again (`statusPageChanged` starts with the whole page).',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,21 +1,36 @@
 import type { RequestListener } from 'node:http';
 import { refusalBody } from '../errors/refusal.js';
 import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
+import { callerTraceHeaders, type Tracing } from '../observability/tracing.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { requestIdOf } from './request-id.js';
 import type { CachedHandler } from './response-cache/cached-handler.js';
+import { isProbe, routeOf } from './route.js';
 
 /**
  * The gateway's front door, the node:http listener production serves and the tests call: it opens
- * the request's scope (its id and arrival time, see `RequestScope`), then a request the response
- * cache accepts goes to it, everything else to Yoga's own node handler, in the scope.
+ * the request's scope (its id, arrival time and trace, see `RequestScope`), then a request the
+ * response cache accepts goes to it, everything else to Yoga's own node handler, in the scope.
  */
-export function createListener(yoga: GatewayYoga, responseCache: CachedHandler): RequestListener {
+export function createListener(
+  yoga: GatewayYoga,
+  responseCache: CachedHandler,
+  tracing: Tracing | undefined,
+): RequestListener {
   return (req, res) => {
     const requestId = requestIdOf(req.headers['x-request-id']);
     // Whatever reads the header from here on (Yoga's request, the cache) sees the id in use.
     req.headers['x-request-id'] = requestId;
     const scope: RequestScope = { requestId, started: performance.now() };
+    if (tracing) {
+      const route = routeOf(req.url);
+      if (!isProbe(route)) {
+        scope.span = tracing.requestSpan(req, res, route);
+        scope.span.setAttribute('gateway.request_id', requestId);
+      }
+    } else if (req.headers.traceparent !== undefined) {
+      scope.traceHeaders = callerTraceHeaders(req.headers);
+    }
     const host = req.headers.host;
     if (host !== undefined && !URL.canParse(`http://${host}/`)) {
       // Yoga's adapter would fail to build the request URL and answer 500 with a stack trace.

@@ -80,10 +80,14 @@ function options(level: LevelWithSilent) {
   return {
     level,
     base: { service: 'ledger-status-gateway' },
-    // Every line a request causes (an upstream warning, a circuit change, a stale snapshot) names it.
+    // Every line a request causes (an upstream warning, a circuit change, a stale snapshot) names
+    // it, and its trace when tracing is on.
     mixin: () => {
       const scope = currentRequestScope();
-      return scope ? { requestId: scope.requestId } : {};
+      if (!scope) return {};
+      return scope.span
+        ? { requestId: scope.requestId, traceId: scope.span.spanContext().traceId }
+        : { requestId: scope.requestId };
     },
     redact: {
       paths: [

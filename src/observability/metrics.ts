@@ -1,6 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ERROR_CODES } from '../errors/error-code.js';
 import type { UpstreamEndpoint } from '../errors/upstream-error.js';
+import { routeOf } from '../http/route.js';
+import type { RedisState } from '../redis/redis-connection.js';
 import type { CircuitState } from '../upstreams/circuit-breaker.js';
 import type { SnapshotCacheEvent } from '../upstreams/snapshot-cache.js';
 import type { UpstreamObserver } from '../upstreams/upstream-client.js';
@@ -8,9 +10,6 @@ import { BoundCounter, BoundHistogram } from './bound-metrics.js';
 
 const CIRCUIT_VALUES: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-/** Routes counted by name; any other path a client asks for is `other`. */
-const ROUTES = new Set(['/graphql', '/health', '/readiness', '/metrics']);
 
 /** Operation names counted by name, first come; later new names are `other`. */
 const MOST_OPERATION_NAMES = 100;
@@ -20,7 +19,7 @@ const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
  * An upstream path as a template: a segment that carries an id, a chain, an address or anything
  * long becomes `:param`, so that `/v2/contract/1/0x…` is one series whatever the client asks for.
  */
-function endpointTemplate(path: string): string {
+export function endpointTemplate(path: string): string {
   return path
     .split('/')
     .map((segment) =>
@@ -121,7 +120,31 @@ export class GatewayMetrics implements UpstreamObserver {
     registers: [this.registry],
   });
 
+  readonly #subscriptionsOpen = new Gauge({
+    name: 'graphql_subscriptions_open',
+    help: 'Subscriptions open now, by root field and transport (http: SSE or multipart; websocket: graphql-ws).',
+    labelNames: ['field', 'transport'] as const,
+    registers: [this.registry],
+  });
+
+  readonly #subscriptionsEnded = new Counter({
+    name: 'graphql_subscriptions_ended_total',
+    help: 'Subscriptions ended, by root field, transport and reason: client (unsubscribed or went away), shutdown, slow (fell behind SUBSCRIPTION_BACKLOG), refused (over a limit, never opened).',
+    labelNames: ['field', 'transport', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly #statusChanges = new Counter({
+    name: 'status_changes_total',
+    help: 'Changes of the status feed delivered to this replica, by type (page, component, incident, maintenance).',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
   readonly #operationNames = new Set<string>();
+
+  /** Made on first use: without REDIS_URL there is no such series. */
+  #redis: Gauge | undefined;
 
   operation(name: string | undefined, type: string, outcome: 'ok' | 'error', seconds: number) {
     this.#operations.observe({ operation: this.#operationLabel(name), type, outcome }, seconds);
@@ -154,6 +177,15 @@ export class GatewayMetrics implements UpstreamObserver {
     this.#circuit.set({ upstream: snakeCase(upstream) }, CIRCUIT_VALUES[state]);
   }
 
+  redisState(state: RedisState) {
+    this.#redis ??= new Gauge({
+      name: 'redis_connected',
+      help: 'Whether this replica shares state with the others through Redis (1) or works alone because Redis is unavailable (0). Only with REDIS_URL.',
+      registers: [this.registry],
+    });
+    this.#redis.set(state === 'connected' ? 1 : 0);
+  }
+
   cacheRead(endpoint: string, result: SnapshotCacheEvent) {
     this.#cacheReads.inc({ endpoint, result });
   }
@@ -163,7 +195,7 @@ export class GatewayMetrics implements UpstreamObserver {
   }
 
   httpRequest(path: string, status: number, seconds: number) {
-    const labels = { route: ROUTES.has(path) ? path : 'other', status: String(status) };
+    const labels = { route: routeOf(path), status: String(status) };
     this.#httpRequests.inc(labels);
     this.#httpDurations.observe(labels, seconds);
   }
@@ -184,7 +216,7 @@ export class GatewayMetrics implements UpstreamObserver {
       type: 'query',
       outcome: 'ok',
     });
-    const route = ROUTES.has(path) ? path : 'other';
+    const route = routeOf(path);
     const byStatus = (status: string) => ({
       requests: this.#httpRequests.series({ route, status }),
       durations: this.#httpDurations.series({ route, status }),
@@ -198,6 +230,20 @@ export class GatewayMetrics implements UpstreamObserver {
       http.requests.inc();
       http.durations.observe(seconds);
     };
+  }
+
+  /** `field` and `transport` come from fixed sets (`SUBSCRIPTION_FIELDS`), never from clients. */
+  subscriptionOpened(field: string, transport: string) {
+    this.#subscriptionsOpen.inc({ field, transport });
+  }
+
+  subscriptionEnded(field: string, transport: string, reason: string) {
+    if (reason !== 'refused') this.#subscriptionsOpen.dec({ field, transport });
+    this.#subscriptionsEnded.inc({ field, transport, reason });
+  }
+
+  statusChange(type: string) {
+    this.#statusChanges.inc({ type });
   }
 
   error(code: unknown) {

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Span } from '@opentelemetry/api';
 
 /**
  * What the gateway knows about the HTTP request being served, wherever in its handling the code
@@ -16,6 +17,14 @@ export interface RequestScope {
   errorCode?: string | undefined;
   /** Result types of the fields whose outcome is a union worth logging, by response key. */
   results?: Record<string, string> | undefined;
+  /**
+   * With tracing on, the span that work the request causes is a child of: the HTTP request's,
+   * then the step of its operation under way (an upstream call made while executing is the
+   * execution's child).
+   */
+  span?: Span | undefined;
+  /** With tracing off, the caller's `traceparent` and `tracestate`, passed on to the upstreams. */
+  traceHeaders?: Readonly<Record<string, string>> | undefined;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();

@@ -6,7 +6,9 @@ import { wrapResolvers } from '../schema/wrap-resolvers.js';
 interface Budget {
   fields: number;
   bytes: number;
-  readonly deadline: number;
+  readonly maxExecutionMs: number;
+  /** Set when the first field resolves: a subscription's event starts its clock when it is sent. */
+  deadline: number | undefined;
   exceeded: GraphQLError | undefined;
 }
 
@@ -31,23 +33,40 @@ export interface FieldBudgetOptions {
  * are few fields of many bytes. Every field resolved, every list item included, spends from a
  * budget of fields, the text it resolves to from a budget of bytes, and every field checks the
  * deadline; past any of them the operation stops with one error and no partial answer, so neither
- * time nor memory grow with the product of list sizes.
+ * time nor memory grow with the product of list sizes. Each event of a subscription is an
+ * operation of its own: it gets a whole budget.
  */
 export function useFieldBudget(options: FieldBudgetOptions): Plugin {
+  const fresh = (): Budget => ({
+    fields: options.maxResolvedFields,
+    bytes: options.maxAnswerBytes,
+    maxExecutionMs: options.maxExecutionMs,
+    deadline: undefined,
+    exceeded: undefined,
+  });
   return {
     onExecute({ args }) {
       const context = args.contextValue as FieldBudgetContext;
-      context.fieldBudget = {
-        fields: options.maxResolvedFields,
-        bytes: options.maxAnswerBytes,
-        deadline: Date.now() + options.maxExecutionMs,
-        exceeded: undefined,
-      };
+      context.fieldBudget = fresh();
       return {
         onExecuteDone({ result, setResult }) {
           const exceeded = context.fieldBudget?.exceeded;
           if (exceeded && !(Symbol.asyncIterator in result)) setResult({ errors: [exceeded] });
         },
+      };
+    },
+    onSubscribe({ args }) {
+      const context = args.contextValue as FieldBudgetContext;
+      context.fieldBudget = fresh();
+      return {
+        onSubscribeResult: () => ({
+          onNext({ setResult }) {
+            const exceeded = context.fieldBudget?.exceeded;
+            if (exceeded) setResult({ errors: [exceeded] });
+            // Events are executed one after another: the next one starts afresh.
+            context.fieldBudget = fresh();
+          },
+        }),
       };
     },
   };
@@ -78,7 +97,9 @@ export function spendFieldBudget(schema: GraphQLSchema): GraphQLSchema {
     if (!budget) return resolve(source, args, context, info);
     if (budget.exceeded) throw budget.exceeded;
     if (--budget.fields < 0) stop(budget, 'MAX_RESOLVED_FIELDS');
-    if (Date.now() > budget.deadline) stop(budget, 'MAX_EXECUTION_MS');
+    const now = Date.now();
+    budget.deadline ??= now + budget.maxExecutionMs;
+    if (now > budget.deadline) stop(budget, 'MAX_EXECUTION_MS');
     const value = resolve(source, args, context, info);
     if (typeof value === 'string') {
       budget.bytes -= value.length;

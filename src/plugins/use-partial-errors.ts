@@ -22,5 +22,18 @@ export function usePartialErrors(): Plugin<PartialErrorsContext> {
         },
       };
     },
+    onSubscribe({ args }) {
+      return {
+        onSubscribeResult: () => ({
+          onNext({ result, setResult }) {
+            const { partialErrors } = args.contextValue;
+            if (partialErrors.length === 0) return;
+            setResult({ ...result, errors: [...(result.errors ?? []), ...partialErrors] });
+            // Each event reports its own.
+            partialErrors.length = 0;
+          },
+        }),
+      };
+    },
   };
 }

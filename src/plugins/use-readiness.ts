@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import type { RedisReport } from '../redis/redis-connection.js';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 
 export interface ReadinessOptions {
@@ -11,6 +12,12 @@ export interface ReadinessOptions {
    * @default 1000
    */
   readonly feedCheckMs?: number;
+  /**
+   * The Redis the replicas share state through, when `REDIS_URL` is set: reported, never a reason
+   * to be unready (without it the replica works alone, and answers).
+   * @default undefined (not reported)
+   */
+  readonly redis?: { report(): RedisReport };
 }
 
 /** What `/readiness` reports of the status feed. */
@@ -26,11 +33,14 @@ type FeedReport =
  * to be unready: a third-party outage is every replica's at once, and taking them all out would
  * also take `verifyContract` and the stale snapshots the feed's fields still serve. The probe reads
  * through the shared cache (at most one feed request per TTL) and waits for it `feedCheckMs` at most.
+ * Likewise Redis: while it is unavailable the replica works alone, which is worth knowing and no
+ * reason to stop sending it requests.
  */
 export function useReadiness({
   statusFeed,
   isDraining,
   feedCheckMs = 1000,
+  redis,
 }: ReadinessOptions): Plugin {
   async function feedReport(): Promise<FeedReport> {
     let timer: NodeJS.Timeout | undefined;
@@ -59,6 +69,7 @@ export function useReadiness({
         ready,
         ...(ready ? {} : { reason: 'shutting down' }),
         statusFeed: await feedReport(),
+        ...(redis ? { redis: redis.report() } : {}),
       };
       endResponse(
         new fetchAPI.Response(JSON.stringify(body), {

@@ -45,3 +45,8 @@ builder.queryType({
 builder.mutationType({
   description: "Act on the ledger network's developer services: verify a contract.",
 });
+
+builder.subscriptionType({
+  description:
+    'Follow the status page as it changes, over SSE or a graphql-ws WebSocket at `/graphql`. Changes are found by reading the feed while anyone subscribes (every `STATUS_POLL_INTERVAL_MS`) and comparing each fresh copy with the last: a feed outage or a stale copy is no change and sends nothing.',
+});

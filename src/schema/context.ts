@@ -1,6 +1,12 @@
 import DataLoader from 'dataloader';
 import type { GraphQLError } from 'graphql';
 import type { CacheabilityRecord } from '../http/response-cache/cacheability.js';
+import type { StreamItem } from '../subscriptions/change-stream.js';
+import type {
+  Subscriber,
+  SubscriptionRegistry,
+  SubscriptionRequest,
+} from '../subscriptions/subscription-registry.js';
 import type { Snapshot } from '../upstreams/snapshot-cache.js';
 import type {
   Component,
@@ -37,12 +43,17 @@ export interface GatewayContext extends EntityLimitContext {
   readonly contracts: Pick<DataLoader<ContractLocation, Contract | null, string>, 'load'>;
   /** The calling client's own session at the verification service. */
   readonly verificationSession: UpstreamSession;
-  /** Takes one verification from the calling client's allowance, or throws `RateLimitedError`. */
-  takeVerification(): void;
+  /** Takes one verification from the calling client's allowance, or fails with `RateLimitedError`. */
+  takeVerification(): void | Promise<void>;
   /** Errors to report beside data (see `usePartialErrors`). */
   readonly partialErrors: GraphQLError[];
   /** What the answer is built from, when the response cache may keep it (see `cacheability.ts`). */
   readonly cacheability: CacheabilityRecord | undefined;
+  /**
+   * Opens this operation's subscription (see `SubscriptionRegistry`). Each event is resolved with
+   * fresh `statusFeed` loaders: it reads the feed as it is when the event is sent.
+   */
+  openSubscription(request: SubscriptionRequest): AsyncIterableIterator<StreamItem>;
 }
 
 export interface ContextSources {
@@ -55,6 +66,9 @@ export interface ContextSources {
   /** Where the request comes from (see `clientAddressOf`). */
   readonly clientAddress: string;
   readonly clientQuota: ClientQuota;
+  readonly subscriptions: Pick<SubscriptionRegistry, 'open'>;
+  /** How the client is connected, for its subscriptions' limits, log lines and metrics. */
+  readonly subscriber: Omit<Subscriber, 'requestId'>;
 }
 
 export function createContext(sources: ContextSources): GatewayContext {
@@ -70,10 +84,38 @@ export function createContext(sources: ContextSources): GatewayContext {
       ),
     { cacheKeyFn: ({ chainId, address }) => `${chainId}:${address.toLowerCase()}` },
   );
+  let loaders = createStatusFeedLoaders(sources.statusFeed, requestId, cacheability);
   return {
     requestId,
     maxEntityRepresentations: sources.maxEntityRepresentations,
-    statusFeed: createStatusFeedLoaders(sources.statusFeed, requestId, cacheability),
+    // Yoga copies the context's properties into its own object: this one stays, and reads the
+    // loaders of the moment.
+    statusFeed: {
+      summary: () => loaders.summary(),
+      upcoming: () => loaders.upcoming(),
+      incidentHistory: () => loaders.incidentHistory(),
+      maintenanceHistory: () => loaders.maintenanceHistory(),
+      get component() {
+        return loaders.component;
+      },
+      get incident() {
+        return loaders.incident;
+      },
+      get maintenance() {
+        return loaders.maintenance;
+      },
+    },
+    openSubscription: (request) =>
+      sources.subscriptions.open(
+        { ...sources.subscriber, requestId },
+        {
+          ...request,
+          beforeEach: () => {
+            // Not recorded for the response cache: a subscription's answer is a stream, never kept.
+            loaders = createStatusFeedLoaders(sources.statusFeed, requestId);
+          },
+        },
+      ),
     partialErrors: [],
     cacheability,
     verificationSession: sources.verificationSession,

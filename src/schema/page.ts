@@ -1,6 +1,8 @@
 import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
+import { changeOf } from '../subscriptions/subscription-registry.js';
 import type { Snapshot } from '../upstreams/snapshot-cache.js';
 import type { PageStatus, StatusSummary } from '../upstreams/status-feed/model.js';
+import { FEED_DOCUMENTS } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
 import { IncidentRef } from './incident.js';
@@ -170,5 +172,24 @@ builder.queryField('statusPage', (t) =>
     description:
       'The status page of the ledger network. Fails with `UPSTREAM_UNAVAILABLE` or `UPSTREAM_BAD_RESPONSE` only when the feed is down and no recent copy is on hand.',
     resolve: (_root, _args, { statusFeed }) => statusFeed.summary(),
+  }),
+);
+
+builder.subscriptionField('statusPageChanged', (t) =>
+  t.field({
+    type: PageRef,
+    description:
+      'The whole page, once on subscribe and again each time anything on it changes: its banner, a component, an incident or maintenance, or the upcoming and past lists. Select what you show; every event reads the feed as it stands then.',
+    subscribe: (_root, _args, { openSubscription }) =>
+      openSubscription({
+        field: 'statusPageChanged',
+        documents: FEED_DOCUMENTS,
+        accept: (event) => event.type === 'page',
+        startWithPage: true,
+      }),
+    resolve: (item, _args, { statusFeed }) => {
+      changeOf(item);
+      return statusFeed.summary();
+    },
   }),
 );

@@ -234,7 +234,7 @@ builder.mutationField('verifyContract', (t) =>
     resolve: (_root, { input }, context) =>
       settle(
         (async () => {
-          context.takeVerification();
+          await context.takeVerification();
           return context.verification.verifyContract(
             input,
             context.verificationSession,

@@ -1,3 +1,5 @@
+import { isRedisUnavailable } from '../errors/redis-unavailable-error.js';
+
 /** A value and when the gateway fetched it. */
 export interface Snapshot<Value> {
   readonly value: Value;
@@ -34,8 +36,57 @@ export interface SnapshotCacheOptions<Value> {
   readonly failureTtlMs?: number;
   /** Told of every read, for metrics. */
   readonly onEvent?: (event: SnapshotCacheEvent, error?: unknown) => void;
+  /**
+   * Told of each successful upstream load, once, after `next` became the current snapshot, with
+   * the snapshot it replaces (`undefined` on the first load). A failed refetch, a stale stand-in
+   * and a read that joined another's load never call it: an outage is not a change. It must not
+   * throw; change detection hangs here (`status-diff.ts`). With `sharing`, only the replica that
+   * fetched calls it, with the replicas' previous snapshot as `previous`.
+   */
+  readonly onLoaded?: (previous: Snapshot<Value> | undefined, next: Snapshot<Value>) => void;
+  /**
+   * Shares snapshots with the other replicas (`RedisSnapshotStore`): one of them fetches per
+   * TTL, the others adopt what it stored. While it is unavailable, the cache loads alone.
+   * @default undefined (this process alone)
+   */
+  readonly sharing?: SnapshotSharing<Value>;
   /** @default Date.now */
   readonly now?: () => number;
+}
+
+/** A snapshot loaded through `SnapshotSharing`. */
+export interface SharedLoad<Value> {
+  readonly snapshot: Snapshot<Value>;
+  /** Whether this process fetched it from the upstream, rather than adopting another replica's. */
+  readonly fetched: boolean;
+  /** When fetched here: the replicas' snapshot it replaces, `onLoaded`'s `previous`. */
+  readonly previous?: Snapshot<Value> | undefined;
+}
+
+/**
+ * Snapshots shared by several replicas: whichever replica asks, one of them fetches the document
+ * per TTL and the others adopt it. Every method fails with `RedisUnavailableError` when the shared
+ * store cannot answer, and the cache then works alone.
+ */
+export interface SnapshotSharing<Value> {
+  /** Whether the shared store is reachable now; when not, the cache does not try it. */
+  readonly available: boolean;
+  /**
+   * The newest snapshot the replicas share, `undefined` if none; the same object for a version
+   * this process has already seen (each version is built once per process).
+   */
+  latest(): Promise<Snapshot<Value> | undefined>;
+  /**
+   * A fresh snapshot: another replica's, or fetched here while this process holds the replicas'
+   * lock on the document (the others wait for it). `current` is the newest snapshot this process
+   * knows; it rejects with the upstream's error when the fetch fails, whichever replica made it.
+   */
+  load(current: Snapshot<Value> | undefined, requestId?: string): Promise<SharedLoad<Value>>;
+  /**
+   * Calls `listener` whenever another replica stores a newer snapshot, with a test that tells
+   * whether a snapshot is superseded by it.
+   */
+  watch(listener: (supersedes: (snapshot: Snapshot<Value>) => boolean) => void): void;
 }
 
 /**
@@ -44,6 +95,10 @@ export interface SnapshotCacheOptions<Value> {
  * Past its TTL, a snapshot still within `maxStaleMs` is served at once while it is refetched in
  * the background (stale-while-revalidate): no reader waits for the upstream while a usable
  * snapshot exists. A failed refetch marks what is served `stale`; a good one replaces it.
+ *
+ * With `sharing`, the replicas share each snapshot and its `fetchedAt`: the TTL runs from the
+ * fetch whichever replica made it, and a snapshot another replica has replaced stops being current
+ * here as soon as this process hears of it.
  */
 export class SnapshotCache<Value> {
   readonly #options: SnapshotCacheOptions<Value>;
@@ -53,10 +108,22 @@ export class SnapshotCache<Value> {
   #standIn: Snapshot<Value> | undefined;
   #refreshing: Promise<Snapshot<Value>> | undefined;
   #failure: { error: unknown; at: number } | undefined;
+  /** `#current` once another replica has stored a newer snapshot: no longer current. */
+  #superseded: Snapshot<Value> | undefined;
 
   constructor(options: SnapshotCacheOptions<Value>) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    options.sharing?.watch((supersedes) => {
+      const current = this.#current;
+      if (current && supersedes(current)) this.#superseded = current;
+    });
+  }
+
+  #isFresh(snapshot: Snapshot<Value>, now: number): boolean {
+    return (
+      snapshot !== this.#superseded && now - snapshot.fetchedAt.getTime() < this.#options.ttlMs
+    );
   }
 
   /**
@@ -65,7 +132,7 @@ export class SnapshotCache<Value> {
    */
   isCurrent(snapshot: object): boolean {
     const current = this.#current;
-    return current === snapshot && this.#now() - current.fetchedAt.getTime() < this.#options.ttlMs;
+    return current === snapshot && this.#isFresh(current, this.#now());
   }
 
   /** The last good snapshot, fresh or not, without fetching. */
@@ -77,7 +144,7 @@ export class SnapshotCache<Value> {
   get(requestId?: string): Promise<Snapshot<Value>> {
     const current = this.#current;
     const now = this.#now();
-    if (current && now - current.fetchedAt.getTime() < this.#options.ttlMs) {
+    if (current && this.#isFresh(current, now)) {
       this.#options.onEvent?.('hit');
       return Promise.resolve(current);
     }
@@ -108,13 +175,25 @@ export class SnapshotCache<Value> {
     return Promise.resolve(this.#standIn ?? (current as Snapshot<Value>));
   }
 
+  /**
+   * A read that waits for the load it starts: what `get` serves, or, when `get` served the last
+   * snapshot while refetching it, the refetch's outcome. A poller reads this way, so that it knows
+   * when the snapshot it now holds expires.
+   */
+  async latest(requestId?: string): Promise<Snapshot<Value>> {
+    const served = await this.get(requestId);
+    return (await this.#refreshing) ?? served;
+  }
+
   async #refresh(requestId: string | undefined): Promise<Snapshot<Value>> {
     try {
-      const value = await this.#options.load(requestId);
-      this.#current = { value, fetchedAt: new Date(this.#now()), stale: false };
+      const { snapshot, fetched, previous } = await this.#load(requestId);
+      this.#current = snapshot;
+      this.#superseded = undefined;
       this.#standIn = undefined;
       this.#failure = undefined;
-      return this.#current;
+      if (fetched) this.#options.onLoaded?.(previous, snapshot);
+      return snapshot;
     } catch (error) {
       const previous = this.#current;
       if (previous && this.#now() - previous.fetchedAt.getTime() <= this.#options.maxStaleMs) {
@@ -125,5 +204,33 @@ export class SnapshotCache<Value> {
       this.#failure = { error, at: this.#now() };
       throw error;
     }
+  }
+
+  async #load(requestId: string | undefined): Promise<SharedLoad<Value>> {
+    const sharing = this.#options.sharing;
+    if (sharing?.available) {
+      try {
+        const latest = await sharing.latest();
+        const current = this.#current;
+        if (latest && (latest === current || !current || latest.fetchedAt > current.fetchedAt)) {
+          // The replicas' newest: adopted even when it is past its TTL, as the stand-in to serve
+          // if the refetch fails and as the baseline the next snapshot is compared with.
+          if (latest !== current) this.#standIn = undefined;
+          this.#current = latest;
+          this.#superseded = undefined;
+          if (this.#isFresh(latest, this.#now())) return { snapshot: latest, fetched: false };
+        }
+        return await sharing.load(this.#current, requestId);
+      } catch (error) {
+        if (!isRedisUnavailable(error)) throw error;
+      }
+    }
+    const previous = this.#current;
+    const value = await this.#options.load(requestId);
+    return {
+      snapshot: { value, fetchedAt: new Date(this.#now()), stale: false },
+      fetched: true,
+      previous,
+    };
   }
 }

@@ -6,6 +6,9 @@ import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.
 import type { UpstreamEndpoint } from '../errors/upstream-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../http/read-body-text.js';
+import { endpointTemplate } from '../observability/metrics.js';
+import { currentRequestScope } from '../observability/request-scope.js';
+import { failSpan, type Span, type Tracing } from '../observability/tracing.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { RequestSlots } from './request-slots.js';
 
@@ -27,6 +30,11 @@ export interface UpstreamClientOptions extends UpstreamPolicy {
   readonly baseUrl: string;
   readonly logger: Logger;
   readonly observer?: UpstreamObserver;
+  /**
+   * Traces each request as a client span under the current request's, and sends its
+   * `traceparent`. Without it, the caller's own `traceparent` is passed on as it came.
+   */
+  readonly tracing?: Tracing | undefined;
   /**
    * Whether an error answer shows the upstream itself failing: only such answers count toward the
    * circuit breaker and are retried (GETs). An upstream that relays a third party's failure in its
@@ -86,7 +94,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const { name, baseUrl, timeoutMs, retries, retryDelayMs, logger, observer } = options;
   const { maxConcurrentRequests } = options;
   const slots = new RequestSlots(maxConcurrentRequests);
-  const { isServiceFailure } = options;
+  const { isServiceFailure, tracing } = options;
+  // Spans name the upstream by origin and path: never the credentials a base URL may carry.
+  const { origin, hostname, port, pathname: basePath } = new URL(baseUrl);
+  const serverPort = Number(port) || (origin.startsWith('https:') ? 443 : 80);
 
   const http: KyInstance = ky.create({
     prefix: baseUrl,
@@ -133,68 +144,109 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
    */
   async function exchange<Result>(
     endpoint: UpstreamEndpoint,
-    request: () => Promise<Response>,
+    request: (traceHeaders: Readonly<Record<string, string>> | undefined) => Promise<Response>,
     judge: (response: UpstreamResponse) => Result,
   ): Promise<Result> {
+    const span = tracing?.upstreamSpan(`${endpoint.method} ${endpointTemplate(endpoint.path)}`, {
+      'http.request.method': endpoint.method,
+      'url.full': `${origin}${basePath.replace(/\/$/, '')}${endpoint.path}`,
+      'server.address': hostname,
+      'server.port': serverPort,
+      'gateway.upstream': name,
+    });
+    const traceHeaders = span ? tracing?.headersFor(span) : currentRequestScope()?.traceHeaders;
+    let status: number | 'error' | 'rejected' = 'rejected';
+    let failure: string | undefined;
+    const started = performance.now();
+    try {
+      return await admitted(endpoint, async () => {
+        status = 'error';
+        try {
+          const response = await request(traceHeaders);
+          status = response.status;
+          if (isRedirect(response.status)) {
+            await response.body?.cancel();
+            throw redirectRefused(endpoint, response.status);
+          }
+          const text = await readBodyText(response, {
+            maxBytes: MAX_UPSTREAM_BODY_BYTES,
+            timeoutMs,
+          });
+          const answer = { endpoint, status: response.status, headers: response.headers, text };
+          const result = judge(answer);
+          if (isServiceFailure ? isServiceFailure(answer) : answer.status >= 500) circuit.failed();
+          else circuit.succeeded();
+          logger.debug(
+            { upstream: name, path: endpoint.path, status: response.status, ms: elapsed(started) },
+            'upstream request',
+          );
+          return result;
+        } catch (error) {
+          // An error status that `isServiceFailure` says is the upstream answering in its own
+          // words (a 404 for a missing chain list) is the upstream working; no answer, a timeout
+          // or an unusable body is not.
+          const answered =
+            isServiceFailure !== undefined &&
+            error instanceof HTTPError &&
+            !isServiceFailure(answerOf(endpoint, error));
+          if (answered) circuit.succeeded();
+          else circuit.failed();
+          if (error instanceof HTTPError) status = error.response.status;
+          const failure = toUpstreamError(endpoint, error, timeoutMs);
+          logger.warn(
+            { upstream: name, path: endpoint.path, ms: elapsed(started), err: failure },
+            'upstream request failed',
+          );
+          throw failure;
+        }
+      });
+    } catch (error) {
+      failure = error instanceof Error ? error.message : 'the request failed';
+      throw error;
+    } finally {
+      observer?.request(
+        endpoint,
+        status,
+        status === 'rejected' ? 0 : (performance.now() - started) / 1000,
+      );
+      if (span) endUpstreamSpan(span, status, failure);
+    }
+  }
+
+  /**
+   * Runs `send` once the circuit admits the request and a request slot is free; rejects at once
+   * with an `UpstreamUnavailableError` saying which of the two refused it.
+   */
+  async function admitted<Result>(
+    endpoint: UpstreamEndpoint,
+    send: () => Promise<Result>,
+  ): Promise<Result> {
     if (!circuit.admit()) {
-      observer?.request(endpoint, 'rejected', 0);
       const seconds = Math.ceil(circuit.retryInMs / 1000);
       throw new UpstreamUnavailableError(
         endpoint,
         `it failed repeatedly; the gateway waits ${seconds} s before asking again`,
       );
     }
-    const started = performance.now();
     if (!(await slots.acquire(timeoutMs))) {
-      observer?.request(endpoint, 'rejected', 0);
       throw new UpstreamUnavailableError(
         endpoint,
         `${maxConcurrentRequests} requests to it are already in flight; try again shortly`,
       );
     }
-    let status: number | 'error' = 'error';
     try {
-      const response = await request();
-      status = response.status;
-      if (isRedirect(response.status)) {
-        await response.body?.cancel();
-        throw redirectRefused(endpoint, response.status);
-      }
-      const text = await readBodyText(response, { maxBytes: MAX_UPSTREAM_BODY_BYTES, timeoutMs });
-      const answer = { endpoint, status: response.status, headers: response.headers, text };
-      const result = judge(answer);
-      if (isServiceFailure ? isServiceFailure(answer) : answer.status >= 500) circuit.failed();
-      else circuit.succeeded();
-      logger.debug(
-        { upstream: name, path: endpoint.path, status: response.status, ms: elapsed(started) },
-        'upstream request',
-      );
-      return result;
-    } catch (error) {
-      // An error status that `isServiceFailure` says is the upstream answering in its own words
-      // (a 404 for a missing chain list) is the upstream working; no answer, a timeout or an
-      // unusable body is not.
-      const answered =
-        isServiceFailure !== undefined &&
-        error instanceof HTTPError &&
-        !isServiceFailure(answerOf(endpoint, error));
-      if (answered) circuit.succeeded();
-      else circuit.failed();
-      if (error instanceof HTTPError) status = error.response.status;
-      const failure = toUpstreamError(endpoint, error, timeoutMs);
-      logger.warn(
-        { upstream: name, path: endpoint.path, ms: elapsed(started), err: failure },
-        'upstream request failed',
-      );
-      throw failure;
+      return await send();
     } finally {
       slots.release();
-      observer?.request(endpoint, status, (performance.now() - started) / 1000);
     }
   }
 
-  const headersFor = ({ requestId, headers }: RequestOptions) => ({
+  const headersFor = (
+    { requestId, headers }: RequestOptions,
+    traceHeaders: Readonly<Record<string, string>> | undefined,
+  ) => ({
     ...headers,
+    ...traceHeaders,
     ...(requestId ? { 'x-request-id': requestId } : {}),
   });
   const searchParamsOf = ({ searchParams }: RequestOptions) =>
@@ -205,7 +257,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
       return exchange(
         endpoint,
-        () => http.get(path, { headers: headersFor(options), ...searchParamsOf(options) }),
+        (traceHeaders) =>
+          http.get(path, {
+            headers: headersFor(options, traceHeaders),
+            ...searchParamsOf(options),
+          }),
         (response) => parseJsonBody(response, schema),
       );
     },
@@ -213,10 +269,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
       return exchange(
         endpoint,
-        async () => {
+        async (traceHeaders) => {
           try {
             return await http.get(path, {
-              headers: headersFor(options),
+              headers: headersFor(options, traceHeaders),
               ...searchParamsOf(options),
             });
           } catch (error) {
@@ -233,12 +289,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const endpoint: UpstreamEndpoint = { upstream: name, method: 'POST', path };
       return exchange(
         endpoint,
-        () =>
+        (traceHeaders) =>
           http.post(path, {
             json,
             throwHttpErrors: false,
             retry: 0,
-            headers: headersFor(options),
+            headers: headersFor(options, traceHeaders),
             ...searchParamsOf(options),
           }),
         (response) => response,
@@ -338,6 +394,22 @@ function answerOf(endpoint: UpstreamEndpoint, { response, data }: HTTPError): Up
 function dataText(data: unknown): string {
   if (data === undefined) return '';
   return typeof data === 'string' ? data : JSON.stringify(data);
+}
+
+/**
+ * Ends an upstream call's span with its outcome: `failure` is the message of the error the call
+ * threw; an error status fails it too, as HTTP client spans count it, even when the caller reads
+ * the answer (a rejected verification is a 4xx).
+ */
+function endUpstreamSpan(
+  span: Span,
+  status: number | 'error' | 'rejected',
+  failure: string | undefined,
+): void {
+  if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
+  if (failure !== undefined) failSpan(span, failure);
+  else if (typeof status === 'number' && status >= 400) failSpan(span, `HTTP ${status}`);
+  span.end();
 }
 
 /** Stands for the endpoint where only the answer matters (deciding on a retry). */

@@ -11,6 +11,8 @@ import { parse } from 'yaml';
 import { startSimulator } from '../../simulator/src/server.js';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config.js';
 import { startHarness } from '../helpers/harness.js';
+import { REDIS_INSTALL_TIMEOUT_MS, startRedisServer } from '../helpers/redis-server.js';
+import { findExecutable } from '../helpers/system-package.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -276,6 +278,48 @@ describe('docker-compose.yml', () => {
         expect(existsSync(resolve(ROOT, mount.source)), `${name}: ${mount.source}`).toBe(true);
       }
     }
+  });
+
+  describe('redis', () => {
+    it("is the gateway's REDIS_URL, pinned, persisting nothing, reached by the gateway alone", () => {
+      const redis = loadConfig(environmentOf('gateway')).redis;
+      expect(redis).toBeDefined();
+      const url = new URL(redis?.url ?? 'missing:');
+      expect(url.hostname).toBe('redis');
+      expect(Number(url.port || 6379)).toBe(6379);
+      expect(service('redis').image).toMatch(/^redis:\d+\.\d+\.\d+-alpine$/);
+      expect(service('redis').ports ?? []).toEqual([]);
+      expect(commandOf('redis')).toEqual(['redis-server', '--save', '', '--appendonly', 'no']);
+      expect(service('gateway').depends_on).toMatchObject({
+        redis: { condition: 'service_healthy' },
+      });
+    });
+
+    it(
+      'probes with redis-cli ping, which passes on a real redis-server and fails when it is down',
+      async () => {
+        const test = service('redis').healthcheck?.test;
+        expect(test).toEqual(['CMD', 'redis-cli', 'ping']);
+        const server = await startRedisServer();
+        const cli = findExecutable('redis-cli');
+        expect(cli, 'redis-cli comes with redis-server').toBeDefined();
+        const probe = () =>
+          new Promise<number | null>((done, reject) => {
+            const child = spawn(cli ?? 'redis-cli', ['-p', String(server.port), 'ping'], {
+              stdio: 'ignore',
+            });
+            child.on('error', reject);
+            child.on('exit', (code) => done(code));
+          });
+        try {
+          expect(await probe()).toBe(0);
+        } finally {
+          await server.stop();
+        }
+        expect(await probe()).not.toBe(0);
+      },
+      REDIS_INSTALL_TIMEOUT_MS,
+    );
   });
 
   describe('hive-gateway', () => {

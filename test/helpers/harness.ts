@@ -80,7 +80,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(value)])),
   });
   const gateway = createGateway(config, { logger });
-  const { server, drain } = createHttpServer(gateway.listener, config.http);
+  const { server, drain } = createHttpServer(gateway.listener, config.http, {
+    upgrade: gateway.upgrade,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -109,11 +111,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return execute(query, variables);
     },
     async close() {
-      if (server.listening) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      }
+      const closed = server.listening
+        ? new Promise<void>((resolve) => server.close(() => resolve()))
+        : undefined;
+      server.closeAllConnections();
+      // Ends the subscriptions and closes the WebSockets, which the server waits for.
       await gateway.close();
+      await closed;
       await simulator.close();
     },
   };

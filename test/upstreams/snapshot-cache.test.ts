@@ -6,6 +6,7 @@ function setUp(options: { ttlMs: number; maxStaleMs: number }) {
   let calls = 0;
   let next: () => Promise<string> = async () => `v${calls}`;
   const events: SnapshotCacheEvent[] = [];
+  const loaded: [string | undefined, string][] = [];
   const cache = new SnapshotCache<string>({
     ...options,
     now: () => now,
@@ -14,10 +15,15 @@ function setUp(options: { ttlMs: number; maxStaleMs: number }) {
       return next();
     },
     onEvent: (event) => events.push(event),
+    onLoaded: (previous, next) => {
+      expect(cache.current).toBe(next);
+      loaded.push([previous?.value, next.value]);
+    },
   });
   return {
     cache,
     events,
+    loaded,
     calls: () => calls,
     advance: (ms: number) => {
       now += ms;
@@ -92,6 +98,50 @@ describe('SnapshotCache', () => {
     finish('new');
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect((await t.cache.get()).value).toBe('new');
+  });
+});
+
+describe('SnapshotCache onLoaded', () => {
+  it('is told once per good load, with the snapshot it replaces, and never of an outage', async () => {
+    const t = setUp({ ttlMs: 100, maxStaleMs: 1_000 });
+    await Promise.all([t.cache.get(), t.cache.get(), t.cache.get()]);
+    expect(t.loaded).toEqual([[undefined, 'v1']]);
+
+    t.advance(100);
+    t.willLoad(async () => {
+      throw new Error('feed down');
+    });
+    // The read past the TTL serves the last snapshot and starts a refetch; wait for it to fail.
+    const standIn = await t.cache.latest();
+    expect(standIn.stale).toBe(true);
+    t.advance(100);
+    await Promise.all([t.cache.get(), t.cache.latest()]);
+    expect(t.loaded).toEqual([[undefined, 'v1']]);
+
+    t.willLoad(async () => `v${t.calls()}`);
+    t.advance(100);
+    await t.cache.latest();
+    expect(t.loaded).toEqual([
+      [undefined, 'v1'],
+      ['v1', 'v4'],
+    ]);
+  });
+});
+
+describe('SnapshotCache latest', () => {
+  it('waits for the refetch a read past the TTL starts, and is the fresh snapshot', async () => {
+    const t = setUp({ ttlMs: 100, maxStaleMs: 1_000 });
+    const first = await t.cache.latest();
+    expect(first.value).toBe('v1');
+    expect(await t.cache.latest()).toBe(first);
+    t.advance(100);
+    expect((await t.cache.latest()).value).toBe('v2');
+    t.advance(100);
+    t.willLoad(async () => {
+      throw new Error('feed down');
+    });
+    const standIn = await t.cache.latest();
+    expect(standIn).toMatchObject({ value: 'v2', stale: true });
   });
 });
 

@@ -111,6 +111,11 @@ export function createCachedHandler(options: CachedHandlerOptions) {
       const ms = performance.now() - scope.started;
       cached.countHit(status, ms / 1000);
       scope.operation = cached.operation;
+      // With tracing off, `span` is undefined and the attributes are never built.
+      scope.span?.setAttributes({
+        'gateway.response_cache': 'hit',
+        ...(cached.operation ? { 'graphql.operation.name': cached.operation } : {}),
+      });
       log.hit(scope, req.method as string, endpoint, status, cached.operationField, ms);
       return;
     }

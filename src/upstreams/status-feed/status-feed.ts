@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
+import type { Tracing } from '../../observability/tracing.js';
+import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
-
-type StatusFeedConfig = Config['statusFeed'];
-
+import type { ChangeBus } from './change-bus.js';
+import type { StatusChangeEvent } from './change-event.js';
 import type {
   IncidentHistory,
   MaintenanceHistory,
@@ -18,14 +20,44 @@ import {
   buildSummary,
   buildUpcoming,
 } from './snapshot.js';
+import {
+  type FeedSnapshots,
+  incidentHistoryChanges,
+  maintenanceHistoryChanges,
+  summaryChanges,
+  upcomingChanges,
+} from './status-diff.js';
 import { WireIncidentHistory, WireMaintenanceHistory, WireSummary, WireUpcoming } from './wire.js';
+
+type StatusFeedConfig = Omit<Config['statusFeed'], 'pollIntervalMs'>;
 
 export interface StatusFeedOptions extends StatusFeedConfig {
   readonly logger: Logger;
   readonly observer?: UpstreamObserver;
+  /** Traces each upstream request (see `UpstreamClientOptions.tracing`). */
+  readonly tracing?: Tracing | undefined;
   /** Told of every cache read, by endpoint path, for metrics. */
   readonly onCacheEvent?: (path: string, event: SnapshotCacheEvent) => void;
+  /**
+   * Shares the documents with the other replicas (one upstream request per TTL across them all).
+   * @default undefined (this replica alone)
+   */
+  readonly sharedSnapshots?: RedisSnapshotStore;
+  /**
+   * Where the changes found between successive loads of a document go (see `status-diff.ts`);
+   * none are looked for without it.
+   */
+  readonly changes?: Pick<ChangeBus, 'publish'>;
 }
+
+/** The feed's documents, by the name of the `StatusFeed` method that reads each. */
+export const FEED_DOCUMENTS = [
+  'summary',
+  'upcoming',
+  'incidentHistory',
+  'maintenanceHistory',
+] as const;
+export type FeedDocument = (typeof FEED_DOCUMENTS)[number];
 
 /** The documents of a Statuspage v2 feed, each cached and shared by all requests. */
 export interface StatusFeed {
@@ -39,6 +71,11 @@ export interface StatusFeed {
   maintenanceHistory(requestId?: string): Promise<Snapshot<MaintenanceHistory>>;
   /** Whether `snapshot` is still what the feed serves, fresh, without asking upstream. */
   isCurrent(snapshot: object): boolean;
+  /**
+   * Reads a document through its cache as a poller does: when the read starts a refetch, it waits
+   * for it (see `SnapshotCache.latest`). Rejects as the document's readers would.
+   */
+  poll(document: FeedDocument): Promise<Snapshot<unknown>>;
 }
 
 export const SUMMARY_PATH = '/summary.json';
@@ -47,13 +84,16 @@ export const INCIDENT_HISTORY_PATH = '/incidents.json';
 export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 
 export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
-  const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent } = options;
+  const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
+    options;
+  const { sharedSnapshots, changes } = options;
   const client = createUpstreamClient({
     ...upstream,
     baseUrl,
     name: 'status feed',
     logger,
     ...(observer ? { observer } : {}),
+    tracing,
   });
 
   /**
@@ -61,28 +101,66 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
    * hosts answer 404 for all but the summary) keeps its failure for a TTL too, so that asking for it
    * does not cost an upstream request each time.
    */
-  function cached<Value>(
+  function cached<Wire, Value>(
     path: string,
-    fetchAndBuild: (requestId: string | undefined) => Promise<Built<Value>>,
+    schema: z.ZodType<Wire>,
+    build: (wire: Wire) => Built<Value>,
+    diff: Diff<Value>,
     { optional = false } = {},
   ) {
     // Logged when the document starts and stops being served stale, not on every read of it.
     let servingStale = false;
+    const failureTtlMs = optional ? cacheTtlMs : 0;
+    const fetch = (requestId?: string) => client.getJson(path, schema, { requestId });
+    const buildLogged = (wire: Wire): Value => {
+      const { snapshot, problems } = build(wire);
+      if (servingStale) {
+        servingStale = false;
+        logger.info({ upstream: 'status feed', path }, 'status feed answers again');
+      }
+      if (problems.length > 0) {
+        logger.warn({ upstream: 'status feed', path, problems }, 'status feed items left out');
+      }
+      return snapshot;
+    };
     return new SnapshotCache<Value>({
       ttlMs: cacheTtlMs,
       maxStaleMs,
-      ...(optional ? { failureTtlMs: cacheTtlMs } : {}),
-      load: async (requestId) => {
-        const { snapshot, problems } = await fetchAndBuild(requestId);
-        if (servingStale) {
-          servingStale = false;
-          logger.info({ upstream: 'status feed', path }, 'status feed answers again');
-        }
-        if (problems.length > 0) {
-          logger.warn({ upstream: 'status feed', path, problems }, 'status feed items left out');
-        }
-        return snapshot;
-      },
+      failureTtlMs,
+      load: async (requestId) => buildLogged(await fetch(requestId)),
+      ...(sharedSnapshots
+        ? {
+            sharing: sharedSnapshots.document({
+              name: path,
+              fetch,
+              schema,
+              build: buildLogged,
+              ttlMs: cacheTtlMs,
+              retainMs: maxStaleMs + cacheTtlMs,
+              failureTtlMs,
+              lockMs: upstream.timeoutMs,
+            }),
+          }
+        : {}),
+      ...(changes
+        ? {
+            onLoaded: (previous: Snapshot<Value> | undefined, next: Snapshot<Value>) => {
+              // The first load is the baseline: there is nothing it changed.
+              if (!previous) return;
+              let found: StatusChangeEvent[];
+              try {
+                found = diff(previous.value, next.value, next.fetchedAt, snapshots());
+              } catch (error) {
+                logger.error(
+                  { err: error, path },
+                  'finding the changes of a status feed load failed',
+                );
+                return;
+              }
+              for (const event of found) changes.publish(event);
+            },
+          }
+        : {}),
       onEvent: (event, error) => {
         onCacheEvent?.(path, event);
         if (event === 'stale' && !servingStale) {
@@ -96,32 +174,33 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     });
   }
 
-  const summary = cached(SUMMARY_PATH, async (requestId) =>
-    buildSummary(await client.getJson(SUMMARY_PATH, WireSummary, { requestId })),
-  );
-  const upcoming = cached(
-    UPCOMING_PATH,
-    async (requestId) =>
-      buildUpcoming(await client.getJson(UPCOMING_PATH, WireUpcoming, { requestId })),
-    { optional: true },
-  );
+  const summary = cached(SUMMARY_PATH, WireSummary, buildSummary, summaryChanges);
+  const upcoming = cached(UPCOMING_PATH, WireUpcoming, buildUpcoming, upcomingChanges, {
+    optional: true,
+  });
   const incidentHistory = cached(
     INCIDENT_HISTORY_PATH,
-    async (requestId) =>
-      buildIncidentHistory(
-        await client.getJson(INCIDENT_HISTORY_PATH, WireIncidentHistory, { requestId }),
-      ),
+    WireIncidentHistory,
+    buildIncidentHistory,
+    incidentHistoryChanges,
     { optional: true },
   );
   const maintenanceHistory = cached(
     MAINTENANCE_HISTORY_PATH,
-    async (requestId) =>
-      buildMaintenanceHistory(
-        await client.getJson(MAINTENANCE_HISTORY_PATH, WireMaintenanceHistory, { requestId }),
-      ),
+    WireMaintenanceHistory,
+    buildMaintenanceHistory,
+    maintenanceHistoryChanges,
     { optional: true },
   );
-  const documents = [summary, upcoming, incidentHistory, maintenanceHistory] as const;
+  const caches = { summary, upcoming, incidentHistory, maintenanceHistory } as const;
+  const documents = Object.values(caches);
+  /** Each document as it stands, without fetching: what one document's diff checks against. */
+  const snapshots = (): FeedSnapshots => ({
+    summary: summary.current?.value,
+    upcoming: upcoming.current?.value,
+    incidentHistory: incidentHistory.current?.value,
+    maintenanceHistory: maintenanceHistory.current?.value,
+  });
 
   return {
     summary: (requestId) => summary.get(requestId),
@@ -133,5 +212,14 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
       for (const document of documents) if (document.isCurrent(snapshot)) return true;
       return false;
     },
+    poll: (document) => caches[document].latest(),
   };
 }
+
+/** A document's diff (see `status-diff.ts`). */
+type Diff<Value> = (
+  previous: Value,
+  next: Value,
+  detectedAt: Date,
+  others: FeedSnapshots,
+) => StatusChangeEvent[];

@@ -17,9 +17,31 @@ export interface ClientQuotaOptions {
 /**
  * A per-client allowance of verifications. The verification service limits requests per IP
  * address, and every client of the gateway shares its address: without this, one client spends
- * every user's quota.
+ * every user's quota. Kept in this process (`InMemoryClientQuota`), or shared by the replicas
+ * (`RedisClientQuota`).
  */
-export class ClientQuota {
+export interface ClientQuota {
+  /** Takes one verification for `client`, or fails with `RateLimitedError` saying when to retry. */
+  take(client: string): void | Promise<void>;
+}
+
+/**
+ * The answer past the allowance: `RateLimitedError` with the seconds until the client's window
+ * ends (at least 1).
+ */
+export function quotaExceeded(
+  { limit, windowMs }: Pick<ClientQuotaOptions, 'limit' | 'windowMs'>,
+  remainingMs: number,
+): RateLimitedError {
+  const seconds = Math.max(1, Math.ceil(remainingMs / 1000));
+  return new RateLimitedError(
+    `You have started ${limit} verifications in ${Math.round(windowMs / 1000)} s, the most the gateway allows one client; try again in ${seconds} s.`,
+    seconds,
+  );
+}
+
+/** The allowance of one process: a window per client, starting at its first verification. */
+export class InMemoryClientQuota implements ClientQuota {
   readonly #windows = new Map<string, { start: number; used: number }>();
   readonly #limit: number;
   readonly #windowMs: number;
@@ -33,7 +55,6 @@ export class ClientQuota {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Takes one verification for `client`, or throws `RateLimitedError` saying when to retry. */
   take(client: string): void {
     const now = this.#now();
     let window = this.#windows.get(client);
@@ -44,10 +65,9 @@ export class ClientQuota {
       this.#forgetOldest();
     }
     if (window.used >= this.#limit) {
-      const seconds = Math.max(1, Math.ceil((window.start + this.#windowMs - now) / 1000));
-      throw new RateLimitedError(
-        `You have started ${this.#limit} verifications in ${Math.round(this.#windowMs / 1000)} s, the most the gateway allows one client; try again in ${seconds} s.`,
-        seconds,
+      throw quotaExceeded(
+        { limit: this.#limit, windowMs: this.#windowMs },
+        window.start + this.#windowMs - now,
       );
     }
     window.used += 1;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
+import type { Tracing } from '../../observability/tracing.js';
 import { SnapshotCache } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
 import { createApiV2 } from './apiv2.js';
@@ -21,6 +22,8 @@ export interface VerificationServiceOptions
   extends Omit<Config['verification'], 'sessionCookieSecure'> {
   readonly logger: Logger;
   readonly observer?: UpstreamObserver;
+  /** Traces each upstream request (see `UpstreamClientOptions.tracing`). */
+  readonly tracing?: Tracing | undefined;
 }
 
 /** How long a contract lookup is served from memory. */
@@ -59,7 +62,8 @@ const CONTRACT_CACHE_ENTRIES = 10_000;
 export function createVerificationService(
   options: VerificationServiceOptions,
 ): VerificationService {
-  const { baseUrl, api, chainsTtlMs, waitMs, pollIntervalMs, upstream, logger, observer } = options;
+  const { baseUrl, api, chainsTtlMs, waitMs, pollIntervalMs, upstream, logger, observer, tracing } =
+    options;
   const client = createUpstreamClient({
     ...upstream,
     baseUrl,
@@ -69,6 +73,7 @@ export function createVerificationService(
     // are not the service failing: they never open its circuit for everyone.
     isServiceFailure: isVerificationServiceFailure,
     ...(observer ? { observer } : {}),
+    tracing,
   });
   const sessionApi = createSessionApi(client, logger);
   const closing = new AbortController();

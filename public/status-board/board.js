@@ -1,0 +1,154 @@
+// The live status board: one GraphQL subscription over server-sent events (a plain EventSource on
+// the gateway's /graphql), rendered with DOM calls only. Feed text is third-party input: it is only
+// ever set as text, never parsed as HTML.
+
+const DOCUMENT = `subscription StatusBoard {
+  statusPageChanged {
+    name
+    fetchedAt
+    stale
+    status { indicator description }
+    components(topLevel: true) {
+      id name status onlyShowIfDegraded
+      children { id name status onlyShowIfDegraded }
+    }
+    incidents {
+      id name status impact shortlink
+      updates { status body displayAt }
+    }
+    scheduledMaintenances {
+      id name status impact shortlink scheduledFor scheduledUntil
+      updates { status body displayAt }
+    }
+  }
+}`;
+
+const STATUS_TEXT = {
+  OPERATIONAL: 'Operational',
+  DEGRADED_PERFORMANCE: 'Degraded performance',
+  PARTIAL_OUTAGE: 'Partial outage',
+  MAJOR_OUTAGE: 'Major outage',
+  UNDER_MAINTENANCE: 'Under maintenance',
+  UNKNOWN: 'Unknown',
+};
+
+/** How long to wait before opening a new stream after the server completed one (a restart). */
+const RECONNECT_MS = 1000;
+
+const endpoint = document.querySelector('meta[name="graphql-endpoint"]').content;
+const $ = (selector) => document.querySelector(selector);
+const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const formatTime = (iso) => (iso ? timeFormat.format(new Date(iso)) : '');
+const sentenceCase = (value) => value.charAt(0) + value.slice(1).toLowerCase().replaceAll('_', ' ');
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function setConnection(state) {
+  const connection = $('.connection');
+  connection.dataset.state = state;
+  connection.textContent = state;
+}
+
+function componentItem(component) {
+  const item = element('li', component.children?.length ? 'group' : '');
+  item.dataset.componentId = component.id;
+  const row = element('div', 'component');
+  row.append(element('span', 'name', component.name));
+  const status = element('span', 'status', STATUS_TEXT[component.status] ?? STATUS_TEXT.UNKNOWN);
+  status.dataset.status = component.status;
+  row.append(status);
+  item.append(row);
+  const children = (component.children ?? []).filter(isShown);
+  if (children.length > 0) {
+    const list = element('ul');
+    list.append(...children.map(componentItem));
+    item.append(list);
+  }
+  return item;
+}
+
+/** Statuspage hides a component marked "only show if degraded" while it is operational. */
+const isShown = (component) => !component.onlyShowIfDegraded || component.status !== 'OPERATIONAL';
+
+function eventItem(event, when) {
+  const item = element('li');
+  item.dataset.eventId = event.id;
+  const title = event.shortlink
+    ? element('a', 'event-title', event.name)
+    : element('span', 'event-title', event.name);
+  if (event.shortlink) title.href = event.shortlink;
+  item.append(title);
+  item.append(
+    element('div', 'event-meta', [sentenceCase(event.status), when].filter(Boolean).join(' · ')),
+  );
+  const [latest] = event.updates;
+  if (latest?.body) item.append(element('p', 'event-update', latest.body));
+  return item;
+}
+
+function renderList(selector, emptySelector, items) {
+  $(selector).replaceChildren(...items);
+  $(emptySelector).hidden = items.length > 0;
+}
+
+function render(page) {
+  document.title = `${page.status.description} · ${page.name}`;
+  const banner = $('.banner');
+  banner.dataset.indicator = page.status.indicator;
+  $('.page-name').textContent = page.name;
+  $('.banner-text').textContent = page.status.description;
+  $('.fetched-at').textContent =
+    `as of ${formatTime(page.fetchedAt)}${page.stale ? ' (the feed is not answering; last known state)' : ''}`;
+  $('.components').replaceChildren(...page.components.filter(isShown).map(componentItem));
+  renderList(
+    '.incidents',
+    '.incidents-empty',
+    page.incidents.map((incident) =>
+      eventItem(incident, `${sentenceCase(incident.impact)} impact`),
+    ),
+  );
+  renderList(
+    '.maintenances',
+    '.maintenances-empty',
+    page.scheduledMaintenances.map((maintenance) =>
+      eventItem(
+        maintenance,
+        `${formatTime(maintenance.scheduledFor)} – ${formatTime(maintenance.scheduledUntil)}`,
+      ),
+    ),
+  );
+}
+
+function showProblems(errors) {
+  const problems = $('.problems');
+  problems.hidden = !errors?.length;
+  problems.textContent = errors?.length ? errors.map((error) => error.message).join(' ') : '';
+}
+
+function connect() {
+  const url = new URL(endpoint, location.href);
+  url.searchParams.set('query', DOCUMENT);
+  const source = new EventSource(url);
+  source.addEventListener('open', () => setConnection('live'));
+  source.addEventListener('next', (message) => {
+    const { data, errors } = JSON.parse(message.data);
+    if (data?.statusPageChanged) render(data.statusPageChanged);
+    showProblems(errors);
+    document.body.dataset.updates = String(Number(document.body.dataset.updates ?? 0) + 1);
+  });
+  // The server completes the stream when it shuts down: open a new one (to another replica).
+  source.addEventListener('complete', () => {
+    source.close();
+    setConnection('reconnecting');
+    setTimeout(connect, RECONNECT_MS);
+  });
+  // EventSource reconnects by itself after a network error.
+  source.addEventListener('error', () => setConnection('reconnecting'));
+}
+
+connect();

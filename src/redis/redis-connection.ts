@@ -1,0 +1,225 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import type { RedisConfig } from '../config.js';
+import { RedisUnavailableError } from '../errors/redis-unavailable-error.js';
+
+/**
+ * `connecting` until Redis first answers or fails; `connected` while this replica shares state
+ * through it; `unavailable` while it works alone.
+ */
+export type RedisState = 'connecting' | 'connected' | 'unavailable';
+
+/** What `/readiness` reports of Redis: never a host, an address or a password. */
+export interface RedisReport {
+  readonly state: RedisState;
+  /** When it entered this state. */
+  readonly since: Date;
+}
+
+export interface RedisConnectionOptions extends RedisConfig {
+  readonly logger: Logger;
+  /** Told of every change of state, for metrics. */
+  readonly onStateChange?: (state: RedisState) => void;
+  /**
+   * The longest pause between two attempts to reconnect, and between two pings of a Redis that
+   * stopped answering.
+   * @default 1000
+   */
+  readonly retryMs?: number;
+}
+
+const TIMED_OUT = 'Command timed out';
+/** One line per this many ms at most about commands Redis refuses while connected. */
+const COMMAND_ERROR_LOG_MS = 60_000;
+
+/**
+ * The Redis the replicas share, through two connections: one for commands and one that listens to
+ * channels (a connection that subscribes can do nothing else). Commands never wait for a
+ * connection (no offline queue) and never longer than `commandTimeoutMs`; while Redis is not
+ * connected every command fails at once with `RedisUnavailableError`, and its callers work alone.
+ * Connecting again is ioredis' job; a Redis that stops answering while its socket stays open is
+ * pinged until it answers. Each change of state is logged once, with the URL's password cut.
+ */
+export class RedisConnection {
+  readonly #commands: Redis;
+  readonly #subscriber: Redis;
+  readonly #options: RedisConnectionOptions;
+  readonly #listeners = new Map<string, Set<(message: string) => void>>();
+  #state: RedisState = 'connecting';
+  #since = new Date();
+  #lastError: Error | undefined;
+  /** Whether the subscriber connection listens to every channel. */
+  #listening = false;
+  /** Set while commands time out on connections that look open: a hung Redis. */
+  #hung = false;
+  #ping: NodeJS.Timeout | undefined;
+  #lastCommandErrorLog = 0;
+  #closed = false;
+
+  constructor(options: RedisConnectionOptions) {
+    this.#options = options;
+    const retryMs = options.retryMs ?? 1_000;
+    const clientOptions: RedisOptions = {
+      connectionName: 'ledger-status-gateway',
+      commandTimeout: options.commandTimeoutMs,
+      connectTimeout: Math.max(options.commandTimeoutMs, 2_000),
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResubscribe: false,
+      retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, retryMs),
+    };
+    this.#commands = new Redis(options.url, clientOptions);
+    this.#subscriber = new Redis(options.url, clientOptions);
+    for (const client of [this.#commands, this.#subscriber]) {
+      // Without an 'error' listener, a refused connection would be an unhandled 'error' event.
+      client.on('error', (error: Error) => {
+        this.#lastError = error;
+        this.#update();
+      });
+      client.on('ready', () => this.#update());
+      client.on('close', () => this.#update());
+    }
+    this.#subscriber.on('close', () => {
+      this.#listening = false;
+    });
+    this.#subscriber.on('ready', () => void this.#listen());
+    this.#subscriber.on('message', (channel: string, message: string) => {
+      for (const listener of this.#listeners.get(channel) ?? []) {
+        try {
+          listener(message);
+        } catch (error) {
+          options.logger.error({ err: error, channel }, 'a redis message listener failed');
+        }
+      }
+    });
+  }
+
+  get state(): RedisState {
+    return this.#state;
+  }
+
+  /** Whether commands can be sent now; when not, callers work alone without trying. */
+  get connected(): boolean {
+    return this.#state === 'connected';
+  }
+
+  report(): RedisReport {
+    return { state: this.#state, since: this.#since };
+  }
+
+  /** `name` in the gateway's key space: every key and channel starts with the configured prefix. */
+  key(name: string): string {
+    return `${this.#options.keyPrefix}${name}`;
+  }
+
+  /**
+   * Runs commands on the command connection. Fails with `RedisUnavailableError` when Redis is not
+   * connected, refuses a command or does not answer within the command timeout.
+   */
+  async run<Result>(work: (redis: Redis) => Promise<Result>): Promise<Result> {
+    if (this.#state !== 'connected') throw new RedisUnavailableError(`redis is ${this.#state}`);
+    try {
+      return await work(this.#commands);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (message === TIMED_OUT) this.#hang(error as Error);
+      else this.#logCommandError(error);
+      throw new RedisUnavailableError(`redis: ${message}`, { cause: error });
+    }
+  }
+
+  /** Calls `listener` with each message published on `channel` (a key, see `key`). */
+  subscribe(channel: string, listener: (message: string) => void): () => void {
+    let listeners = this.#listeners.get(channel);
+    if (!listeners) {
+      listeners = new Set();
+      this.#listeners.set(channel, listeners);
+      if (this.#listening) {
+        this.#subscriber.subscribe(channel).catch((error: unknown) => {
+          this.#options.logger.warn({ err: error, channel }, 'redis subscription failed');
+        });
+      }
+    }
+    // Wrapped, so that one listener subscribed twice is two subscriptions.
+    const entry = (message: string) => listener(message);
+    listeners.add(entry);
+    return () => listeners.delete(entry);
+  }
+
+  /** Closes both connections; nothing is logged about them from now on. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#ping);
+    await Promise.all(
+      [this.#commands, this.#subscriber].map((client) =>
+        client.quit().catch(() => client.disconnect()),
+      ),
+    );
+  }
+
+  async #listen(): Promise<void> {
+    const channels = [...this.#listeners.keys()];
+    try {
+      if (channels.length > 0) await this.#subscriber.subscribe(...channels);
+      this.#listening = true;
+    } catch (error) {
+      this.#lastError = error as Error;
+    }
+    this.#update();
+  }
+
+  #hang(error: Error): void {
+    this.#lastError = error;
+    if (this.#hung) return;
+    this.#hung = true;
+    this.#update();
+    this.#ping = setInterval(() => {
+      this.#commands.ping().then(
+        () => {
+          clearInterval(this.#ping);
+          this.#hung = false;
+          this.#update();
+        },
+        () => {},
+      );
+    }, this.#options.retryMs ?? 1_000);
+    this.#ping.unref();
+  }
+
+  #logCommandError(error: unknown): void {
+    if (this.#closed) return;
+    const now = Date.now();
+    if (now - this.#lastCommandErrorLog < COMMAND_ERROR_LOG_MS) return;
+    this.#lastCommandErrorLog = now;
+    this.#options.logger.warn(
+      { err: error, redis: this.#options.loggedUrl },
+      'a redis command failed; the replica did that work alone',
+    );
+  }
+
+  #update(): void {
+    if (this.#closed) return;
+    const connected = this.#commands.status === 'ready' && this.#listening && !this.#hung;
+    const state: RedisState = connected
+      ? 'connected'
+      : this.#state === 'connecting' && this.#lastError === undefined
+        ? 'connecting'
+        : 'unavailable';
+    if (state === this.#state) return;
+    this.#state = state;
+    this.#since = new Date();
+    const { logger, loggedUrl, onStateChange } = this.#options;
+    if (state === 'connected') {
+      logger.info(
+        { redis: loggedUrl },
+        'redis connected: this replica shares state with the others',
+      );
+    } else if (state === 'unavailable') {
+      logger.warn(
+        { redis: loggedUrl, reason: this.#lastError?.message ?? 'connection closed' },
+        'redis unavailable: this replica works alone until it is back',
+      );
+    }
+    onStateChange?.(state);
+  }
+}

@@ -1,0 +1,103 @@
+import type { StatusChangeEvent } from '../upstreams/status-feed/change-event.js';
+
+/** Why a subscription's stream ended, as its close log line and metrics say. */
+export type StreamEndReason = 'client' | 'shutdown' | 'slow';
+
+/** What a stream hands its reader: an event, or word that it fell behind and ends. */
+export type StreamItem =
+  | StatusChangeEvent
+  | { readonly type: 'overflow'; readonly backlog: number };
+
+export interface ChangeStreamOptions {
+  /** Which events this subscription wants; the others are never queued. */
+  readonly accept: (event: StatusChangeEvent) => boolean;
+  /** Sent before anything published: `statusPageChanged` starts with the whole page. */
+  readonly initial?: StatusChangeEvent | undefined;
+  /**
+   * Events that may wait for the reader; past it the stream hands an `overflow` item and ends.
+   * Whole-page events replace each other while they wait.
+   */
+  readonly backlog: number;
+  /** Called right before each item is handed to the executor (fresh per-event state). */
+  readonly beforeEach?: () => void;
+  /** Called once, when the stream ends, whatever ended it. */
+  readonly onEnd: (reason: StreamEndReason) => void;
+}
+
+/**
+ * One subscription's events: fed by `push`, read by the GraphQL executor. Unlike an async
+ * generator, it ends at once when its reader lets go (`return`: the client unsubscribed or went
+ * away) or the gateway ends it (`end`), even while a read is waiting: nothing is held until a next
+ * event that may never come.
+ */
+export class ChangeStream implements AsyncIterableIterator<StreamItem> {
+  readonly #options: ChangeStreamOptions;
+  readonly #queue: StreamItem[] = [];
+  #waiting: ((result: IteratorResult<StreamItem>) => void) | undefined;
+  #ended = false;
+
+  constructor(options: ChangeStreamOptions) {
+    this.#options = options;
+    if (options.initial) this.#queue.push(options.initial);
+  }
+
+  /** Queues `event` if the subscription wants it. */
+  push(event: StatusChangeEvent): void {
+    if (this.#ended || !this.#options.accept(event)) return;
+    if (this.#waiting) {
+      this.#hand(event);
+      return;
+    }
+    if (event.type === 'page' && this.#queue.some((queued) => queued.type === 'page')) return;
+    if (this.#queue.length < this.#options.backlog) {
+      this.#queue.push(event);
+      return;
+    }
+    this.#queue.splice(0, this.#queue.length, { type: 'overflow', backlog: this.#options.backlog });
+    this.#finish('slow');
+  }
+
+  next(): Promise<IteratorResult<StreamItem>> {
+    const item = this.#queue.shift();
+    if (item) {
+      this.#options.beforeEach?.();
+      return Promise.resolve({ value: item, done: false });
+    }
+    if (this.#ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+    });
+  }
+
+  /** The reader is done (the client unsubscribed or went away). */
+  return(): Promise<IteratorResult<StreamItem>> {
+    this.#queue.length = 0;
+    this.#finish('client');
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  /** Completes the stream: what is already queued is still read, then it is done. */
+  end(reason: StreamEndReason): void {
+    this.#finish(reason);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  #hand(item: StreamItem): void {
+    const resolve = this.#waiting;
+    this.#waiting = undefined;
+    this.#options.beforeEach?.();
+    resolve?.({ value: item, done: false });
+  }
+
+  #finish(reason: StreamEndReason): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#options.onEnd(reason);
+    const resolve = this.#waiting;
+    this.#waiting = undefined;
+    resolve?.({ value: undefined, done: true });
+  }
+}

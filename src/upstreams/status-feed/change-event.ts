@@ -1,0 +1,136 @@
+import type { Component, ComponentStatus, Incident, Maintenance } from './model.js';
+
+/*
+ * What changed on the status page, as the diff of two snapshots finds it (`status-diff.ts`) and a
+ * `ChangeBus` carries it. An event is plain JSON: ids, statuses, kinds, ISO dates, and a detached
+ * copy of the entity it is about, so that whoever receives it (this process, or another replica
+ * over Redis) can answer it without the snapshot that produced it: a resolved incident is no
+ * longer in the summary, yet its subscribers still get it whole.
+ */
+
+export const INCIDENT_CHANGE_KINDS = ['CREATED', 'UPDATED', 'RESOLVED'] as const;
+export const MAINTENANCE_CHANGE_KINDS = ['SCHEDULED', 'STARTED', 'UPDATED', 'COMPLETED'] as const;
+export type IncidentChangeKind = (typeof INCIDENT_CHANGE_KINDS)[number];
+export type MaintenanceChangeKind = (typeof MAINTENANCE_CHANGE_KINDS)[number];
+
+/** A value as JSON carries it: dates as ISO strings. */
+export type Json<Value> = Value extends Date
+  ? string
+  : Value extends readonly (infer Item)[]
+    ? readonly Json<Item>[]
+    : Value extends object
+      ? { readonly [Key in keyof Value]: Json<Value[Key]> }
+      : Value;
+
+type ComponentLinks = 'group' | 'children' | 'incidents' | 'maintenances';
+
+/** A component without its links into the tree, and the id of its group. */
+export type ComponentRecord = Json<Omit<Component, ComponentLinks>> & {
+  readonly groupId: string | null;
+};
+export type IncidentRecord = Json<Omit<Incident, 'components'>> & {
+  readonly components: readonly ComponentRecord[];
+};
+export type MaintenanceRecord = Json<Omit<Maintenance, 'components'>> & {
+  readonly components: readonly ComponentRecord[];
+};
+
+/** Something on the page changed: its subscribers read the page again. */
+export interface PageChangeEvent {
+  readonly type: 'page';
+  readonly pageId: string;
+  readonly detectedAt: string;
+}
+
+export interface ComponentStatusChangeEvent {
+  readonly type: 'component';
+  /** The component as the snapshot that changed it lists it. */
+  readonly component: ComponentRecord;
+  readonly previousStatus: ComponentStatus;
+  readonly status: ComponentStatus;
+  readonly detectedAt: string;
+}
+
+export interface IncidentChangeEvent {
+  readonly type: 'incident';
+  readonly kind: IncidentChangeKind;
+  readonly incident: IncidentRecord;
+  readonly detectedAt: string;
+}
+
+export interface MaintenanceChangeEvent {
+  readonly type: 'maintenance';
+  readonly kind: MaintenanceChangeKind;
+  readonly maintenance: MaintenanceRecord;
+  readonly detectedAt: string;
+}
+
+export type StatusChangeEvent =
+  | PageChangeEvent
+  | ComponentStatusChangeEvent
+  | IncidentChangeEvent
+  | MaintenanceChangeEvent;
+
+export function componentRecord(component: Component): ComponentRecord {
+  const { group, children, incidents, maintenances, ...fields } = component;
+  return { ...asJson(fields), groupId: group?.id ?? null };
+}
+
+export function incidentRecord(incident: Incident): IncidentRecord {
+  const { components, ...fields } = incident;
+  return { ...asJson(fields), components: components.map(componentRecord) };
+}
+
+export function maintenanceRecord(maintenance: Maintenance): MaintenanceRecord {
+  const { components, ...fields } = maintenance;
+  return { ...asJson(fields), components: components.map(componentRecord) };
+}
+
+/** The component of a record, outside any tree: no group, children, incidents or maintenances. */
+export function componentOf(record: ComponentRecord): Component {
+  const { groupId, ...fields } = record;
+  return {
+    ...withDates<Omit<Component, ComponentLinks>>(fields),
+    group: null,
+    children: [],
+    incidents: [],
+    maintenances: [],
+  };
+}
+
+export function incidentOf(record: IncidentRecord): Incident {
+  const { components, ...fields } = record;
+  return {
+    ...withDates<Omit<Incident, 'components'>>(fields),
+    components: components.map(componentOf),
+  };
+}
+
+export function maintenanceOf(record: MaintenanceRecord): Maintenance {
+  const { components, ...fields } = record;
+  return {
+    ...withDates<Omit<Maintenance, 'components'>>(fields),
+    components: components.map(componentOf),
+  };
+}
+
+const asJson = <Value>(value: Value): Json<Value> => JSON.parse(JSON.stringify(value));
+
+/** The model's timestamp fields; everything else in a record is already what the model holds. */
+const DATE_FIELDS = new Set([
+  'createdAt',
+  'updatedAt',
+  'startedAt',
+  'monitoringAt',
+  'resolvedAt',
+  'displayAt',
+  'scheduledFor',
+  'scheduledUntil',
+]);
+
+/** A record's ISO strings back to Dates, at every depth (an incident's updates have them too). */
+function withDates<Value>(record: Json<Value>): Value {
+  return JSON.parse(JSON.stringify(record), (key, value) =>
+    DATE_FIELDS.has(key) && typeof value === 'string' ? new Date(value) : value,
+  );
+}

@@ -1,0 +1,307 @@
+import {
+  componentRecord,
+  type IncidentChangeKind,
+  incidentRecord,
+  type MaintenanceChangeKind,
+  maintenanceRecord,
+  type StatusChangeEvent,
+} from './change-event.js';
+import type {
+  Component,
+  EventHistory,
+  Incident,
+  IncidentHistory,
+  Maintenance,
+  MaintenanceHistory,
+  StatusEvent,
+  StatusSummary,
+  UpcomingMaintenances,
+} from './model.js';
+
+/*
+ * Change detection: pure functions of two successive snapshots of one feed document (and the
+ * current snapshots of the others, where one document confirms what another shows) to the list
+ * of changes between them. They run once per upstream load (`SnapshotCache`'s `onLoaded`), so an
+ * event is found once, however many read the feed; a failed refetch or a stale stand-in is no
+ * load and finds nothing.
+ *
+ * Each change is reported by exactly one document, whichever load completes it:
+ * - an incident that leaves the summary's unresolved list is RESOLVED, with its resolved copy
+ *   from the incident history (`incidents.json`). When the history on hand does not show it
+ *   resolved yet, the history's next load reports it; when the feed serves no history, the
+ *   summary reports it at once with the last copy it had;
+ * - a maintenance that leaves the summary is COMPLETED the same way, confirmed by the maintenance
+ *   history; a new one is SCHEDULED by whichever of the summary and the upcoming list shows it
+ *   first; every other change of a maintenance the summary lists is the summary's to report.
+ */
+
+/** The other documents of the feed as they stand when one of them is loaded. */
+export interface FeedSnapshots {
+  readonly summary?: StatusSummary | undefined;
+  readonly upcoming?: UpcomingMaintenances | undefined;
+  readonly incidentHistory?: IncidentHistory | undefined;
+  readonly maintenanceHistory?: MaintenanceHistory | undefined;
+}
+
+type Others<Document extends keyof FeedSnapshots> = Omit<FeedSnapshots, Document>;
+
+export function summaryChanges(
+  previous: StatusSummary,
+  next: StatusSummary,
+  detectedAt: Date,
+  others: Others<'summary'> = {},
+): StatusChangeEvent[] {
+  const at = detectedAt.toISOString();
+  const events: StatusChangeEvent[] = [];
+
+  for (const component of next.components) {
+    const before = previous.componentsById.get(component.id);
+    if (before && before.status !== component.status) {
+      events.push({
+        type: 'component',
+        component: componentRecord(component),
+        previousStatus: before.status,
+        status: component.status,
+        detectedAt: at,
+      });
+    }
+  }
+
+  const incident = (kind: IncidentChangeKind, value: Incident): StatusChangeEvent => ({
+    type: 'incident',
+    kind,
+    incident: incidentRecord(value),
+    detectedAt: at,
+  });
+  for (const current of next.incidents) {
+    const before = previous.incidentsById.get(current.id);
+    if (!before) events.push(incident('CREATED', current));
+    else if (!sameEvent(before, current)) events.push(incident('UPDATED', current));
+  }
+  for (const gone of previous.incidents) {
+    if (next.incidentsById.has(gone.id)) continue;
+    const history = others.incidentHistory;
+    const resolved = history?.eventsById.get(gone.id);
+    if (!history) events.push(incident('RESOLVED', gone));
+    else if (resolved && isResolved(resolved)) events.push(incident('RESOLVED', resolved));
+  }
+
+  const maintenance = (kind: MaintenanceChangeKind, value: Maintenance): StatusChangeEvent => ({
+    type: 'maintenance',
+    kind,
+    maintenance: maintenanceRecord(value),
+    detectedAt: at,
+  });
+  for (const current of next.maintenances) {
+    const before = previous.maintenancesById.get(current.id);
+    const kind = before
+      ? maintenanceChangeKind(before, current)
+      : newMaintenanceKind(current, others.upcoming);
+    if (kind) events.push(maintenance(kind, current));
+  }
+  for (const gone of previous.maintenances) {
+    if (next.maintenancesById.has(gone.id) || gone.status === 'COMPLETED') continue;
+    if (others.upcoming?.maintenancesById.has(gone.id)) continue;
+    const history = others.maintenanceHistory;
+    const completed = history?.eventsById.get(gone.id);
+    if (!history) {
+      if (gone.status !== 'SCHEDULED') events.push(maintenance('COMPLETED', gone));
+    } else if (completed && isCompleted(completed)) {
+      events.push(maintenance('COMPLETED', completed));
+    }
+  }
+
+  return withPageEvent(events, !samePage(previous, next), next, at);
+}
+
+export function upcomingChanges(
+  previous: UpcomingMaintenances,
+  next: UpcomingMaintenances,
+  detectedAt: Date,
+  others: Others<'upcoming'> = {},
+): StatusChangeEvent[] {
+  const at = detectedAt.toISOString();
+  const events: StatusChangeEvent[] = [];
+  for (const current of next.maintenances) {
+    // What the summary lists is the summary's to report.
+    if (others.summary?.maintenancesById.has(current.id)) continue;
+    const before = previous.maintenancesById.get(current.id);
+    const kind = before
+      ? maintenanceChangeKind(before, current)
+      : newMaintenanceKind(current, others.summary);
+    if (kind) {
+      events.push({
+        type: 'maintenance',
+        kind,
+        maintenance: maintenanceRecord(current),
+        detectedAt: at,
+      });
+    }
+  }
+  return withPageEvent(events, !sameEvents(previous.maintenances, next.maintenances), next, at);
+}
+
+export function incidentHistoryChanges(
+  previous: IncidentHistory,
+  next: IncidentHistory,
+  detectedAt: Date,
+  others: Others<'incidentHistory'> = {},
+): StatusChangeEvent[] {
+  const at = detectedAt.toISOString();
+  const events = newlyOver(previous, next, isResolved, others.summary?.incidentsById).map(
+    (incident): StatusChangeEvent => ({
+      type: 'incident',
+      kind: 'RESOLVED',
+      incident: incidentRecord(incident),
+      detectedAt: at,
+    }),
+  );
+  return withPageEvent(events, !sameEvents(previous.events, next.events), next, at);
+}
+
+export function maintenanceHistoryChanges(
+  previous: MaintenanceHistory,
+  next: MaintenanceHistory,
+  detectedAt: Date,
+  others: Others<'maintenanceHistory'> = {},
+): StatusChangeEvent[] {
+  const at = detectedAt.toISOString();
+  const events = newlyOver(previous, next, isCompleted, others.summary?.maintenancesById).map(
+    (maintenance): StatusChangeEvent => ({
+      type: 'maintenance',
+      kind: 'COMPLETED',
+      maintenance: maintenanceRecord(maintenance),
+      detectedAt: at,
+    }),
+  );
+  return withPageEvent(events, !sameEvents(previous.events, next.events), next, at);
+}
+
+/**
+ * The events a history shows over (resolved, completed) that its previous copy did not, and that
+ * the summary on hand no longer lists: while it still does, the summary reports them once it lets
+ * them go.
+ */
+function newlyOver<Event extends StatusEvent>(
+  previous: EventHistory<Event>,
+  next: EventHistory<Event>,
+  isOver: (event: Event) => boolean,
+  listed: ReadonlyMap<string, unknown> | undefined,
+): Event[] {
+  return next.events.filter((event) => {
+    const before = previous.eventsById.get(event.id);
+    return isOver(event) && !(before && isOver(before)) && !listed?.has(event.id);
+  });
+}
+
+const isResolved = (incident: Incident) =>
+  incident.status === 'RESOLVED' || incident.status === 'POSTMORTEM';
+const isCompleted = (maintenance: Maintenance) => maintenance.status === 'COMPLETED';
+
+/** A maintenance seen for the first time: SCHEDULED unless `elsewhere` already listed it. */
+function newMaintenanceKind(
+  maintenance: Maintenance,
+  elsewhere: { readonly maintenancesById: ReadonlyMap<string, Maintenance> } | undefined,
+): MaintenanceChangeKind | undefined {
+  switch (maintenance.status) {
+    case 'SCHEDULED':
+      return elsewhere?.maintenancesById.has(maintenance.id) ? undefined : 'SCHEDULED';
+    case 'COMPLETED':
+      return 'COMPLETED';
+    case 'IN_PROGRESS':
+    case 'VERIFYING':
+      return 'STARTED';
+    default:
+      return 'UPDATED';
+  }
+}
+
+function maintenanceChangeKind(
+  before: Maintenance,
+  after: Maintenance,
+): MaintenanceChangeKind | undefined {
+  if (before.status !== after.status) {
+    if (after.status === 'COMPLETED') return 'COMPLETED';
+    if (after.status === 'IN_PROGRESS' && before.status === 'SCHEDULED') return 'STARTED';
+    return 'UPDATED';
+  }
+  return sameEvent(before, after) ? undefined : 'UPDATED';
+}
+
+function withPageEvent(
+  events: StatusChangeEvent[],
+  listChanged: boolean,
+  next: { readonly page: { readonly id: string } },
+  at: string,
+): StatusChangeEvent[] {
+  if (events.length > 0 || listChanged) {
+    events.unshift({ type: 'page', pageId: next.page.id, detectedAt: at });
+  }
+  return events;
+}
+
+const time = (date: Date | null) => date?.getTime() ?? null;
+
+/** Whether an incident or maintenance says the same in both snapshots. */
+function sameEvent(a: StatusEvent, b: StatusEvent): boolean {
+  return (
+    time(a.updatedAt) === time(b.updatedAt) &&
+    time(a.resolvedAt) === time(b.resolvedAt) &&
+    (a as Incident).status === (b as Incident).status &&
+    a.impact === b.impact &&
+    a.name === b.name &&
+    a.updates.length === b.updates.length &&
+    a.updates[0]?.id === b.updates[0]?.id &&
+    a.updates[0]?.body === b.updates[0]?.body &&
+    time((a as Partial<Maintenance>).scheduledFor ?? null) ===
+      time((b as Partial<Maintenance>).scheduledFor ?? null) &&
+    time((a as Partial<Maintenance>).scheduledUntil ?? null) ===
+      time((b as Partial<Maintenance>).scheduledUntil ?? null) &&
+    a.components.map((c) => c.id).join() === b.components.map((c) => c.id).join()
+  );
+}
+
+function sameEvents(a: readonly StatusEvent[], b: readonly StatusEvent[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((event, i) => {
+      const other = b[i];
+      return other !== undefined && event.id === other.id && sameEvent(event, other);
+    })
+  );
+}
+
+function sameComponent(a: Component, b: Component): boolean {
+  return (
+    a.id === b.id &&
+    a.status === b.status &&
+    a.name === b.name &&
+    a.description === b.description &&
+    a.position === b.position &&
+    a.showcase === b.showcase &&
+    a.onlyShowIfDegraded === b.onlyShowIfDegraded &&
+    a.startDate === b.startDate &&
+    time(a.updatedAt) === time(b.updatedAt) &&
+    a.group?.id === b.group?.id
+  );
+}
+
+/** Whether the summary shows the same page: its header, banner, components and events. */
+function samePage(a: StatusSummary, b: StatusSummary): boolean {
+  return (
+    a.page.id === b.page.id &&
+    a.page.name === b.page.name &&
+    a.page.url === b.page.url &&
+    a.page.timeZone === b.page.timeZone &&
+    time(a.page.updatedAt) === time(b.page.updatedAt) &&
+    a.status.indicator === b.status.indicator &&
+    a.status.description === b.status.description &&
+    a.components.length === b.components.length &&
+    a.components.every((component, i) => {
+      const other = b.components[i];
+      return other !== undefined && sameComponent(component, other);
+    }) &&
+    sameEvents(a.incidents, b.incidents) &&
+    sameEvents(a.maintenances, b.maintenances)
+  );
+}

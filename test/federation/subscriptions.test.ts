@@ -1,0 +1,124 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGatewayRuntime, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { composeServices } from '@theguild/federation-composition';
+import { parse } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createRpcEndpointsSubgraph,
+  RPC_ENDPOINTS_TYPE_DEFS,
+} from '../../simulator/src/rpc-endpoints-subgraph.js';
+import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
+import { printSchemaDocument } from '../../src/schema/print.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { subscribeSse } from '../helpers/subscriptions.js';
+
+const TTL_MS = 150;
+
+async function listen(
+  handler: Parameters<typeof createServer>[1],
+): Promise<{ server: Server; origin: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const CHANGES = /* GraphQL */ `
+  subscription {
+    componentStatusChanged {
+      component { id name status rpcEndpoints { url } }
+      previousStatus
+      status
+    }
+  }
+`;
+
+interface Change {
+  componentStatusChanged: {
+    component: { id: string; status: string; rpcEndpoints: { url: string }[] };
+    previousStatus: string;
+    status: string;
+  };
+}
+
+/*
+ * Hive Gateway in front of the gateway and a second subgraph: a subscription made through it
+ * reaches this subgraph over its subscription transport (SSE, Hive Gateway's default for HTTP
+ * subgraphs, or graphql-ws), and each event is completed with the other subgraph's fields.
+ */
+describe.each([
+  ['SSE (the HTTP transport)', undefined],
+  ['graphql-ws', { kind: 'ws', location: '/graphql' }],
+] as const)('subscriptions through Hive Gateway over %s', (_name, subscriptions) => {
+  let harness: Harness;
+  let router: GatewayRuntime;
+  const servers: Server[] = [];
+  let routerOrigin = '';
+  let relayId = '';
+
+  beforeAll(async () => {
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: TTL_MS }, logLevel: 'info' });
+    const relay = harness.simulator.statusFeed.summary.components.find(
+      (c) => c.name === 'JSON-RPC Relay',
+    );
+    relayId = relay?.id ?? '';
+    const theirs = await listen(
+      createRpcEndpointsSubgraph(
+        [{ url: 'https://rpc.example-ledger.com/api', network: 'mainnet', componentId: relayId }],
+        [],
+      ),
+    );
+    servers.push(theirs.server);
+    const composed = composeServices([
+      {
+        name: 'ledger-status',
+        url: `${harness.origin}/graphql`,
+        typeDefs: parse(printSchemaDocument()),
+      },
+      { name: 'rpc-endpoints', url: `${theirs.origin}/graphql`, typeDefs: RPC_ENDPOINTS_TYPE_DEFS },
+    ]);
+    expect(composed.errors?.map((error) => error.message)).toBeUndefined();
+    if (!composed.supergraphSdl) throw new Error('no supergraph');
+    router = createGatewayRuntime({
+      supergraph: composed.supergraphSdl,
+      logging: false,
+      ...(subscriptions
+        ? { transportEntries: { 'ledger-status': { options: { subscriptions } } } }
+        : {}),
+    });
+    const front = await listen(router);
+    servers.push(front.server);
+    routerOrigin = front.origin;
+  });
+
+  afterAll(async () => {
+    await router?.dispose();
+    for (const server of servers) server.closeAllConnections();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    await harness?.close();
+  });
+
+  it('delivers a component changed in the simulator, with the other subgraph’s fields', async () => {
+    const changes = await subscribeSse<Change>(routerOrigin, CHANGES);
+    await new Promise((resolve) => setTimeout(resolve, 3 * TTL_MS));
+    harness.simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [relayId]: 'degraded_performance' }),
+    );
+    // Its group (Mainnet) stays at its worst child's status: the relay is the one change.
+    const relay = await changes.next();
+    expect(relay?.errors).toBeUndefined();
+    expect(relay?.data?.componentStatusChanged).toEqual({
+      component: {
+        id: relayId,
+        name: 'JSON-RPC Relay',
+        status: 'DEGRADED_PERFORMANCE',
+        rpcEndpoints: [{ url: 'https://rpc.example-ledger.com/api' }],
+      },
+      previousStatus: 'OPERATIONAL',
+      status: 'DEGRADED_PERFORMANCE',
+    });
+    const opened = harness.logs.filter((line) => line.msg === 'subscription opened');
+    expect(opened.at(-1)).toMatchObject({ transport: subscriptions ? 'websocket' : 'http' });
+    await changes.close();
+  });
+});

@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+describe('GET /status', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
+
+  it('serves the board as static files under a strict content security policy', async () => {
+    harness = await startHarness();
+    const page = await harness.fetch('/status');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await page.text()).toContain('<script type="module" src="/status/board.js">');
+
+    const script = await harness.fetch('/status/board.js');
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await script.text()).toContain('subscription StatusBoard');
+    expect((await harness.fetch('/status/board.css')).headers.get('content-type')).toBe(
+      'text/css; charset=utf-8',
+    );
+    expect((await harness.fetch('/status/other.js')).status).toBe(404);
+  });
+
+  it('answers 304 while the file is unchanged', async () => {
+    harness = await startHarness();
+    const first = await harness.fetch('/status/board.js');
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect(first.headers.get('cache-control')).toBe('no-cache');
+    const again = await harness.fetch('/status/board.js', {
+      headers: { 'if-none-match': etag ?? '' },
+    });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+  });
+
+  it('is not served with STATUS_BOARD=false', async () => {
+    harness = await startHarness({ env: { STATUS_BOARD: false } });
+    expect((await harness.fetch('/status')).status).toBe(404);
+  });
+});

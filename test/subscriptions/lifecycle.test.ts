@@ -1,0 +1,246 @@
+import { describe, expect, it } from 'vitest';
+import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js';
+
+const COMPONENT_CHANGES = 'subscription { componentStatusChanged { status } }';
+const PAGE = 'subscription { statusPageChanged { status { indicator } } }';
+const SUMMARY = '/status/api/v2/summary.json';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function metric(harness: Harness, name: string, labels: string): Promise<number> {
+  const text = await (await harness.fetch('/metrics')).text();
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+describe('shutting down with subscriptions open', () => {
+  it('completes every stream (SSE and graphql-ws), closes the sockets with 1001, and drains', async () => {
+    const harness = await startHarness({ logLevel: 'silent' });
+    const sse = await subscribeSse(harness.origin, COMPONENT_CHANGES);
+    const page = await subscribeSse(harness.origin, PAGE, undefined, { method: 'GET' });
+    await page.next();
+    // Not lazy: the client would close the socket itself once its subscriptions completed.
+    const client = wsClient(harness.origin, { lazy: false });
+    const closedWith = new Promise<number>((resolve) =>
+      client.on('closed', (event) => resolve((event as { code: number }).code)),
+    );
+    const ws = subscribeWs(client, COMPONENT_CHANGES);
+    const wsPage = subscribeWs(client, PAGE);
+    await wsPage.next();
+
+    // As main.ts does on SIGTERM.
+    harness.gateway.quiesce();
+    // Resolves once every connection is gone; nothing waits for the grace period.
+    await harness.drain(60_000);
+    await Promise.all([sse.completed, page.completed, ws.completed, wsPage.completed]);
+    expect(sse.completedByServer).toBe(true);
+    expect(page.completedByServer).toBe(true);
+    expect(await closedWith).toBe(1001);
+    // graphql-ws completed both before the socket closed: neither ended in an error.
+    const errored = await Promise.race([
+      ws.error.then(() => true),
+      wsPage.error.then(() => true),
+      sleep(50),
+    ]);
+    expect(errored).toBeUndefined();
+
+    await harness.gateway.close();
+    await harness.simulator.close();
+  });
+
+  it('completes a subscription opened while shutting down at once', async () => {
+    const harness = await startHarness({ logLevel: 'silent' });
+    harness.gateway.quiesce();
+    const late = await subscribeSse(harness.origin, COMPONENT_CHANGES);
+    await late.completed;
+    expect(late.completedByServer).toBe(true);
+    await harness.close();
+  });
+});
+
+describe('subscription limits, metrics and logs', () => {
+  it('refuses past MAX_SUBSCRIPTIONS, counts them by field, transport and reason, and logs open and close', async () => {
+    const harness = await startHarness({ env: { MAX_SUBSCRIPTIONS: 2 } });
+    const first = await subscribeSse(harness.origin, COMPONENT_CHANGES, undefined, {
+      headers: { 'x-request-id': 'sub-first' },
+    });
+    const client = wsClient(harness.origin, { headers: { 'x-request-id': 'sub-socket' } });
+    const second = subscribeWs(client, PAGE);
+    await second.next();
+    expect(
+      await metric(
+        harness,
+        'graphql_subscriptions_open',
+        'field="componentStatusChanged",transport="http"',
+      ),
+    ).toBe(1);
+    expect(
+      await metric(
+        harness,
+        'graphql_subscriptions_open',
+        'field="statusPageChanged",transport="websocket"',
+      ),
+    ).toBe(1);
+
+    const third = await subscribeSse(harness.origin, PAGE);
+    expect((await third.next()).errors).toMatchObject([
+      { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit: 'MAX_SUBSCRIPTIONS' } },
+    ]);
+    await third.completed;
+
+    await first.close();
+    await second.close();
+    await client.dispose();
+    // The server sees an SSE client go when its connection closes.
+    for (
+      let i = 0;
+      i < 100 && harness.logs.filter((l) => l.msg === 'subscription closed').length < 2;
+      i++
+    ) {
+      await sleep(20);
+    }
+    const ended = (labels: string) => metric(harness, 'graphql_subscriptions_ended_total', labels);
+    expect(await ended('field="componentStatusChanged",transport="http",reason="client"')).toBe(1);
+    expect(await ended('field="statusPageChanged",transport="websocket",reason="client"')).toBe(1);
+    expect(await ended('field="statusPageChanged",transport="http",reason="refused"')).toBe(1);
+    expect(
+      await metric(
+        harness,
+        'graphql_subscriptions_open',
+        'field="componentStatusChanged",transport="http"',
+      ),
+    ).toBe(0);
+    expect(await metric(harness, 'graphql_errors_total', 'code="TOO_MANY_SUBSCRIPTIONS"')).toBe(1);
+
+    const lines = (message: string) => harness.logs.filter((line) => line.msg === message);
+    expect(lines('subscription opened')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          requestId: 'sub-first',
+          subscription: 'componentStatusChanged',
+          transport: 'http',
+        }),
+        expect.objectContaining({
+          requestId: 'sub-socket',
+          subscription: 'statusPageChanged',
+          transport: 'websocket',
+        }),
+      ]),
+    );
+    expect(lines('subscription closed')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          requestId: 'sub-first',
+          reason: 'client',
+          ms: expect.any(Number),
+        }),
+        expect.objectContaining({ requestId: 'sub-socket', reason: 'client' }),
+      ]),
+    );
+    expect(lines('subscription refused')).toMatchObject([{ limit: 'MAX_SUBSCRIPTIONS' }]);
+    expect(lines('websocket opened')).toMatchObject([{ requestId: 'sub-socket' }]);
+    await harness.close();
+  });
+
+  it('never serves a subscription from the response cache', async () => {
+    const harness = await startHarness({ logLevel: 'silent' });
+    for (let i = 0; i < 3; i += 1) {
+      const response = await harness.fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ query: PAGE }),
+      });
+      await response.body?.cancel();
+      const stream = await subscribeSse(harness.origin, PAGE);
+      await stream.next();
+      await stream.close();
+    }
+    expect(await metric(harness, 'response_cache_reads_total', 'result="hit"')).toBe(0);
+    expect(await metric(harness, 'response_cache_reads_total', 'result="stored"')).toBe(0);
+    await harness.close();
+  });
+});
+
+describe('limits per event', () => {
+  it('gives each event of a subscription its own field budget: one too large is an error, the next is sent', async () => {
+    const harness = await startHarness({
+      env: { STATUS_CACHE_TTL_MS: 150, MAX_RESOLVED_FIELDS: 10 },
+      logLevel: 'silent',
+    });
+    const portal = harness.simulator.statusFeed.summary.components.find(
+      (c) => c.name === 'Developer Portal',
+    );
+    const pages = await subscribeSse<{ statusPageChanged: { components: { id: string }[] } }>(
+      harness.origin,
+      'subscription ($all: Boolean!) { statusPageChanged { components(topLevel: $all) { id } } }',
+      { all: true },
+    );
+    // 7 fields per event: within the budget of 10 for each event, not for two together.
+    expect((await pages.next()).data?.statusPageChanged.components).toHaveLength(5);
+    await sleep(450);
+    harness.simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [portal?.id ?? '']: 'major_outage' }),
+    );
+    expect((await pages.next()).data?.statusPageChanged.components).toHaveLength(5);
+
+    const everything = await subscribeSse(
+      harness.origin,
+      'subscription { statusPageChanged { components { id name status } } }',
+    );
+    expect((await everything.next()).errors).toMatchObject([
+      { extensions: { code: 'BAD_USER_INPUT', limit: 'MAX_RESOLVED_FIELDS' } },
+    ]);
+    await Promise.all([pages.close(), everything.close()]);
+    await harness.close();
+  });
+});
+
+describe('polling', () => {
+  it('reads the feed only while someone subscribes, and with queries costs one summary request per TTL', async () => {
+    const ttl = 200;
+    const harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: ttl }, logLevel: 'info' });
+    await sleep(3 * ttl);
+    expect(harness.simulator.requestCount(SUMMARY)).toBe(0);
+
+    const subscribers = await Promise.all(
+      Array.from({ length: 5 }, () => subscribeSse(harness.origin, COMPONENT_CHANGES)),
+    );
+    const client = wsClient(harness.origin);
+    const socketSubscribers = Array.from({ length: 5 }, () =>
+      subscribeWs(client, COMPONENT_CHANGES),
+    );
+    harness.simulator.resetRequests();
+    const started = performance.now();
+    let queries = 0;
+    while (performance.now() - started < 15 * ttl) {
+      await Promise.all(
+        Array.from({ length: 10 }, () =>
+          harness.execute('{ statusPage { status { indicator } } }'),
+        ),
+      );
+      queries += 10;
+    }
+    const elapsed = performance.now() - started;
+    const requests = harness.simulator.requestCount(SUMMARY);
+    expect(queries).toBeGreaterThan(100);
+    // Polled all along (each poll waits for its snapshot to expire, then for the fetch)...
+    expect(requests).toBeGreaterThanOrEqual(Math.floor(elapsed / ttl / 2));
+    // ...and never more than one request per TTL, however many subscribe and query.
+    expect(requests).toBeLessThanOrEqual(Math.ceil(elapsed / ttl) + 1);
+    // The other documents are polled only for the subscriptions that need them.
+    expect(harness.simulator.requestCount('/status/api/v2/incidents.json')).toBe(0);
+
+    await Promise.all([...subscribers, ...socketSubscribers].map((s) => s.close()));
+    await client.dispose();
+    // The server sees an SSE client go when its connection closes.
+    const closed = () => harness.logs.filter((line) => line.msg === 'subscription closed').length;
+    for (let i = 0; i < 250 && closed() < 10; i += 1) await sleep(20);
+    expect(closed()).toBe(10);
+    await sleep(ttl);
+    harness.simulator.resetRequests();
+    await sleep(3 * ttl);
+    expect(harness.simulator.requestCount(SUMMARY)).toBe(0);
+    await harness.close();
+  });
+});
