@@ -19,7 +19,7 @@ import { createMetricsListener } from './observability/metrics-listener.js';
 import { currentRequestScope } from './observability/request-scope.js';
 import { createTracing } from './observability/tracing.js';
 import { toYogaLogger } from './observability/yoga-logger.js';
-import { DEFAULT_MANIFEST, readManifest } from './persisted-documents/manifest.js';
+import { DEFAULT_MANIFEST, readManifest, withDocuments } from './persisted-documents/manifest.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useFieldBudget } from './plugins/use-field-budget.js';
@@ -32,7 +32,7 @@ import { usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestLog } from './plugins/use-request-log.js';
-import { useStatusBoard } from './plugins/use-status-board.js';
+import { readStatusBoardDocument, useStatusBoard } from './plugins/use-status-board.js';
 import { useTracing } from './plugins/use-tracing.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
 import { RedisConnection } from './redis/redis-connection.js';
@@ -176,7 +176,10 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       useCsrfPrevention(),
       useGetParams(),
       usePersistedDocuments({
-        manifest: readManifest(config.persistedDocuments.file ?? DEFAULT_MANIFEST),
+        manifest: withDocuments(
+          readManifest(config.persistedDocuments.file ?? DEFAULT_MANIFEST),
+          config.statusBoard ? [readStatusBoardDocument()] : [],
+        ),
         only: config.persistedDocuments.only,
       }),
       useReadiness({ statusFeed, isDraining: () => draining, ...(redis ? { redis } : {}) }),

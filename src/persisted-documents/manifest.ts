@@ -65,3 +65,11 @@ export function readManifest(file: string): ReadonlyMap<string, string> {
   if (problems.length > 0) throw new ManifestError(file, problems);
   return documents;
 }
+
+/** `manifest` with `texts` added under their ids: documents the gateway itself sends. */
+export function withDocuments(
+  manifest: ReadonlyMap<string, string>,
+  texts: readonly string[],
+): ReadonlyMap<string, string> {
+  return new Map([...manifest, ...texts.map((text) => [documentIdOf(text), text] as const)]);
+}

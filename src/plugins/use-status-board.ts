@@ -17,6 +17,13 @@ const PAGE_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/**
+ * The board's one operation (`board.graphql`), which its script asks for by id: the gateway adds it
+ * to the persisted documents, so that the board works where only persisted documents are accepted.
+ */
+export const readStatusBoardDocument = (): string =>
+  readFileSync(new URL('board.graphql', BOARD_DIRECTORY), 'utf8');
+
 interface BoardFile {
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;

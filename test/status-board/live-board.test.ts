@@ -15,7 +15,12 @@ describe('the status board in Chromium', () => {
   beforeAll(async () => {
     browser = await launchChromium();
     harness = await startHarness({
-      env: { STATUS_CACHE_TTL_MS: POLL_INTERVAL_MS, STATUS_POLL_INTERVAL_MS: POLL_INTERVAL_MS },
+      env: {
+        STATUS_CACHE_TTL_MS: POLL_INTERVAL_MS,
+        STATUS_POLL_INTERVAL_MS: POLL_INTERVAL_MS,
+        // The strictest production setting: the board asks by document id.
+        PERSISTED_DOCUMENTS_ONLY: true,
+      },
     });
     page = await browser.newPage({ viewport: { width: 900, height: 1200 } });
   }, INSTALL_TIMEOUT_MS);

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { documentIdOf } from '../../src/persisted-documents/manifest.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
 describe('GET /status', () => {
@@ -17,7 +19,7 @@ describe('GET /status', () => {
 
     const script = await harness.fetch('/status/board.js');
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(await script.text()).toContain('subscription StatusBoard');
+    expect(await script.text()).toContain('const DOCUMENT_ID =');
     expect((await harness.fetch('/status/board.css')).headers.get('content-type')).toBe(
       'text/css; charset=utf-8',
     );
@@ -35,6 +37,29 @@ describe('GET /status', () => {
     });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
+  });
+
+  it('asks for its operation by the id of board.graphql, which is persisted even in PERSISTED_DOCUMENTS_ONLY', async () => {
+    const script = readFileSync('public/status-board/board.js', 'utf8');
+    const document = readFileSync('public/status-board/board.graphql', 'utf8');
+    const [, id] = /const DOCUMENT_ID = '(sha256:[0-9a-f]{64})';/.exec(script) ?? [];
+    expect(id).toBe(documentIdOf(document));
+
+    harness = await startHarness({ env: { PERSISTED_DOCUMENTS_ONLY: true } });
+    const stream = await harness.fetch(`/graphql?documentId=${id}`, {
+      headers: { accept: 'text/event-stream' },
+    });
+    expect(stream.status).toBe(200);
+    const reader = stream.body?.getReader();
+    let received = '';
+    // The stream may open with a keep-alive comment before the first event.
+    while (reader && !received.includes('event: next')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += new TextDecoder().decode(value);
+    }
+    await reader?.cancel();
+    expect(received).toContain('"statusPageChanged"');
   });
 
   it('is not served with STATUS_BOARD=false', async () => {
