@@ -1,10 +1,11 @@
 /**
  * Benchmark of this gateway against a raw floor, a raw pass-through and GraphQL Mesh (Hive Gateway
  * runtime over an OpenAPI description of the status feed), each in its own process on loopback,
- * loaded one after another with autocannon at the same concurrency and duration.
+ * loaded with autocannon at the same concurrency and duration; the gateway and its raw floor in
+ * turns, round after round, each reporting its median round.
  *
  * `npm run bench` (a few minutes) or `npm run bench -- --smoke` (1 s per contender, for CI).
- * Options: --duration <s>, --connections <n>, --warmup <s>; --only a,b (scenario ids) and
+ * Options: --duration <s> (per round), --rounds <n> (3), --connections <n>, --warmup <s>; --only a,b (scenario ids) and
  * --contenders gateway,raw-floor to measure part of it while working (the cold start runs only with
  * every scenario).
  * Writes bench/results/bench-<timestamp>.json and, unless --smoke, bench/results/latest.{json,md}.
@@ -51,6 +52,7 @@ const { values } = parseArgs({
   options: {
     smoke: { type: 'boolean', default: false },
     duration: { type: 'string' },
+    rounds: { type: 'string' },
     connections: { type: 'string', default: '50' },
     warmup: { type: 'string' },
     only: { type: 'string' },
@@ -59,6 +61,12 @@ const { values } = parseArgs({
 });
 const smoke = values.smoke ?? false;
 const durationSeconds = Number(values.duration ?? (smoke ? 1 : 10));
+/**
+ * The gateway and its raw floor are loaded in turns, this many rounds of `--duration` each, and
+ * each reports its median round: the machine's drift then falls on both alike, which one long run
+ * each, minutes apart, does not ensure.
+ */
+const rounds = Number(values.rounds ?? (smoke ? 1 : 3));
 const warmupSeconds = Number(values.warmup ?? (smoke ? 0 : 2));
 const connections = Number(values.connections);
 const coldStartRuns = smoke ? 1 : 3;
@@ -72,14 +80,15 @@ const wantedContender = (name: ContenderName) =>
   name === 'gateway' || (onlyContenders?.has(name) ?? true);
 if (
   !(durationSeconds > 0 && durationSeconds <= 120) ||
+  !(Number.isInteger(rounds) && rounds >= 1 && rounds <= 9) ||
   !(warmupSeconds >= 0 && warmupSeconds <= 30) ||
   !(connections > 0 && connections <= 1000)
 ) {
-  console.error('--duration must be 0-120 s, --warmup 0-30 s, --connections 1-1000');
+  console.error('--duration must be 0-120 s, --rounds 1-9, --warmup 0-30 s, --connections 1-1000');
   process.exit(1);
 }
 // 16 loads with their warm-ups and start-ups, the cold starts and the composition, with room.
-watchdog((16 * (durationSeconds + warmupSeconds + 6) + 120) * 1_000, 'bench');
+watchdog((16 * (rounds * durationSeconds + warmupSeconds + 6) + 120) * 1_000, 'bench');
 
 const CACHE = resolve(ROOT, 'node_modules/.cache/ledger-status-bench');
 const CONTENDERS = resolve(CACHE, 'contenders');
@@ -152,6 +161,8 @@ function meshSpec(supergraph: string): ContenderSpec {
 
 interface Measurement {
   contender: ContenderName;
+  /** Req/s of each round, when measured in turns with another contender (the median is `load`). */
+  roundsRequestsPerSecond?: number[];
   /** What it was asked, when not the gateway's own operation. */
   note?: string;
   load: LoadSummary;
@@ -170,43 +181,96 @@ async function measure(
   contender: ContenderName,
   spec: ContenderSpec,
   requests: () => LoadRequest[],
-  prepare?: (server: GraphqlServer) => Promise<void>,
 ): Promise<Measurement> {
-  const server = await startContender(spec);
+  const [measurement] = await measureInTurns(simulator, [{ contender, spec, requests }], 1);
+  return measurement as Measurement;
+}
+
+interface Turn {
+  contender: ContenderName;
+  spec: ContenderSpec;
+  requests: () => LoadRequest[];
+}
+
+/**
+ * Fresh processes of the contenders, each warmed up, then loaded in turns for `roundCount` rounds
+ * (A, B, A, B, …) of `durationSeconds`; each contender's result is its median round by req/s, its
+ * upstream requests those of all its rounds. Every process is stopped at the end.
+ */
+async function measureInTurns(
+  simulator: SimulatorProcess,
+  turns: readonly Turn[],
+  roundCount: number,
+): Promise<Measurement[]> {
+  const servers: GraphqlServer[] = [];
   try {
-    await prepare?.(server);
+    for (const turn of turns) servers.push(await startContender(turn.spec));
     if (warmupSeconds > 0) {
-      await runLoad({
-        url: server.url,
-        connections,
-        durationSeconds: warmupSeconds,
-        requests: requests(),
-      });
+      for (const [index, turn] of turns.entries()) {
+        await runLoad({
+          url: (servers[index] as GraphqlServer).url,
+          connections,
+          durationSeconds: warmupSeconds,
+          requests: turn.requests(),
+        });
+      }
     }
-    await simulator.resetRequests();
-    const load = await runLoad({
-      url: server.url,
-      connections,
-      durationSeconds,
-      requests: requests(),
+    const loads: LoadSummary[][] = turns.map(() => []);
+    const upstream = turns.map(() => ({ count: 0, byPath: {} as Record<string, number> }));
+    for (let round = 0; round < roundCount; round += 1) {
+      for (const [index, turn] of turns.entries()) {
+        await simulator.resetRequests();
+        const load = await runLoad({
+          url: (servers[index] as GraphqlServer).url,
+          connections,
+          durationSeconds,
+          requests: turn.requests(),
+        });
+        const asked = await simulator.requests();
+        const total = upstream[index] as { count: number; byPath: Record<string, number> };
+        total.count += asked.count;
+        for (const [path, count] of Object.entries(asked.byPath)) {
+          total.byPath[path] = (total.byPath[path] ?? 0) + count;
+        }
+        (loads[index] as LoadSummary[]).push(load);
+      }
+    }
+    return turns.map((turn, index) => {
+      const rounds_ = loads[index] as LoadSummary[];
+      const load = medianRound(rounds_);
+      const requests = rounds_.reduce((sum, round) => sum + round.requests, 0);
+      const { count, byPath } = upstream[index] as {
+        count: number;
+        byPath: Record<string, number>;
+      };
+      log(
+        `  ${turn.contender}: ${load.requestsPerSecond} req/s, p50 ${load.latencyMs.p50} ms, ` +
+          `p99 ${load.latencyMs.p99} ms, ${load.errors} errors` +
+          (rounds_.length > 1
+            ? ` (median of ${rounds_.map((round) => round.requestsPerSecond).join(', ')})`
+            : ''),
+      );
+      return {
+        contender: turn.contender,
+        load,
+        ...(rounds_.length > 1
+          ? { roundsRequestsPerSecond: rounds_.map((round) => round.requestsPerSecond) }
+          : {}),
+        upstreamRequests: count,
+        upstreamByPath: byPath,
+        upstreamPer1000Ops: requests > 0 ? Math.round((count / requests) * 1000 * 10) / 10 : null,
+        peakRssMiB: mib((servers[index] as GraphqlServer).peakRss()),
+      };
     });
-    const upstream = await simulator.requests();
-    log(
-      `  ${contender}: ${load.requestsPerSecond} req/s, p50 ${load.latencyMs.p50} ms, ` +
-        `p99 ${load.latencyMs.p99} ms, ${load.errors} errors`,
-    );
-    return {
-      contender,
-      load,
-      upstreamRequests: upstream.count,
-      upstreamByPath: upstream.byPath,
-      upstreamPer1000Ops:
-        load.requests > 0 ? Math.round((upstream.count / load.requests) * 1000 * 10) / 10 : null,
-      peakRssMiB: mib(server.peakRss()),
-    };
   } finally {
-    await server.stop();
+    for (const server of servers) await server.stop();
   }
+}
+
+/** The round with the median req/s (the lower middle one of an even count). */
+function medianRound(loads: readonly LoadSummary[]): LoadSummary {
+  const sorted = [...loads].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as LoadSummary;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,26 +340,22 @@ async function runScenario(
   let status = 200;
   let headers: Record<string, string> = {};
 
-  measurements.push(
-    await measure(
-      simulator,
-      'gateway',
-      gatewaySpec(simulator),
-      scenario.gateway,
-      async (server) => {
-        for (const body of scenario.captureBodies) {
-          const answer = await postGraphql(server.url, body);
-          if (answer.status !== 200 || answer.json.errors || !answer.json.data) {
-            throw new Error(`gateway answer to capture: ${answer.status} ${answer.body}`);
-          }
-          captured.set(body, answer.body);
-          contentType = answer.contentType;
-          status = answer.status;
-          headers = answer.headers;
-        }
-      },
-    ),
-  );
+  // The gateway's answers are captured first, so that the raw floor sends the same bytes.
+  const capturing = await startContender(gatewaySpec(simulator));
+  try {
+    for (const body of scenario.captureBodies) {
+      const answer = await postGraphql(capturing.url, body);
+      if (answer.status !== 200 || answer.json.errors || !answer.json.data) {
+        throw new Error(`gateway answer to capture: ${answer.status} ${answer.body}`);
+      }
+      captured.set(body, answer.body);
+      contentType = answer.contentType;
+      status = answer.status;
+      headers = answer.headers;
+    }
+  } finally {
+    await capturing.stop();
+  }
 
   const fixture = resolve(CACHE, `raw-floor-${scenario.id}.json`);
   const [first] = captured.values();
@@ -314,11 +374,24 @@ async function runScenario(
           : {},
     }),
   );
-  if (wantedContender('raw-floor')) {
-    measurements.push(
-      await measure(simulator, 'raw-floor', rawFloorSpec(fixture), scenario.gateway),
-    );
-  }
+  measurements.push(
+    ...(await measureInTurns(
+      simulator,
+      [
+        { contender: 'gateway', spec: gatewaySpec(simulator), requests: scenario.gateway },
+        ...(wantedContender('raw-floor')
+          ? [
+              {
+                contender: 'raw-floor' as const,
+                spec: rawFloorSpec(fixture),
+                requests: scenario.gateway,
+              },
+            ]
+          : []),
+      ],
+      rounds,
+    )),
+  );
 
   if (scenario.passThrough && wantedContender('raw-pass-through')) {
     const passThrough = await measure(
@@ -431,7 +504,12 @@ function render(
     '',
     'Every contender and the simulator run in their own processes on loopback, on the same ' +
       'machine as autocannon. Upstream requests are counted by the simulator during the measured ' +
-      'load only.',
+      'load only.' +
+      (rounds > 1
+        ? ` The gateway and the raw floor are loaded in turns, ${rounds} rounds of ${durationSeconds} s ` +
+          'each, and each row is its median round (every round in the last column), so that the ' +
+          "machine's drift falls on both alike."
+        : ''),
   ];
   for (const scenario of scenarios) {
     out.push('', `## (${scenario.id}) ${scenario.title}, ${scenario.preset} preset`, '');
@@ -443,7 +521,9 @@ function render(
       m.load.errors,
       m.upstreamPer1000Ops,
       m.peakRssMiB,
-      m.note ?? '',
+      [m.note, m.roundsRequestsPerSecond && `rounds: ${m.roundsRequestsPerSecond.join(', ')} req/s`]
+        .filter(Boolean)
+        .join('; '),
     ]);
     if (scenario.meshSkipped)
       rows.push(['mesh', null, null, null, null, null, null, scenario.meshSkipped]);

@@ -4,8 +4,9 @@
  * (`VmHWM`) and a bounded shutdown. Every child is killed if the harness exits.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -81,7 +82,12 @@ export interface SpawnOptions {
   nodeFlags?: readonly string[];
   port: number;
   env: Record<string, string>;
-  /** Told of every line the process writes (stdout and stderr), for tests that read its log. */
+  /**
+   * Told of every line the process writes (stdout and stderr), for tests that read its log. Without
+   * it the output goes to a file, not through this process: a gateway under load writes an access
+   * line per request, and reading tens of thousands of lines a second in the load generator's own
+   * process would slow the load generator down for the contenders that log, and only for them.
+   */
   onLine?: (line: string) => void;
 }
 
@@ -108,32 +114,26 @@ export function spawnNode(options: SpawnOptions): ManagedProcess {
     resolve(ROOT, options.script),
     ...(options.args ?? []),
   ];
+  // The output goes through a pipe only when someone reads it as it comes.
+  const outputDirectory = options.onLine ? undefined : mkdtempSync(resolve(tmpdir(), 'bench-'));
+  const outputFile = outputDirectory && resolve(outputDirectory, 'output.log');
+  const outputFd = outputFile === undefined ? undefined : openSync(outputFile, 'w');
   const child = spawn(process.execPath, argv, {
     cwd: ROOT,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', outputFd ?? 'pipe', outputFd ?? 'pipe'],
   });
+  if (outputFd !== undefined) closeSync(outputFd);
   living.add(child);
   const lines: string[] = [];
   const counts: Record<string, number> = {};
-  // A chunk may end within a line: the rest of it comes with the next chunk of the same stream.
-  const reader = () => {
-    let partial = '';
-    return (chunk: Buffer) => {
-      const text = partial + chunk.toString('utf8');
-      const end = text.lastIndexOf('\n') + 1;
-      partial = text.slice(end);
-      record(text.slice(0, end));
-    };
-  };
   const record = (text: string) => {
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       options.onLine?.(line);
       lines.push(line);
       if (lines.length > TAIL_LINES) lines.shift();
-      // The request log writes an info line per request: only warn and above are counted, and
-      // telling them apart must not cost a JSON.parse per line in the load generator's process.
+      // The request log writes an info line per request: only warn and above are counted.
       if (line.startsWith('{"level":') && Number(line.slice(9, 11)) < 40) continue;
       if (line.startsWith('{')) {
         try {
@@ -150,11 +150,54 @@ export function spawnNode(options: SpawnOptions): ManagedProcess {
       }
     }
   };
+  /**
+   * With the output in a file: reads what was written since the last look, when asked (a tail on
+   * failure, the counts at the end), in chunks, so that a long run's log never sits in memory.
+   */
+  let readUpTo = 0;
+  const catchUp = () => {
+    if (outputFile === undefined) return;
+    let fd: number;
+    try {
+      fd = openSync(outputFile, 'r');
+    } catch {
+      return;
+    }
+    try {
+      const chunk = Buffer.alloc(1 << 22);
+      let partial = '';
+      for (;;) {
+        const read = readSync(fd, chunk, 0, chunk.length, readUpTo);
+        if (read === 0) break;
+        readUpTo += read;
+        const text = partial + chunk.toString('utf8', 0, read);
+        const end = text.lastIndexOf('\n') + 1;
+        partial = text.slice(end);
+        record(text.slice(0, end));
+      }
+      // An unfinished last line is read again next time.
+      readUpTo -= Buffer.byteLength(partial);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  // A chunk may end within a line: the rest of it comes with the next chunk of the same stream.
+  const reader = () => {
+    let partial = '';
+    return (chunk: Buffer) => {
+      const text = partial + chunk.toString('utf8');
+      const end = text.lastIndexOf('\n') + 1;
+      partial = text.slice(end);
+      record(text.slice(0, end));
+    };
+  };
   child.stdout?.on('data', reader());
   child.stderr?.on('data', reader());
   const exited = new Promise<string>((done) => {
     child.on('exit', (code, signal) => {
       living.delete(child);
+      catchUp();
+      if (outputDirectory) rmSync(outputDirectory, { recursive: true, force: true });
       done(signal ?? String(code));
     });
   });
@@ -172,8 +215,14 @@ export function spawnNode(options: SpawnOptions): ManagedProcess {
       return lastPeak;
     },
     rss: () => procStatusBytes(pid, 'VmRSS'),
-    tail: () => [...lines],
-    logCounts: () => ({ ...counts }),
+    tail: () => {
+      catchUp();
+      return [...lines];
+    },
+    logCounts: () => {
+      catchUp();
+      return { ...counts };
+    },
     exited,
     async stop(graceMs = 5_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
