@@ -5,7 +5,8 @@
  * turns, round after round, each reporting its median round.
  *
  * `npm run bench` (a few minutes) or `npm run bench -- --smoke` (1 s per contender, for CI).
- * Options: --duration <s> (per round), --rounds <n> (3), --connections <n>, --warmup <s>; --only a,b (scenario ids) and
+ * Options: --duration <s> (per round), --rounds <n> (3), --connections <n>, --warmup <s>, --pin
+ * (see `cpu-pinning.ts`); --only a,b (scenario ids) and
  * --contenders gateway,raw-floor to measure part of it while working (the cold start runs only with
  * every scenario).
  * Writes bench/results/bench-<timestamp>.json and, unless --smoke, bench/results/latest.{json,md}.
@@ -15,6 +16,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { pinLoadGenerator } from './lib/cpu-pinning.js';
 import {
   type Cell,
   type LoadRequest,
@@ -57,6 +59,7 @@ const { values } = parseArgs({
     warmup: { type: 'string' },
     only: { type: 'string' },
     contenders: { type: 'string' },
+    pin: { type: 'boolean', default: false },
   },
 });
 const smoke = values.smoke ?? false;
@@ -70,6 +73,16 @@ const rounds = Number(values.rounds ?? (smoke ? 1 : 3));
 const warmupSeconds = Number(values.warmup ?? (smoke ? 0 : 2));
 const connections = Number(values.connections);
 const coldStartRuns = smoke ? 1 : 3;
+/**
+ * With `--pin`, autocannon (this process) on one core and each server under load on another, pinned
+ * before anything is spawned (the simulator shares the load's core). Off by default: pinned, the
+ * server's GC and libuv threads share its one core, which raised the gateway's p99 on the page tree
+ * from 5 to 9 ms, while the rounds of one run still moved by a third (see `cpu-pinning.ts`).
+ */
+const cores = values.pin ? pinLoadGenerator() : undefined;
+/** A contender as it is run: on the servers' core when pinning. */
+const onServerCore = (spec: ContenderSpec): ContenderSpec =>
+  cores ? { ...spec, core: cores.server } : spec;
 const listOf = (text: string | undefined) =>
   text === undefined ? undefined : new Set(text.split(',').map((item) => item.trim()));
 const onlyScenarios = listOf(values.only);
@@ -204,7 +217,7 @@ async function measureInTurns(
 ): Promise<Measurement[]> {
   const servers: GraphqlServer[] = [];
   try {
-    for (const turn of turns) servers.push(await startContender(turn.spec));
+    for (const turn of turns) servers.push(await startContender(onServerCore(turn.spec)));
     if (warmupSeconds > 0) {
       for (const [index, turn] of turns.entries()) {
         await runLoad({
@@ -341,7 +354,7 @@ async function runScenario(
   let headers: Record<string, string> = {};
 
   // The gateway's answers are captured first, so that the raw floor sends the same bytes.
-  const capturing = await startContender(gatewaySpec(simulator));
+  const capturing = await startContender(onServerCore(gatewaySpec(simulator)));
   try {
     for (const body of scenario.captureBodies) {
       const answer = await postGraphql(capturing.url, body);
@@ -481,8 +494,8 @@ async function coldStarts(simulator: SimulatorProcess, supergraph: string) {
   const gateway: number[] = [];
   const mesh: number[] = [];
   for (let i = 0; i < coldStartRuns; i += 1) {
-    gateway.push(await coldStart(gatewaySpec(simulator), PAGE_TREE_BODY));
-    mesh.push(await coldStart(meshSpec(supergraph), MESH_PAGE_TREE_BODY));
+    gateway.push(await coldStart(onServerCore(gatewaySpec(simulator)), PAGE_TREE_BODY));
+    mesh.push(await coldStart(onServerCore(meshSpec(supergraph)), MESH_PAGE_TREE_BODY));
   }
   const round = (ms: number) => Math.round(ms);
   return {
@@ -503,7 +516,11 @@ function render(
       `(after ${warmupSeconds} s warm-up), Node ${process.version}, ${cpus().length} CPUs`,
     '',
     'Every contender and the simulator run in their own processes on loopback, on the same ' +
-      'machine as autocannon. Upstream requests are counted by the simulator during the measured ' +
+      'machine as autocannon' +
+      (cores
+        ? `, each contender pinned to CPU ${cores.server} and autocannon and the simulator to CPU ${cores.load} (taskset).`
+        : ', each process on whichever core the scheduler gives it.') +
+      ' Upstream requests are counted by the simulator during the measured ' +
       'load only.' +
       (rounds > 1
         ? ` The gateway and the raw floor are loaded in turns, ${rounds} rounds of ${durationSeconds} s ` +
@@ -696,6 +713,7 @@ async function main() {
       date: new Date().toISOString(),
       node: process.version,
       cpus: cpus().length,
+      pinnedCores: cores ?? null,
       connections,
       durationSeconds,
       warmupSeconds,

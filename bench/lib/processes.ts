@@ -82,6 +82,8 @@ export interface SpawnOptions {
   nodeFlags?: readonly string[];
   port: number;
   env: Record<string, string>;
+  /** The one core the process runs on (`taskset -c`); any core when undefined. */
+  core?: number | undefined;
   /**
    * Told of every line the process writes (stdout and stderr), for tests that read its log. Without
    * it the output goes to a file, not through this process: a gateway under load writes an access
@@ -118,11 +120,16 @@ export function spawnNode(options: SpawnOptions): ManagedProcess {
   const outputDirectory = options.onLine ? undefined : mkdtempSync(resolve(tmpdir(), 'bench-'));
   const outputFile = outputDirectory && resolve(outputDirectory, 'output.log');
   const outputFd = outputFile === undefined ? undefined : openSync(outputFile, 'w');
-  const child = spawn(process.execPath, argv, {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', outputFd ?? 'pipe', outputFd ?? 'pipe'],
-  });
+  // taskset execs node in its own process: the pid, signals and exit are node's.
+  const child = spawn(
+    options.core === undefined ? process.execPath : 'taskset',
+    options.core === undefined ? argv : ['-c', String(options.core), process.execPath, ...argv],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', outputFd ?? 'pipe', outputFd ?? 'pipe'],
+    },
+  );
   if (outputFd !== undefined) closeSync(outputFd);
   living.add(child);
   const lines: string[] = [];
@@ -460,6 +467,8 @@ export interface ContenderSpec {
   env: Record<string, string>;
   /** A GET path that answers 2xx once the server is ready. */
   readyPath: string;
+  /** The one core it runs on (see `cpu-pinning.ts`); any core when undefined. */
+  core?: number | undefined;
 }
 
 export function gatewaySpec(simulator: SimulatorProcess): ContenderSpec {
@@ -483,6 +492,7 @@ export async function spawnContender(spec: ContenderSpec): Promise<GraphqlServer
     ...(spec.nodeFlags ? { nodeFlags: spec.nodeFlags } : {}),
     port,
     env: { ...spec.env, PORT: String(port), HOST: LOOPBACK },
+    core: spec.core,
   });
   return { ...managed, url: `${managed.origin}/graphql` };
 }
