@@ -214,7 +214,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
 
   const responseCache = createCachedHandler({
     yoga,
-    store: new ResponseCache({ isCurrent: statusFeed.isCurrent }),
+    store: new ResponseCache(),
+    currencyOf: statusFeed.currencyOf,
     metrics,
     log,
     logger,

@@ -17,10 +17,10 @@ export function createListener(
   responseCache: CachedHandler,
   tracing: Tracing | undefined,
 ): RequestListener {
+  // The last Host header found valid: clients send the same one request after request.
+  let validHost: string | undefined;
   return (req, res) => {
     const requestId = requestIdOf(req.headers['x-request-id']);
-    // Whatever reads the header from here on (Yoga's request, the cache) sees the id in use.
-    req.headers['x-request-id'] = requestId;
     const scope: RequestScope = { requestId, started: performance.now() };
     if (tracing) {
       const route = routeOf(req.url);
@@ -32,17 +32,20 @@ export function createListener(
       scope.traceHeaders = callerTraceHeaders(req.headers);
     }
     const host = req.headers.host;
-    if (host !== undefined && !URL.canParse(`http://${host}/`)) {
-      // Yoga's adapter would fail to build the request URL and answer 500 with a stack trace.
-      runInRequestScope(scope, () =>
-        res
-          .writeHead(400, {
-            'content-type': 'application/json; charset=utf-8',
-            'x-request-id': requestId,
-          })
-          .end(refusalBody('BAD_REQUEST', 'The Host header is not a valid host.')),
-      );
-      return;
+    if (host !== undefined && host !== validHost) {
+      if (URL.canParse(`http://${host}/`)) validHost = host;
+      else {
+        // Yoga's adapter would fail to build the request URL and answer 500 with a stack trace.
+        runInRequestScope(scope, () =>
+          res
+            .writeHead(400, {
+              'content-type': 'application/json; charset=utf-8',
+              'x-request-id': requestId,
+            })
+            .end(refusalBody('BAD_REQUEST', 'The Host header is not a valid host.')),
+        );
+        return;
+      }
     }
     // The cache holds the scope itself (a hit needs nothing else, and entering AsyncLocalStorage
     // is a measurable share of a hit) and puts a miss back in it before Yoga runs.

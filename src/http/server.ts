@@ -1,12 +1,16 @@
 import {
   createServer,
   type IncomingMessage,
+  type OutgoingHttpHeaders,
   type RequestListener,
   type Server,
-  type ServerResponse,
+  ServerResponse,
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config.js';
+
+/** How often a draining server closes the connections its finished answers left idle. */
+const IDLE_SWEEP_MS = 50;
 
 /** The server's `upgrade` listener: a WebSocket handshake (see `websocket-transport.ts`). */
 export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
@@ -33,13 +37,17 @@ export function createHttpServer(
   { upgrade }: { upgrade?: UpgradeListener | undefined } = {},
 ): HttpServer {
   let draining = false;
-  const inFlight = new Set<ServerResponse>();
-  // One function for every response, not a closure each: this runs for every request.
-  function forget(this: ServerResponse) {
-    inFlight.delete(this);
-    // A stream that ends while draining (a completed subscription) leaves its keep-alive
-    // connection idle: close it now rather than after the keep-alive timeout.
-    if (draining) setImmediate(() => server.closeIdleConnections());
+  /**
+   * Every answer of this server: one started while the server drains closes its connection after
+   * it. A flag read where node writes the headers, rather than a set of in-flight answers kept up to
+   * date with a listener on each: this runs for every request.
+   */
+  class GatewayResponse extends ServerResponse {
+    override writeHead(statusCode: number, reasonOrHeaders?: unknown, headers?: unknown): this {
+      if (draining) this.shouldKeepAlive = false;
+      // node's own writeHead sorts out which optional argument is which.
+      return super.writeHead(statusCode, reasonOrHeaders as string, headers as OutgoingHttpHeaders);
+    }
   }
   const upgraded = new Set<Duplex>();
   const server = createServer(
@@ -49,15 +57,9 @@ export function createHttpServer(
       keepAliveTimeout: http.keepAliveTimeoutMs,
       // Node checks the two timeouts above only this often (30 s by default).
       connectionsCheckingInterval: Math.min(1_000, http.headersTimeoutMs, http.requestTimeoutMs),
+      ServerResponse: GatewayResponse,
     },
-    (req, res) => {
-      if (draining) res.setHeader('connection', 'close');
-      else {
-        inFlight.add(res);
-        res.on('close', forget);
-      }
-      listener(req, res);
-    },
+    listener,
   );
   if (upgrade) {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -81,9 +83,12 @@ export function createHttpServer(
     server,
     async drain(graceMs) {
       draining = true;
-      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // An answer whose headers went out before the drain (an event stream, a slow body) leaves
+      // its keep-alive connection idle when it ends: closed here rather than after the keep-alive
+      // timeout.
+      const idleSweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
       const timer = setTimeout(() => {
         server.closeAllConnections();
         for (const socket of upgraded) socket.destroy();
@@ -91,6 +96,7 @@ export function createHttpServer(
       timer.unref();
       await closed;
       clearTimeout(timer);
+      clearInterval(idleSweep);
     },
   };
 }

@@ -110,13 +110,18 @@ export class SnapshotCache<Value> {
   #failure: { error: unknown; at: number } | undefined;
   /** `#current` once another replica has stored a newer snapshot: no longer current. */
   #superseded: Snapshot<Value> | undefined;
+  /** Counts changes of `#current` and `#superseded`: a `currencyOf` check holds on to it. */
+  #generation = 0;
 
   constructor(options: SnapshotCacheOptions<Value>) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     options.sharing?.watch((supersedes) => {
       const current = this.#current;
-      if (current && supersedes(current)) this.#superseded = current;
+      if (current && supersedes(current)) {
+        this.#superseded = current;
+        this.#generation += 1;
+      }
     });
   }
 
@@ -133,6 +138,19 @@ export class SnapshotCache<Value> {
   isCurrent(snapshot: object): boolean {
     const current = this.#current;
     return current === snapshot && this.#isFresh(current, this.#now());
+  }
+
+  /**
+   * A check that `snapshot` is still current (as `isCurrent` says) at a time, epoch ms, that
+   * holds nothing of the snapshot and costs two comparisons: what a cache of answers built from it
+   * asks on every read. `undefined` when it is not current now.
+   */
+  currencyOf(snapshot: object): ((now: number) => boolean) | undefined {
+    const current = this.#current;
+    if (current !== snapshot || !this.#isFresh(current, this.#now())) return undefined;
+    const generation = this.#generation;
+    const freshUntil = current.fetchedAt.getTime() + this.#options.ttlMs;
+    return (now) => now < freshUntil && generation === this.#generation;
   }
 
   /** The last good snapshot, fresh or not, without fetching. */
@@ -190,6 +208,7 @@ export class SnapshotCache<Value> {
       const { snapshot, fetched, previous } = await this.#load(requestId);
       this.#current = snapshot;
       this.#superseded = undefined;
+      this.#generation += 1;
       this.#standIn = undefined;
       this.#failure = undefined;
       if (fetched) this.#options.onLoaded?.(previous, snapshot);
@@ -218,6 +237,7 @@ export class SnapshotCache<Value> {
           if (latest !== current) this.#standIn = undefined;
           this.#current = latest;
           this.#superseded = undefined;
+          this.#generation += 1;
           if (this.#isFresh(latest, this.#now())) return { snapshot: latest, fetched: false };
         }
         return await sharing.load(this.#current, requestId);

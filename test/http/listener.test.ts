@@ -132,6 +132,8 @@ describe('the response cache in front of Yoga', () => {
         request.on('error', reject);
         request.end(body);
       });
+    // The front door remembers the last good Host: a bad one after it is still refused.
+    expect((await post('{ statusPage { name } }')).status).toBe(200);
     for (const answer of [
       await send('POST', '/graphql', JSON.stringify({ query: '{ statusPage { name } }' })),
       await send('GET', '/graphql?query=%7B__typename%7D'),
@@ -140,6 +142,23 @@ describe('the response cache in front of Yoga', () => {
       expect(answer.status).toBe(400);
       expect(answer.text).not.toMatch(/TypeError|at new URL/);
     }
+  });
+
+  it('gives every request without a usable id a UUID of its own, hits included', async () => {
+    await start();
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const ids = new Set<string>();
+    // More than one batch of ids (128), with unsafe ids that must be replaced among them.
+    for (let i = 0; i < 300; i += 1) {
+      const answer = await post('{ statusPage { name } }', {
+        'x-request-id': i % 3 === 0 ? 'bad id\twith "quotes"' : '',
+      });
+      const id = answer.headers.get('x-request-id') ?? '';
+      expect(id).toMatch(uuid);
+      ids.add(id);
+    }
+    expect(ids.size).toBe(300);
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(299);
   });
 
   it('still refuses a cross-site form post and an oversized body', async () => {

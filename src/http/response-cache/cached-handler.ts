@@ -13,6 +13,8 @@ import type { CachedResponse, ResponseCache } from './store.js';
 export interface CachedHandlerOptions {
   readonly yoga: GatewayYoga;
   readonly store: ResponseCache;
+  /** How an answer knows its snapshots are still current (`StatusFeed.currencyOf`). */
+  readonly currencyOf: (snapshots: readonly object[]) => ((now: number) => boolean) | undefined;
   readonly metrics: GatewayMetrics;
   readonly log: RequestLog;
   readonly logger: Logger;
@@ -40,7 +42,7 @@ const LARGEST_CACHED_REQUEST = 16 * 1024;
  * that is not one complete JSON document is streamed through, never buffered.
  */
 export function createCachedHandler(options: CachedHandlerOptions) {
-  const { yoga, store, metrics, log, logger, cors, freshness, graphiql } = options;
+  const { yoga, store, currencyOf, metrics, log, logger, cors, freshness, graphiql } = options;
   const endpoint = yoga.graphqlEndpoint;
   const queryUrl = `${endpoint}?`;
   // What the gateway itself does once an answer's snapshots are past their TTL: serves them while
@@ -50,8 +52,15 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     staleSeconds > 0
       ? `, stale-while-revalidate=${staleSeconds}, stale-if-error=${staleSeconds}`
       : '';
-  const cacheControlOf = (entry: CachedResponse) =>
-    `public, max-age=${Math.max(0, Math.floor((entry.freshUntil - Date.now()) / 1000))}${staleDirectives}`;
+  /** The entry's `Cache-Control` at `now`: its value changes once a second at most. */
+  const cacheControlOf = ({ freshUntil, cacheControl }: CachedResponse, now: number) => {
+    const maxAge = Math.max(0, Math.floor((freshUntil - now) / 1000));
+    if (cacheControl.maxAge !== maxAge) {
+      cacheControl.maxAge = maxAge;
+      cacheControl.value = `public, max-age=${maxAge}${staleDirectives}`;
+    }
+    return cacheControl.value;
+  };
   /** Codings under way, by content type and hash: concurrent rebuilds compress an answer once. */
   const encoding = new Map<string, Promise<EncodedAnswer>>();
 
@@ -99,13 +108,14 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     key: string,
     body: Buffer | undefined,
   ): void {
-    const cached = store.lookup(key);
+    const now = Date.now();
+    const cached = store.lookup(key, now);
     if (cached) {
       const status = sendEncodedAnswer(
         req,
         res,
         cached.answer,
-        cacheControlOf(cached),
+        cacheControlOf(cached, now),
         scope.requestId,
       );
       const ms = performance.now() - scope.started;
@@ -159,8 +169,10 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     const bytes = Buffer.from(await response.arrayBuffer());
     // A stale snapshot (served while the feed fails) is already not current: keeping an answer
     // built from it would only cost memory.
-    const snapshots = record.snapshots;
-    if (!isCacheableAnswer(record, response, bytes) || !store.allCurrent(snapshots)) {
+    const current = isCacheableAnswer(record, response, bytes)
+      ? currencyOf(record.snapshots)
+      : undefined;
+    if (!current) {
       metrics.responseCacheRead('miss');
       await sendOnce(req, res, response, bytes);
       return;
@@ -168,8 +180,9 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     const operation = scope.operation;
     const entry: CachedResponse = {
       answer: await encodeOnce(key, bytes, contentType as string),
-      snapshots: snapshots.map((snapshot) => new WeakRef(snapshot)),
+      current,
       freshUntil: record.oldestFetch + freshness.ttlMs,
+      cacheControl: { maxAge: -1, value: '' },
       operation,
       operationField: operation ? `,"operation":${JSON.stringify(operation)}` : '',
       countHit: metrics.cacheHit(operation, endpoint),
@@ -177,7 +190,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     store.store(key, entry);
     metrics.responseCacheRead('stored');
     if (!res.destroyed) {
-      sendEncodedAnswer(req, res, entry.answer, cacheControlOf(entry), scope.requestId);
+      sendEncodedAnswer(req, res, entry.answer, cacheControlOf(entry, Date.now()), scope.requestId);
     }
   }
 

@@ -4,13 +4,15 @@ import type { EncodedAnswer } from '../encoded-answer.js';
 export interface CachedResponse {
   readonly answer: EncodedAnswer;
   /**
-   * The status feed snapshots the answer was built from; it is good while they are current. Held
-   * weakly: a replaced snapshot is garbage as soon as requests are done with it, so the memory an
-   * entry keeps is its bytes, which the store bounds, and never a whole old feed.
+   * Whether the status feed snapshots the answer was built from are all still current at a time,
+   * epoch ms (`StatusFeed.currencyOf`): the answer is good while they are. It holds nothing of
+   * them, so the memory an entry keeps is its bytes, which the store bounds, never a whole old feed.
    */
-  readonly snapshots: readonly WeakRef<object>[];
+  readonly current: (now: number) => boolean;
   /** When the oldest of those snapshots stops being fresh (epoch ms): the answer's `max-age`. */
   readonly freshUntil: number;
+  /** The last `Cache-Control` value sent with it, made again only when its `max-age` changes. */
+  readonly cacheControl: { maxAge: number; value: string };
   /** For tracing and the request scope. */
   readonly operation: string | undefined;
   /** Counts a hit in the metrics (`GatewayMetrics.cacheHit`), its series found once. */
@@ -20,8 +22,6 @@ export interface CachedResponse {
 }
 
 export interface ResponseCacheOptions {
-  /** Whether a snapshot is still the current, fresh one (see `StatusFeed.isCurrent`). */
-  readonly isCurrent: (snapshot: object) => boolean;
   /**
    * Answers kept at most; the least recently used go first.
    * @default 1000
@@ -44,15 +44,13 @@ export interface ResponseCacheOptions {
  */
 export class ResponseCache {
   readonly #entries = new Map<string, Slot>();
-  readonly #isCurrent: (snapshot: object) => boolean;
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   #bytes = 0;
   /** Counts lookups that hit: a slot's `used` is the count at its last hit. */
   #clock = 0;
 
-  constructor(options: ResponseCacheOptions) {
-    this.#isCurrent = options.isCurrent;
+  constructor(options: ResponseCacheOptions = {}) {
     this.#maxEntries = options.maxEntries ?? 1_000;
     this.#maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
   }
@@ -61,15 +59,10 @@ export class ResponseCache {
     return this.#entries.size;
   }
 
-  /** The answer kept for `key`, if it is still current. */
-  lookup(key: string): CachedResponse | undefined {
+  /** The answer kept for `key`, if it is still current at `now` (epoch ms). */
+  lookup(key: string, now: number): CachedResponse | undefined {
     const slot = this.#entries.get(key);
-    if (slot === undefined) return undefined;
-    const { snapshots } = slot.entry;
-    for (let i = 0; i < snapshots.length; i += 1) {
-      const snapshot = (snapshots[i] as WeakRef<object>).deref();
-      if (snapshot === undefined || !this.#isCurrent(snapshot)) return undefined;
-    }
+    if (slot === undefined || !slot.entry.current(now)) return undefined;
     // Recency is a number on the slot, not the Map's order: moving an entry to the end of the Map
     // on every hit (delete, set) churned its table.
     this.#clock += 1;
@@ -80,11 +73,6 @@ export class ResponseCache {
   /** The answer kept for `key`, current or not: what a rebuild may reuse. */
   previous(key: string): CachedResponse | undefined {
     return this.#entries.get(key)?.entry;
-  }
-
-  /** Whether every snapshot is current now: only then is an answer worth keeping. */
-  allCurrent(snapshots: readonly object[]): boolean {
-    return snapshots.every(this.#isCurrent);
   }
 
   store(key: string, entry: CachedResponse): void {

@@ -69,8 +69,11 @@ export interface StatusFeed {
   incidentHistory(requestId?: string): Promise<Snapshot<IncidentHistory>>;
   /** `GET /scheduled-maintenances.json`: the 50 most recent maintenances. */
   maintenanceHistory(requestId?: string): Promise<Snapshot<MaintenanceHistory>>;
-  /** Whether `snapshot` is still what the feed serves, fresh, without asking upstream. */
-  isCurrent(snapshot: object): boolean;
+  /**
+   * A check that every one of `snapshots` is still what the feed serves, fresh, without asking
+   * upstream (see `SnapshotCache.currencyOf`); `undefined` when one of them is not now.
+   */
+  currencyOf(snapshots: readonly object[]): ((now: number) => boolean) | undefined;
   /**
    * Reads a document through its cache as a poller does: when the read starts a refetch, it waits
    * for it (see `SnapshotCache.latest`). Rejects as the document's readers would.
@@ -207,10 +210,18 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     upcoming: (requestId) => upcoming.get(requestId),
     incidentHistory: (requestId) => incidentHistory.get(requestId),
     maintenanceHistory: (requestId) => maintenanceHistory.get(requestId),
-    // A loop, not `some` with a closure: the response cache asks this on every hit.
-    isCurrent: (snapshot) => {
-      for (const document of documents) if (document.isCurrent(snapshot)) return true;
-      return false;
+    currencyOf: (snapshots) => {
+      const checks: ((now: number) => boolean)[] = [];
+      for (const snapshot of snapshots) {
+        let check: ((now: number) => boolean) | undefined;
+        for (const document of documents) check ??= document.currencyOf(snapshot);
+        if (!check) return undefined;
+        checks.push(check);
+      }
+      // An answer that read no snapshot has nothing that says when it is out of date.
+      if (checks.length === 0) return undefined;
+      if (checks.length === 1) return checks[0];
+      return (now) => checks.every((check) => check(now));
     },
     poll: (document) => caches[document].latest(),
   };
