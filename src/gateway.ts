@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { maskError } from './errors/mask-error.js';
 import { clientAddressOf } from './http/client-address.js';
+import { corsOptionsOf, createCorsHeaders } from './http/cors.js';
 import type { GatewayServerContext } from './http/gateway-yoga.js';
 import { createGraphiQLPage } from './http/graphiql-page.js';
 import { createListener } from './http/listener.js';
@@ -152,6 +153,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     secure: config.verification.sessionCookieSecure,
   });
 
+  const corsOptions = corsOptionsOf(config.cors);
   const yoga = createYoga<GatewayServerContext, GatewayContext>({
     schema,
     context: ({ request, req, cacheability, subscriber }) =>
@@ -198,16 +200,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     logging: toYogaLogger(logger),
     maskedErrors: { maskError, isDev: config.exposeErrorDetails },
     // Off unless origins are configured: Yoga's default would allow every origin.
-    cors: config.cors
-      ? {
-          origin: [...config.cors.origins],
-          credentials: true,
-          methods: ['GET', 'POST'],
-          allowedHeaders: [...config.cors.allowedHeaders],
-          exposedHeaders: ['x-request-id'],
-          maxAge: 600,
-        }
-      : false,
+    cors: corsOptions,
     renderGraphiQL,
     graphiql: config.graphiql && GRAPHIQL_OPTIONS,
   });
@@ -219,7 +212,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     metrics,
     log,
     logger,
-    cors: config.cors !== undefined,
+    cors: createCorsHeaders(corsOptions),
     freshness: { ttlMs: config.statusFeed.cacheTtlMs, maxStaleMs: config.statusFeed.maxStaleMs },
     graphiql: config.graphiql
       ? createGraphiQLPage({

@@ -3,7 +3,10 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { ContentEncoding } from './content-encoding.js';
 
-/** What an answer at the GraphQL endpoint depends on besides its URL and body. */
+/**
+ * What an answer at the GraphQL endpoint depends on besides its URL and body (with CORS on, also
+ * `Origin`: see `CachedHandlerOptions.cors`).
+ */
 export const VARY = 'Accept, Accept-Encoding';
 
 /** Answers up to this size go out uncoded: coding them saves less than it costs. */
@@ -33,6 +36,8 @@ export interface Representation {
   readonly headers: Record<string, string | number>;
   /** A strong validator: the hash of the answer, suffixed by the coding (`"…-br"`). */
   readonly etag: string;
+  /** Its `Vary` header, which a 304 repeats. */
+  readonly vary: string;
 }
 
 /**
@@ -63,17 +68,27 @@ const BROTLI_QUALITY = 5;
 export const answerHash = (body: Buffer): string =>
   createHash('sha256').update(body).digest('base64url').slice(0, 32);
 
+export interface EncodeAnswerOptions {
+  /** The hash of `body`, when the caller has it already. */
+  readonly hash?: string;
+  /**
+   * The answer's `Vary` header.
+   * @default VARY
+   */
+  readonly vary?: string;
+}
+
 /**
  * Codes `body` in brotli and gzip (off the main thread, in libuv's pool) and returns its
- * representations; `hash` when the caller has it already.
+ * representations.
  */
 export async function encodeAnswer(
   body: Buffer,
   contentType: string,
-  hash: string = answerHash(body),
+  { hash = answerHash(body), vary = VARY }: EncodeAnswerOptions = {},
 ): Promise<EncodedAnswer> {
   const representations = new Map<ContentEncoding, Representation>();
-  const identity = representationOf(contentType, 'identity', body, `"${hash}"`);
+  const identity = representationOf(contentType, 'identity', body, `"${hash}"`, vary);
   representations.set('identity', identity);
   if (body.byteLength > LARGEST_UNCODED) {
     const coded = await Promise.all(
@@ -86,7 +101,7 @@ export async function encodeAnswer(
       if (codedBody.byteLength < body.byteLength) {
         representations.set(
           encoding,
-          representationOf(contentType, encoding, codedBody, `"${hash}-${encoding}"`),
+          representationOf(contentType, encoding, codedBody, `"${hash}-${encoding}"`, vary),
         );
       }
     }
@@ -108,13 +123,14 @@ function representationOf(
   encoding: ContentEncoding,
   body: Buffer,
   etag: string,
+  vary: string,
 ): Representation {
   const headers: Record<string, string | number> = {
     'content-type': contentType,
     'content-length': body.byteLength,
     etag,
     'cache-control': '',
-    vary: VARY,
+    vary,
     'x-request-id': '',
   };
   if (encoding !== 'identity') headers['content-encoding'] = encoding;
@@ -123,6 +139,7 @@ function representationOf(
     body,
     text: body.byteLength <= LARGEST_SENT_AS_TEXT ? body.toString('latin1') : undefined,
     etag,
+    vary,
     headers,
   };
 }

@@ -1,12 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { negotiateEncoding } from './content-encoding.js';
-import {
-  compress,
-  type EncodedAnswer,
-  LARGEST_UNCODED,
-  matchesEtag,
-  VARY,
-} from './encoded-answer.js';
+import { compress, type EncodedAnswer, LARGEST_UNCODED, matchesEtag } from './encoded-answer.js';
 
 /** A Fetch API response's headers as node:http takes them, `set-cookie` kept as a list. */
 export function nodeHeadersOf(response: Response): Record<string, string | string[]> {
@@ -21,9 +15,9 @@ export function nodeHeadersOf(response: Response): Record<string, string | strin
 
 /**
  * Sends a kept answer (a response-cache entry, the GraphiQL page) in the coding the request
- * negotiates, with its ETag and `cacheControl`; a request whose `If-None-Match` names that ETag
- * gets 304 and no body. Returns the status sent. This is the hit path: the headers made with the
- * answer, one write.
+ * negotiates, with its ETag, `cacheControl` and, to a cross-origin request, `cors` headers; a
+ * request whose `If-None-Match` names that ETag gets 304 and no body. Returns the status sent.
+ * This is the hit path: the headers made with the answer, one write.
  */
 export function sendEncodedAnswer(
   req: IncomingMessage,
@@ -31,16 +25,18 @@ export function sendEncodedAnswer(
   answer: EncodedAnswer,
   cacheControl: string,
   requestId: string,
+  cors?: Readonly<Record<string, string>>,
 ): 200 | 304 {
-  const { body, text, etag, headers } = answer.representation(
+  const { body, text, etag, vary, headers } = answer.representation(
     negotiateEncoding(req.headers['accept-encoding']),
   );
   if (matchesEtag(req.headers['if-none-match'], etag)) {
     res
       .writeHead(304, {
+        ...cors,
         etag,
         'cache-control': cacheControl,
-        vary: VARY,
+        vary,
         'x-request-id': requestId,
       })
       .end();
@@ -48,7 +44,8 @@ export function sendEncodedAnswer(
   }
   headers['cache-control'] = cacheControl;
   headers['x-request-id'] = requestId;
-  res.writeHead(200, headers);
+  // The shared headers object stays as it is made: a cross-origin answer gets a copy.
+  res.writeHead(200, cors === undefined ? headers : { ...headers, ...cors });
   if (text === undefined) res.end(body);
   else res.end(text, 'latin1');
   return 200;
@@ -56,18 +53,20 @@ export function sendEncodedAnswer(
 
 /**
  * Sends an answer that is not kept (anything the response cache may not serve again) with Yoga's
- * headers, coded for this request alone when it is above 1 KiB and the client accepts a coding.
+ * headers, coded for this request alone when it is above 1 KiB and the client accepts a coding
+ * (then with `vary`).
  */
 export async function sendOnce(
   req: IncomingMessage,
   res: ServerResponse,
   response: Response,
   bytes: Buffer,
+  vary: string,
 ): Promise<void> {
   const headers = nodeHeadersOf(response);
   let body = bytes;
   if (bytes.byteLength > LARGEST_UNCODED) {
-    headers.vary = VARY;
+    headers.vary = vary;
     const encoding = negotiateEncoding(req.headers['accept-encoding']);
     if (encoding !== 'identity') {
       const coded = await compress(bytes, encoding);

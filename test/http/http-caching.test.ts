@@ -112,6 +112,55 @@ describe('answers a CDN and a browser can cache', () => {
     expect(again.body.equals(answer.body)).toBe(true);
   });
 
+  it('answers cross-origin requests from memory with the CORS headers Yoga gives a miss', async () => {
+    const app = 'https://app.example.com';
+    const admin = 'https://admin.example.com';
+    await start({ env: { CORS_ORIGINS: `${app},${admin}` } });
+    const hits = async () => {
+      const text = await (await fetch(`${harness.origin}/metrics`)).text();
+      const line = text
+        .split('\n')
+        .find((row) => row.startsWith('response_cache_reads_total{result="hit"} '));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    };
+    const cors = (answer: RawAnswer) =>
+      Object.fromEntries(
+        Object.entries(answer.headers).filter(([name]) => name.startsWith('access-control-')),
+      );
+    for (const [i, origin] of [app, admin, 'https://evil.example'].entries()) {
+      // An answer that reads no snapshot is never kept: Yoga's own headers, CORS plugin's included.
+      const fromYoga = await post('{ __typename }', { origin });
+      expect(cors(fromYoga)['access-control-allow-origin']).toBeDefined();
+      // A query of its own for each origin, so that its first request is a miss.
+      const query = `{ statusPage { name ${['id', 'url', 'timeZone'][i]} } }`;
+      const before = await hits();
+      const miss = await post(query, { origin });
+      const hit = await post(query, { origin });
+      expect(await hits()).toBe(before + 1);
+      expect(hit.body.equals(miss.body)).toBe(true);
+      expect(cors(miss)).toEqual(cors(fromYoga));
+      expect(cors(hit)).toEqual(cors(fromYoga));
+      expect(hit.headers.vary).toBe('Accept, Accept-Encoding, Origin');
+      expect(miss.headers.vary).toBe('Accept, Accept-Encoding, Origin');
+      const notModified = await post(query, { origin, 'if-none-match': String(hit.headers.etag) });
+      expect(notModified.status).toBe(304);
+      expect(cors(notModified)).toEqual(cors(fromYoga));
+    }
+    const allowed = await post('{ statusPage { name } }', { origin: admin });
+    expect(allowed.headers['access-control-allow-origin']).toBe(admin);
+    expect(allowed.headers['access-control-allow-credentials']).toBe('true');
+    expect(allowed.headers['access-control-expose-headers']).toBe('x-request-id');
+    const refused = await post('{ statusPage { name } }', { origin: 'https://evil.example' });
+    expect(refused.headers['access-control-allow-origin']).toBe('null');
+    // The same answer to a same-origin request: from memory, without CORS headers, and saying
+    // that it varies by Origin, so that no shared cache hands it to a cross-origin caller.
+    const before = await hits();
+    const sameOrigin = await post('{ statusPage { name } }');
+    expect(await hits()).toBe(before + 1);
+    expect(cors(sameOrigin)).toEqual({});
+    expect(sameOrigin.headers.vary).toBe('Accept, Accept-Encoding, Origin');
+  });
+
   it('answers 304 without a body when If-None-Match names the answer, on GET and POST', async () => {
     await start();
     for (const send of [get, post]) {

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { type RequestScope, runInRequestScope } from '../../observability/request-scope.js';
-import { answerHash, type EncodedAnswer, encodeAnswer } from '../encoded-answer.js';
+import type { CorsHeaders } from '../cors.js';
+import { answerHash, type EncodedAnswer, encodeAnswer, VARY } from '../encoded-answer.js';
 import type { GatewayYoga } from '../gateway-yoga.js';
 import type { GraphiQLPage } from '../graphiql-page.js';
 import type { RequestLog } from '../request-log.js';
@@ -18,8 +19,12 @@ export interface CachedHandlerOptions {
   readonly metrics: GatewayMetrics;
   readonly log: RequestLog;
   readonly logger: Logger;
-  /** Whether cross-origin requests get CORS headers (then they skip the cache: headers differ). */
-  readonly cors: boolean;
+  /**
+   * The CORS headers of a cross-origin request's answer (`createCorsHeaders`); `undefined` when
+   * CORS is off. With CORS on, every kept answer says `Vary: Origin`: whether it carries CORS
+   * headers, and which, depends on the request's origin, which is not part of the key.
+   */
+  readonly cors: CorsHeaders | undefined;
   /**
    * The status feed's snapshot lifetimes (`STATUS_CACHE_TTL_MS`, `STATUS_MAX_STALE_MS`), which a
    * kept answer's `Cache-Control` passes on to browsers and CDNs.
@@ -44,6 +49,11 @@ const LARGEST_CACHED_REQUEST = 16 * 1024;
 export function createCachedHandler(options: CachedHandlerOptions) {
   const { yoga, store, currencyOf, metrics, log, logger, cors, freshness, graphiql } = options;
   const endpoint = yoga.graphqlEndpoint;
+  const vary = cors ? `${VARY}, Origin` : VARY;
+  const corsHeadersOf = (req: IncomingMessage) => {
+    const origin = req.headers.origin;
+    return cors && origin !== undefined ? cors(origin) : undefined;
+  };
   const queryUrl = `${endpoint}?`;
   // What the gateway itself does once an answer's snapshots are past their TTL: serves them while
   // it refetches, and while the feed fails, up to STATUS_MAX_STALE_MS after their fetch.
@@ -66,7 +76,6 @@ export function createCachedHandler(options: CachedHandlerOptions) {
 
   /** Whether the front door answers this request here; everything else goes to Yoga. */
   function accepts(req: IncomingMessage): boolean {
-    if (cors && req.headers.origin) return false;
     const { method, url = '' } = req;
     if (method === 'GET') {
       if (url !== endpoint && !url.startsWith(queryUrl)) return false;
@@ -117,6 +126,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
         cached.answer,
         cacheControlOf(cached, now),
         scope.requestId,
+        corsHeadersOf(req),
       );
       const ms = performance.now() - scope.started;
       cached.countHit(status, ms / 1000);
@@ -174,7 +184,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
       : undefined;
     if (!current) {
       metrics.responseCacheRead('miss');
-      await sendOnce(req, res, response, bytes);
+      await sendOnce(req, res, response, bytes, vary);
       return;
     }
     const operation = scope.operation;
@@ -190,7 +200,14 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     store.store(key, entry);
     metrics.responseCacheRead('stored');
     if (!res.destroyed) {
-      sendEncodedAnswer(req, res, entry.answer, cacheControlOf(entry, Date.now()), scope.requestId);
+      sendEncodedAnswer(
+        req,
+        res,
+        entry.answer,
+        cacheControlOf(entry, Date.now()),
+        scope.requestId,
+        corsHeadersOf(req),
+      );
     }
   }
 
@@ -208,7 +225,9 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     const underWay = `${contentType} ${hash}`;
     let pending = encoding.get(underWay);
     if (!pending) {
-      pending = encodeAnswer(bytes, contentType, hash).finally(() => encoding.delete(underWay));
+      pending = encodeAnswer(bytes, contentType, { hash, vary }).finally(() =>
+        encoding.delete(underWay),
+      );
       encoding.set(underWay, pending);
     }
     return pending;
