@@ -172,9 +172,16 @@ export const CONFIG_VARIABLES = {
   LOG_REQUESTS: variable({
     section: 'Server',
     description:
-      'Which requests get a `request` log line: `all`; `uncached`, every one but response-cache hits (which metrics still count); `errors`, only answers with an error or a verification outcome. Errors are logged whatever the setting. A hit costs about 1 µs to log, so `all` suits most; see docs/operations.md.',
-    default: 'all',
-    schema: oneOf(['all', 'uncached', 'errors']),
+      'Which requests get a `request` log line: `sampled`, every one but response-cache hits past `LOG_SAMPLED_HITS_PER_SECOND` in a second, which one line a second counts (`request lines skipped`); `all`, every one; `uncached`, every one but response-cache hits; `errors`, only answers with an error or a verification outcome. Errors are logged whatever the setting, and metrics count every request. At tens of thousands of hits a second, a line each is megabytes of log a second; see docs/operations.md.',
+    default: 'sampled',
+    schema: oneOf(['sampled', 'all', 'uncached', 'errors']),
+  }),
+  LOG_SAMPLED_HITS_PER_SECOND: variable({
+    section: 'Server',
+    description:
+      'With `LOG_REQUESTS=sampled`, the response-cache hits a second that get their own `request` line; the rest are counted in one line a second.',
+    default: '100',
+    schema: wholeNumber(1, 1_000_000),
   }),
   TRUSTED_PROXIES: variable({
     section: 'Server',
@@ -653,7 +660,11 @@ export interface Config {
   readonly environment: 'development' | 'production' | 'test';
   readonly logLevel: LevelWithSilent;
   /** Which requests get a `request` log line (errors always do). */
-  readonly logRequests: 'all' | 'uncached' | 'errors';
+  readonly logRequests: {
+    readonly mode: 'sampled' | 'all' | 'uncached' | 'errors';
+    /** With `sampled`: hits a second that get their own line. */
+    readonly sampledHitsPerSecond: number;
+  };
   readonly statusFeed: {
     readonly baseUrl: string;
     readonly cacheTtlMs: number;
@@ -799,7 +810,10 @@ function shape(values: Values): Config {
     },
     environment: values.NODE_ENV,
     logLevel: values.LOG_LEVEL,
-    logRequests: values.LOG_REQUESTS,
+    logRequests: {
+      mode: values.LOG_REQUESTS,
+      sampledHitsPerSecond: values.LOG_SAMPLED_HITS_PER_SECOND,
+    },
     statusFeed: {
       baseUrl: values.STATUS_BASE_URL,
       cacheTtlMs: values.STATUS_CACHE_TTL_MS,

@@ -255,6 +255,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       await yoga.dispose();
       await changes.close();
       await redis?.close();
+      log.close();
       // Last, so that the spans of requests finished while draining are exported too.
       await tracing?.close();
     },

@@ -39,7 +39,7 @@ describe('loadConfig', () => {
       },
       environment: 'development',
       logLevel: 'info',
-      logRequests: 'all',
+      logRequests: { mode: 'sampled', sampledHitsPerSecond: 100 },
       statusFeed: {
         baseUrl: 'https://status.hedera.com/api/v2',
         cacheTtlMs: 10_000,

@@ -431,7 +431,8 @@ export function gatewayEnv(simulator: SimulatorProcess, port: number): Record<st
     HOST: LOOPBACK,
     STATUS_BASE_URL: simulator.statusBaseUrl,
     VERIFY_BASE_URL: simulator.verifyBaseUrl,
-    // The production default: one request log line per request is part of the cost.
+    // The production defaults: a request log line per request, but response-cache hits past 100
+    // a second (LOG_REQUESTS=sampled), are part of the cost.
     LOG_LEVEL: 'info',
     // The load generator is one client: without this, its verifications would measure the
     // per-client allowance instead of the verification path.

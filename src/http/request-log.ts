@@ -7,12 +7,14 @@ import type { RequestScope } from '../observability/request-scope.js';
 /**
  * Which requests get a `request` log line (`LOG_REQUESTS`). Every request is counted in the
  * metrics whatever the mode, and an answer with an error is logged in every mode.
+ * - `sampled`: every request, but only the first `sampledHitsPerSecond` response-cache hits (and
+ *   their 304s) of each second; one `request lines skipped` line counts the others of that second.
  * - `all`: every request, response-cache hits included.
- * - `uncached`: every request but response-cache hits (and their 304s).
+ * - `uncached`: every request but response-cache hits.
  * - `errors`: only answers with an error (status 400 and above, or an error code in the answer)
  *   and those that name a verification outcome (`results`).
  */
-export type RequestLogMode = Config['logRequests'];
+export type RequestLogOptions = Config['logRequests'];
 
 /** pino's number for `info`, the level of every line that is not a 5xx. */
 const INFO = 30;
@@ -24,8 +26,31 @@ const INFO = 30;
  * union of outcomes (`results: { verifyContract: 'UpstreamUnavailableError' }`). The line never
  * holds the query string, the body or headers, which may carry secrets.
  */
-export function createRequestLog(logger: Logger, metrics: GatewayMetrics, mode: RequestLogMode) {
+export function createRequestLog(
+  logger: Logger,
+  metrics: GatewayMetrics,
+  { mode, sampledHitsPerSecond }: RequestLogOptions,
+) {
   const writeLine = lineWriterOf(logger);
+  /** With `sampled`: the second (epoch s) being counted, its hits with a line, those without. */
+  let second = 0;
+  let hitLines = 0;
+  let skipped = 0;
+  const reportSkipped = () => {
+    if (skipped === 0) return;
+    logger.info(
+      { cache: 'hit', skipped, second: new Date(second * 1000).toISOString() },
+      'request lines skipped',
+    );
+    skipped = 0;
+  };
+  // A second's count is written when the next hit comes, or by this once the second is over.
+  const reporter =
+    mode === 'sampled'
+      ? setInterval(() => {
+          if (Math.floor(Date.now() / 1000) !== second) reportSkipped();
+        }, 1_000).unref()
+      : undefined;
   // The fields pino puts on every line (`service`), as it writes them.
   const bindings = JSON.stringify(logger.bindings()).slice(1, -1);
   const base = bindings === '' ? '' : `,${bindings}`;
@@ -51,12 +76,12 @@ export function createRequestLog(logger: Logger, metrics: GatewayMetrics, mode: 
   }
 
   /**
-   * The line of a response-cache hit (200, or 304 to a conditional request), the hot path; its
-   * metrics are counted by the entry (`GatewayMetrics.cacheHit`). The line is the one pino would
-   * write, built by hand, because pino's serializing (mixin, redaction, object spread) cost as much
-   * as the rest of the hit; `operationField` is `,"operation":"…"` (or empty), made once when the
-   * answer was stored. Nothing in it needs escaping: a request id is `[\w.:-]` or a UUID, and
-   * method and path are the front door's own.
+   * The line of a response-cache hit (200, or 304 to a conditional request) at `now` (epoch ms),
+   * the hot path; its metrics are counted by the entry (`GatewayMetrics.cacheHit`). The line is
+   * the one pino would write, built by hand, because pino's serializing (mixin, redaction, object
+   * spread) cost as much as the rest of the hit; `operationField` is `,"operation":"…"` (or
+   * empty), made once when the answer was stored. Nothing in it needs escaping: a request id is
+   * `[\w.:-]` or a UUID, and method and path are the front door's own.
    */
   function hit(
     scope: RequestScope,
@@ -65,19 +90,39 @@ export function createRequestLog(logger: Logger, metrics: GatewayMetrics, mode: 
     status: number,
     operationField: string,
     ms: number,
+    now: number,
   ): void {
-    if (mode !== 'all' || !logger.isLevelEnabled('info')) return;
+    if (mode === 'sampled') {
+      const current = Math.floor(now / 1000);
+      if (current !== second) {
+        reportSkipped();
+        second = current;
+        hitLines = 0;
+      }
+      if (hitLines >= sampledHitsPerSecond) {
+        skipped += 1;
+        return;
+      }
+      hitLines += 1;
+    } else if (mode !== 'all') return;
+    if (!logger.isLevelEnabled('info')) return;
     const rounded = Math.round(ms * 10) / 10;
     if (!writeLine) {
       logger.info({ requestId: scope.requestId, method, path, status, ms: rounded }, 'request');
       return;
     }
     writeLine(
-      `{"level":${INFO},"time":${Date.now()}${base},"requestId":"${scope.requestId}","method":"${method}","path":"${path}","status":${status},"ms":${rounded}${operationField},"cache":"hit","msg":"request"}\n`,
+      `{"level":${INFO},"time":${now}${base},"requestId":"${scope.requestId}","method":"${method}","path":"${path}","status":${status},"ms":${rounded}${operationField},"cache":"hit","msg":"request"}\n`,
     );
   }
 
-  return { answered, hit };
+  /** Writes the count of hit lines skipped so far, and stops counting by the second. */
+  function close(): void {
+    clearInterval(reporter);
+    reportSkipped();
+  }
+
+  return { answered, hit, close };
 }
 
 export type RequestLog = ReturnType<typeof createRequestLog>;

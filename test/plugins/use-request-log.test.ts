@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
 describe('request ids and the request log', () => {
@@ -150,5 +151,28 @@ describe('request ids and the request log', () => {
       expect.objectContaining({ status: 200, code: 'GRAPHQL_VALIDATION_FAILED' }),
     ]);
     expect(await countOf('http_requests_total{route="/graphql",status="200"}')).toBe(3);
+  });
+
+  it('by default writes a line for the first hits of each second and counts the rest', async () => {
+    harness = await startHarness({ logLevel: 'info', env: { LOG_SAMPLED_HITS_PER_SECOND: 5 } });
+    const query = 'query Banner { statusPage { name } }';
+    const hits = 60;
+    const started = Date.now();
+    for (let i = 0; i <= hits; i += 1) await harness.execute(query);
+    const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
+    const hitLines = () => harness.logs.filter((line) => line.msg === 'request' && line.cache);
+    const skippedLines = () => harness.logs.filter((line) => line.msg === 'request lines skipped');
+    const skipped = () => skippedLines().reduce((sum, line) => sum + Number(line.skipped), 0);
+    // Every hit is either a line of its own or counted, once its second is over.
+    await eventually(() => hitLines().length + skipped() === hits);
+    expect(hitLines().length).toBeGreaterThanOrEqual(5);
+    expect(hitLines().length).toBeLessThanOrEqual(5 * seconds);
+    expect(skippedLines()[0]).toMatchObject({
+      level: 30,
+      cache: 'hit',
+      second: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/),
+    });
+    // The miss that stored the answer is logged whatever the sampling.
+    expect(harness.logs.filter((line) => line.msg === 'request' && !line.cache)).toHaveLength(1);
   });
 });

@@ -136,7 +136,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
         'gateway.response_cache': 'hit',
         ...(cached.operation ? { 'graphql.operation.name': cached.operation } : {}),
       });
-      log.hit(scope, req.method as string, endpoint, status, cached.operationField, ms);
+      log.hit(scope, req.method as string, endpoint, status, cached.operationField, ms, now);
       return;
     }
     // The socket's events run outside the request's scope: a miss is put back in it.
