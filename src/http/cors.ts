@@ -24,8 +24,9 @@ const REMEMBERED_ORIGINS = 64;
  */
 export function createCorsHeaders(options: CORSOptions | false) {
   if (!options) return undefined;
-  const byOrigin = new Map<string, Readonly<Record<string, string>>>();
-  return (origin: string): Readonly<Record<string, string>> => {
+  const byOrigin = new Map<string, readonly string[]>();
+  /** The headers as node:http's flat list (name, value, name, value…). */
+  return (origin: string): readonly string[] => {
     const known = byOrigin.get(origin);
     if (known !== undefined) return known;
     // The function reads nothing of the request but its Origin header (and, for options this
@@ -33,12 +34,11 @@ export function createCorsHeaders(options: CORSOptions | false) {
     const request = {
       headers: { get: (name: string) => (name === 'origin' ? origin : null) },
     } as unknown as Request;
-    const headers = Object.fromEntries(
-      Object.entries(getCORSHeadersByRequestAndOptions(request, options) ?? {})
-        .map(([name, value]) => [name.toLowerCase(), value])
-        // Every kept answer varies by Origin already (see `CachedHandlerOptions.cors`).
-        .filter(([name]) => name !== 'vary'),
-    );
+    const headers = Object.entries(getCORSHeadersByRequestAndOptions(request, options) ?? {})
+      .map(([name, value]) => [name.toLowerCase(), value])
+      // Every kept answer varies by Origin already (see `CachedHandlerOptions.cors`).
+      .filter(([name]) => name !== 'vary')
+      .flat();
     if (byOrigin.size < REMEMBERED_ORIGINS) byOrigin.set(origin, headers);
     return headers;
   };

@@ -15,6 +15,11 @@ export const LARGEST_UNCODED = 1024;
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
+/** Where `Representation.headers` holds the value of `Cache-Control`. */
+export const CACHE_CONTROL_VALUE = 7;
+/** Where `Representation.headers` holds the value of `X-Request-Id`. */
+export const REQUEST_ID_VALUE = 11;
+
 /** Answers up to this size are also kept as text (see `Representation.text`). */
 const LARGEST_SENT_AS_TEXT = 8 * 1024;
 
@@ -29,11 +34,13 @@ export interface Representation {
    */
   readonly text: string | undefined;
   /**
-   * Its answer headers, made once; `cache-control` and `x-request-id` are filled in for each
-   * answer just before `writeHead`, which reads the object at once and keeps nothing of it. One
-   * object less per hit.
+   * Its answer headers as node:http's flat list (name, value, name, value…), made once; the values
+   * of `Cache-Control` and `X-Request-Id` are filled in for each answer at `CACHE_CONTROL_VALUE`
+   * and `REQUEST_ID_VALUE` just before `writeHead`, which reads the list at once and keeps nothing
+   * of it. A list rather than an object: node reads it by index, where an object costs a key
+   * enumeration and a lookup per header, and one object less per hit.
    */
-  readonly headers: Record<string, string | number>;
+  readonly headers: string[];
   /** A strong validator: the hash of the answer, suffixed by the coding (`"…-br"`). */
   readonly etag: string;
   /** Its `Vary` header, which a 304 repeats. */
@@ -125,15 +132,22 @@ function representationOf(
   etag: string,
   vary: string,
 ): Representation {
-  const headers: Record<string, string | number> = {
-    'content-type': contentType,
-    'content-length': body.byteLength,
+  // The indexes of CACHE_CONTROL_VALUE and REQUEST_ID_VALUE.
+  const headers = [
+    'content-type',
+    contentType,
+    'content-length',
+    String(body.byteLength),
+    'etag',
     etag,
-    'cache-control': '',
+    'cache-control',
+    '',
+    'vary',
     vary,
-    'x-request-id': '',
-  };
-  if (encoding !== 'identity') headers['content-encoding'] = encoding;
+    'x-request-id',
+    '',
+  ];
+  if (encoding !== 'identity') headers.push('content-encoding', encoding);
   return {
     encoding,
     body,

@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { negotiateEncoding } from './content-encoding.js';
-import { compress, type EncodedAnswer, LARGEST_UNCODED, matchesEtag } from './encoded-answer.js';
+import {
+  CACHE_CONTROL_VALUE,
+  compress,
+  type EncodedAnswer,
+  LARGEST_UNCODED,
+  matchesEtag,
+  REQUEST_ID_VALUE,
+} from './encoded-answer.js';
 
 /** A Fetch API response's headers as node:http takes them, `set-cookie` kept as a list. */
 export function nodeHeadersOf(response: Response): Record<string, string | string[]> {
@@ -25,27 +32,29 @@ export function sendEncodedAnswer(
   answer: EncodedAnswer,
   cacheControl: string,
   requestId: string,
-  cors?: Readonly<Record<string, string>>,
+  cors?: readonly string[],
 ): 200 | 304 {
   const { body, text, etag, vary, headers } = answer.representation(
     negotiateEncoding(req.headers['accept-encoding']),
   );
   if (matchesEtag(req.headers['if-none-match'], etag)) {
-    res
-      .writeHead(304, {
-        ...cors,
-        etag,
-        'cache-control': cacheControl,
-        vary,
-        'x-request-id': requestId,
-      })
-      .end();
+    const notModified = [
+      'etag',
+      etag,
+      'cache-control',
+      cacheControl,
+      'vary',
+      vary,
+      'x-request-id',
+      requestId,
+    ];
+    res.writeHead(304, cors === undefined ? notModified : [...notModified, ...cors]).end();
     return 304;
   }
-  headers['cache-control'] = cacheControl;
-  headers['x-request-id'] = requestId;
-  // The shared headers object stays as it is made: a cross-origin answer gets a copy.
-  res.writeHead(200, cors === undefined ? headers : { ...headers, ...cors });
+  headers[CACHE_CONTROL_VALUE] = cacheControl;
+  headers[REQUEST_ID_VALUE] = requestId;
+  // The shared list stays as it is made: a cross-origin answer gets a longer copy.
+  res.writeHead(200, cors === undefined ? headers : [...headers, ...cors]);
   if (text === undefined) res.end(body);
   else res.end(text, 'latin1');
   return 200;
