@@ -14,7 +14,7 @@ import type { RequestScope } from '../observability/request-scope.js';
  * - `errors`: only answers with an error (status 400 and above, or an error code in the answer)
  *   and those that name a verification outcome (`results`).
  */
-export type RequestLogOptions = Config['logRequests'];
+export type RequestLogPolicy = Config['logRequests'];
 
 /** pino's number for `info`, the level of every line that is not a 5xx. */
 const INFO = 30;
@@ -29,7 +29,7 @@ const INFO = 30;
 export function createRequestLog(
   logger: Logger,
   metrics: GatewayMetrics,
-  { mode, sampledHitsPerSecond }: RequestLogOptions,
+  { mode, sampledHitsPerSecond }: RequestLogPolicy,
 ) {
   const writeLine = lineWriterOf(logger);
   /** With `sampled`: the second (epoch s) being counted, its hits with a line, those without. */
