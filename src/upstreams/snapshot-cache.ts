@@ -141,16 +141,28 @@ export class SnapshotCache<Value> {
   }
 
   /**
-   * A check that `snapshot` is still current (as `isCurrent` says) at a time, epoch ms, that
-   * holds nothing of the snapshot and costs two comparisons: what a cache of answers built from it
-   * asks on every read. `undefined` when it is not current now.
+   * A check, for a cache of answers built from `snapshot`, that a read at a time (epoch ms) would
+   * still be served that very snapshot, so that an answer built from it is still the answer: while
+   * it is fresh, and past its TTL while it is refetched in the background and served meanwhile
+   * (stale-while-revalidate), until a newer one lands, a refetch fails (then `stale` answers) or
+   * `maxStaleMs` is over. A check past the TTL is a read: it starts that refetch, as a resolver's
+   * read would. It holds nothing of the snapshot; while fresh it costs two comparisons.
+   * `undefined` when `snapshot` is not the current, fresh one now.
    */
   currencyOf(snapshot: object): ((now: number) => boolean) | undefined {
     const current = this.#current;
     if (current !== snapshot || !this.#isFresh(current, this.#now())) return undefined;
     const generation = this.#generation;
-    const freshUntil = current.fetchedAt.getTime() + this.#options.ttlMs;
-    return (now) => now < freshUntil && generation === this.#generation;
+    const fetchedAt = current.fetchedAt.getTime();
+    const freshUntil = fetchedAt + this.#options.ttlMs;
+    const usableUntil = fetchedAt + this.#options.maxStaleMs;
+    return (now) => {
+      if (generation !== this.#generation) return false;
+      if (now < freshUntil) return true;
+      if (now > usableUntil || this.#standIn !== undefined) return false;
+      void this.get();
+      return true;
+    };
   }
 
   /** The last good snapshot, fresh or not, without fetching. */

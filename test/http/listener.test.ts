@@ -52,15 +52,53 @@ describe('the response cache in front of Yoga', () => {
     await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
     const first = await post('{ statusPage { fetchedAt } }');
     await new Promise((resolve) => setTimeout(resolve, 150));
-    // Past the TTL: the last snapshot answers at once while it is refetched, never from the
-    // response cache, whose answer was built from a snapshot that is no longer current.
+    // Past the TTL the last snapshot is served while it is refetched, so the answer built from it
+    // is still the answer: from memory, with no freshness left; and the read starts the refetch.
     const revalidating = await post('{ statusPage { fetchedAt } }');
     expect(revalidating.text).toBe(first.text);
+    expect(revalidating.headers.get('cache-control')).toMatch(/^public, max-age=0,/);
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const second = await post('{ statusPage { fetchedAt } }');
     expect(second.text).not.toBe(first.text);
     expect(harness.simulator.requestCount(SUMMARY)).toBe(2);
-    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(0);
+    expect(await metric('response_cache_reads_total{result="stored"}')).toBe(2);
+  });
+
+  it('answers from memory while a slow refetch is under way, never running the pipeline for it', async () => {
+    await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
+    const first = await post('{ statusPage { name status { indicator } } }');
+    harness.simulator.setFault('status', '*', { kind: 'delay', ms: 400 });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // 30 requests while the one refetch takes 400 ms: each is a hit, none waits for it.
+    const during = await Promise.all(
+      Array.from({ length: 30 }, () => post('{ statusPage { name status { indicator } } }')),
+    );
+    for (const answer of during) {
+      expect(answer.text).toBe(first.text);
+      expect(answer.headers.get('cache-control')).toMatch(/^public, max-age=0,/);
+    }
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(30);
+    expect(await metric('response_cache_reads_total{result="miss"}')).toBe(0);
+    expect(harness.simulator.requestCount(SUMMARY)).toBe(2);
+    // Once it lands, the answer is rebuilt from the new snapshot, once.
+    harness.simulator.clearFaults();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await post('{ statusPage { name status { indicator } } }');
+    expect(await metric('response_cache_reads_total{result="stored"}')).toBe(2);
+  });
+
+  it('stops answering from memory once a refetch has failed: the stale answer says so', async () => {
+    await start({ env: { STATUS_CACHE_TTL_MS: 100, UPSTREAM_RETRIES: 0 } });
+    await post('{ statusPage { stale } }');
+    harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The first read past the TTL starts the refetch, which fails.
+    await post('{ statusPage { stale } }');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const after = await post('{ statusPage { stale } }');
+    expect(JSON.parse(after.text)).toEqual({ data: { statusPage: { stale: true } } });
+    expect(after.headers.get('cache-control')).toBe('no-store');
   });
 
   it('keeps answers apart by Accept header', async () => {
