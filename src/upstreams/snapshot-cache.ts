@@ -150,8 +150,8 @@ export class SnapshotCache<Value> {
    * `undefined` when `snapshot` is not the current, fresh one now.
    */
   currencyOf(snapshot: object): ((now: number) => boolean) | undefined {
-    const current = this.#current;
-    if (current !== snapshot || !this.#isFresh(current, this.#now())) return undefined;
+    if (!this.isCurrent(snapshot)) return undefined;
+    const current = this.#current as Snapshot<Value>;
     const generation = this.#generation;
     const fetchedAt = current.fetchedAt.getTime();
     const freshUntil = fetchedAt + this.#options.ttlMs;

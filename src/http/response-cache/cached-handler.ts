@@ -51,8 +51,9 @@ export function createCachedHandler(options: CachedHandlerOptions) {
   const endpoint = yoga.graphqlEndpoint;
   const vary = cors ? `${VARY}, Origin` : VARY;
   const corsHeadersOf = (req: IncomingMessage) => {
+    if (!cors) return undefined;
     const origin = req.headers.origin;
-    return cors && origin !== undefined ? cors(origin) : undefined;
+    return origin === undefined ? undefined : cors(origin);
   };
   const queryUrl = `${endpoint}?`;
   // What the gateway itself does once an answer's snapshots are past their TTL: serves them while
