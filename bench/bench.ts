@@ -5,7 +5,8 @@
  * turns, round after round, each reporting its median round.
  *
  * `npm run bench` (a few minutes) or `npm run bench -- --smoke` (1 s per contender, for CI).
- * Options: --duration <s> (per round), --rounds <n> (3), --connections <n>, --warmup <s>, --pin
+ * Options: --duration <s> (of a load, 10), --rounds <n> (6) and --round-duration <s> (5) of the
+ * gateway and raw floor's turns, --connections <n>, --warmup <s>, --pin
  * (see `cpu-pinning.ts`); --only a,b (scenario ids) and
  * --contenders gateway,raw-floor to measure part of it while working (the cold start runs only with
  * every scenario).
@@ -55,6 +56,7 @@ const { values } = parseArgs({
     smoke: { type: 'boolean', default: false },
     duration: { type: 'string' },
     rounds: { type: 'string' },
+    'round-duration': { type: 'string' },
     connections: { type: 'string', default: '50' },
     warmup: { type: 'string' },
     only: { type: 'string' },
@@ -65,11 +67,15 @@ const { values } = parseArgs({
 const smoke = values.smoke ?? false;
 const durationSeconds = Number(values.duration ?? (smoke ? 1 : 10));
 /**
- * The gateway and its raw floor are loaded in turns, this many rounds of `--duration` each, and
- * each reports its median round: the machine's drift then falls on both alike, which one long run
- * each, minutes apart, does not ensure.
+ * The gateway and its raw floor are loaded in turns, this many rounds of `--round-duration` each,
+ * the order swapped every round (gateway, floor, floor, gateway, …); each reports its median round,
+ * and their ratio is the median of the rounds' ratios, each taken from two loads run back to back.
+ * This machine's speed moves by a quarter from one ten seconds to the next: three rounds of 10 s
+ * gave the tiny query's ratio anywhere from 0.70 to 0.95 between runs of the same build, while its
+ * paired rounds, many and short, agree within a few hundredths (see docs/performance.md).
  */
-const rounds = Number(values.rounds ?? (smoke ? 1 : 3));
+const rounds = Number(values.rounds ?? (smoke ? 1 : 6));
+const roundSeconds = Number(values['round-duration'] ?? (smoke ? 1 : 5));
 const warmupSeconds = Number(values.warmup ?? (smoke ? 0 : 2));
 const connections = Number(values.connections);
 const coldStartRuns = smoke ? 1 : 3;
@@ -93,15 +99,23 @@ const wantedContender = (name: ContenderName) =>
   name === 'gateway' || (onlyContenders?.has(name) ?? true);
 if (
   !(durationSeconds > 0 && durationSeconds <= 120) ||
+  !(roundSeconds > 0 && roundSeconds <= 120) ||
   !(Number.isInteger(rounds) && rounds >= 1 && rounds <= 9) ||
   !(warmupSeconds >= 0 && warmupSeconds <= 30) ||
   !(connections > 0 && connections <= 1000)
 ) {
-  console.error('--duration must be 0-120 s, --rounds 1-9, --warmup 0-30 s, --connections 1-1000');
+  console.error(
+    '--duration and --round-duration must be 0-120 s, --rounds 1-9, --warmup 0-30 s, ' +
+      '--connections 1-1000',
+  );
   process.exit(1);
 }
 // 16 loads with their warm-ups and start-ups, the cold starts and the composition, with room.
-watchdog((16 * (rounds * durationSeconds + warmupSeconds + 6) + 120) * 1_000, 'bench');
+watchdog(
+  (16 * (Math.max(rounds * roundSeconds, durationSeconds) + warmupSeconds + rounds + 6) + 120) *
+    1_000,
+  'bench',
+);
 
 const CACHE = resolve(ROOT, 'node_modules/.cache/ledger-status-bench');
 const CONTENDERS = resolve(CACHE, 'contenders');
@@ -195,7 +209,12 @@ async function measure(
   spec: ContenderSpec,
   requests: () => LoadRequest[],
 ): Promise<Measurement> {
-  const [measurement] = await measureInTurns(simulator, [{ contender, spec, requests }], 1);
+  const [measurement] = await measureInTurns(
+    simulator,
+    [{ contender, spec, requests }],
+    1,
+    durationSeconds,
+  );
   return measurement as Measurement;
 }
 
@@ -207,13 +226,15 @@ interface Turn {
 
 /**
  * Fresh processes of the contenders, each warmed up, then loaded in turns for `roundCount` rounds
- * (A, B, A, B, …) of `durationSeconds`; each contender's result is its median round by req/s, its
- * upstream requests those of all its rounds. Every process is stopped at the end.
+ * of `seconds`, the order reversed every other round (A B, B A, A B, …) so that neither always
+ * follows the other; each contender's result is its median round by req/s, its upstream requests
+ * those of all its rounds. Every process is stopped at the end.
  */
 async function measureInTurns(
   simulator: SimulatorProcess,
   turns: readonly Turn[],
   roundCount: number,
+  seconds: number,
 ): Promise<Measurement[]> {
   const servers: GraphqlServer[] = [];
   try {
@@ -231,12 +252,15 @@ async function measureInTurns(
     const loads: LoadSummary[][] = turns.map(() => []);
     const upstream = turns.map(() => ({ count: 0, byPath: {} as Record<string, number> }));
     for (let round = 0; round < roundCount; round += 1) {
-      for (const [index, turn] of turns.entries()) {
+      const order = [...turns.keys()];
+      if (round % 2 === 1) order.reverse();
+      for (const index of order) {
+        const turn = turns[index] as Turn;
         await simulator.resetRequests();
         const load = await runLoad({
           url: (servers[index] as GraphqlServer).url,
           connections,
-          durationSeconds,
+          durationSeconds: seconds,
           requests: turn.requests(),
         });
         const asked = await simulator.requests();
@@ -320,7 +344,15 @@ interface Ratios {
 }
 
 interface RatioSet {
+  /**
+   * Of two contenders loaded in turns, the median of their rounds' ratios (`perRound`); else the
+   * ratio of their loads.
+   */
   requestsPerSecond: number | null;
+  /** Each round's req/s ratio, the two loads run back to back, when loaded in turns. */
+  perRound?: (number | null)[];
+  /** The ratio of their median rounds, when loaded in turns (the rows of the scenario's table). */
+  ofMedianRounds?: number | null;
   p50: number | null;
   p99: number | null;
 }
@@ -330,14 +362,27 @@ const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100
 function ratios(measurements: Measurement[]): Ratios {
   const find = (name: ContenderName) => measurements.find((m) => m.contender === name);
   const gateway = find('gateway');
-  const against = (other: Measurement | undefined): RatioSet | null =>
-    gateway && other
-      ? {
-          requestsPerSecond: ratio(gateway.load.requestsPerSecond, other.load.requestsPerSecond),
-          p50: ratio(gateway.load.latencyMs.p50, other.load.latencyMs.p50),
-          p99: ratio(gateway.load.latencyMs.p99, other.load.latencyMs.p99),
-        }
-      : null;
+  const against = (other: Measurement | undefined): RatioSet | null => {
+    if (!(gateway && other)) return null;
+    const latency = {
+      p50: ratio(gateway.load.latencyMs.p50, other.load.latencyMs.p50),
+      p99: ratio(gateway.load.latencyMs.p99, other.load.latencyMs.p99),
+    };
+    const loads = ratio(gateway.load.requestsPerSecond, other.load.requestsPerSecond);
+    const ours = gateway.roundsRequestsPerSecond;
+    const theirs = other.roundsRequestsPerSecond;
+    if (!(ours && theirs && ours.length === theirs.length)) {
+      return { requestsPerSecond: loads, ...latency };
+    }
+    const perRound = ours.map((value, round) => ratio(value, theirs[round] as number));
+    const known = perRound.filter((value) => value !== null);
+    return {
+      requestsPerSecond: known.length > 0 ? Math.round(median(known) * 100) / 100 : null,
+      perRound,
+      ofMedianRounds: loads,
+      ...latency,
+    };
+  };
   return { gatewayVsRawFloor: against(find('raw-floor')), gatewayVsMesh: against(find('mesh')) };
 }
 
@@ -403,6 +448,7 @@ async function runScenario(
           : []),
       ],
       rounds,
+      roundSeconds,
     )),
   );
 
@@ -465,7 +511,10 @@ function targets(scenarios: ScenarioResult[]): Target[] {
       return [
         {
           scenario: `(${scenario.id}) ${scenario.title}`,
-          measure: 'gateway ÷ raw floor, req/s',
+          measure:
+            rounds > 1
+              ? `gateway ÷ raw floor, req/s (median of ${rounds} rounds' ratios)`
+              : 'gateway ÷ raw floor, req/s',
           value: ratio,
           bound: `≥ ${TARGETS.floorRatio}`,
           met: ratio !== null && ratio >= TARGETS.floorRatio,
@@ -523,9 +572,10 @@ function render(
       ' Upstream requests are counted by the simulator during the measured ' +
       'load only.' +
       (rounds > 1
-        ? ` The gateway and the raw floor are loaded in turns, ${rounds} rounds of ${durationSeconds} s ` +
-          'each, and each row is its median round (every round in the last column), so that the ' +
-          "machine's drift falls on both alike."
+        ? ` The gateway and the raw floor are loaded in turns, ${rounds} rounds of ${roundSeconds} s ` +
+          'each (the gateway first in one round, the floor in the next), and each row is its ' +
+          "median round (every round in the last column), so that the machine's drift falls on " +
+          'both alike.'
         : ''),
   ];
   for (const scenario of scenarios) {
@@ -585,16 +635,32 @@ function render(
     r ? [r.requestsPerSecond, r.p50, r.p99] : [null, null, null];
   out.push(
     markdownTable(
-      ['scenario', 'gateway/raw-floor req/s', 'p50', 'p99', 'gateway/Mesh req/s', 'p50', 'p99'],
-      scenarios.map((s) => [
-        `(${s.id}) ${s.preset}`,
-        ...set(s.ratios.gatewayVsRawFloor),
-        ...set(s.ratios.gatewayVsMesh),
-      ]),
+      [
+        'scenario',
+        'gateway/raw-floor req/s',
+        'p50',
+        'p99',
+        'req/s by round',
+        'gateway/Mesh req/s',
+        'p50',
+        'p99',
+      ],
+      scenarios.map((s) => {
+        const floor = s.ratios.gatewayVsRawFloor;
+        return [
+          `(${s.id}) ${s.preset}`,
+          ...set(floor),
+          floor?.perRound
+            ? `${floor.perRound.join(', ')} (median rounds: ${floor.ofMedianRounds})`
+            : null,
+          ...set(s.ratios.gatewayVsMesh),
+        ];
+      }),
     ),
     '',
     'req/s ratio below 1: the gateway serves fewer; latency ratio above 1: the gateway is slower; ' +
-      "n/a where the other contender's latency is under autocannon's 1 ms resolution.",
+      "n/a where the other contender's latency is under autocannon's 1 ms resolution. Loaded in " +
+      "turns, the gateway's req/s ratio to the raw floor is the median of its rounds' ratios.",
   );
   if (cold) {
     out.push(
@@ -716,6 +782,8 @@ async function main() {
       pinnedCores: cores ?? null,
       connections,
       durationSeconds,
+      rounds,
+      roundSeconds,
       warmupSeconds,
       components: { realistic: ids.length, large: large?.components.length ?? null },
       meshComposeMs: Math.round(meshComposeMs),
