@@ -147,9 +147,25 @@ export class SnapshotCache<Value> {
    * (stale-while-revalidate), until a newer one lands, a refetch fails (then `stale` answers) or
    * `maxStaleMs` is over. A check past the TTL is a read: it starts that refetch, as a resolver's
    * read would. It holds nothing of the snapshot; while fresh it costs two comparisons.
-   * `undefined` when `snapshot` is not the current, fresh one now.
+   *
+   * For the stand-in (`stale`, served while refetches fail): while it is the one served, up to
+   * `maxStaleMs` after its fetch; each check is a read, which retries the upstream as a resolver's
+   * read would. So answers built from it are served from memory through an outage, and stop the
+   * moment a refetch succeeds.
+   *
+   * `undefined` when `snapshot` is neither the current, fresh one nor the stand-in now.
    */
   currencyOf(snapshot: object): ((now: number) => boolean) | undefined {
+    const standIn = this.#standIn;
+    if (standIn !== undefined && snapshot === standIn) {
+      const usableUntil = standIn.fetchedAt.getTime() + this.#options.maxStaleMs;
+      if (this.#now() > usableUntil) return undefined;
+      return (now) => {
+        if (this.#standIn !== standIn || now > usableUntil) return false;
+        this.#revalidate();
+        return true;
+      };
+    }
     if (!this.isCurrent(snapshot)) return undefined;
     const current = this.#current as Snapshot<Value>;
     const generation = this.#generation;
@@ -160,9 +176,15 @@ export class SnapshotCache<Value> {
       if (generation !== this.#generation) return false;
       if (now < freshUntil) return true;
       if (now > usableUntil || this.#standIn !== undefined) return false;
-      void this.get();
+      this.#revalidate();
       return true;
     };
+  }
+
+  /** A read for a `currencyOf` check past the TTL: it starts the refetch, and nobody awaits it. */
+  #revalidate(): void {
+    // Past `maxStaleMs` (a check's clock may run a little behind this one) a read rejects.
+    this.get().catch(() => {});
   }
 
   /** The last good snapshot, fresh or not, without fetching. */

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
+import { eventually, sleep } from '../helpers/eventually.js';
 import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
@@ -88,7 +89,7 @@ describe('the response cache in front of Yoga', () => {
     expect(await metric('response_cache_reads_total{result="stored"}')).toBe(2);
   });
 
-  it('stops answering from memory once a refetch has failed: the stale answer says so', async () => {
+  it('stops serving the fresh answer once a refetch has failed: the stale answer says so', async () => {
     await start({ env: { STATUS_CACHE_TTL_MS: 100, UPSTREAM_RETRIES: 0 } });
     await post('{ statusPage { stale } }');
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
@@ -129,17 +130,38 @@ describe('the response cache in front of Yoga', () => {
     expect(await metric('response_cache_reads_total{result="stored"}')).toBe(0);
   });
 
-  it('does not keep the last good snapshot served while the feed is down', async () => {
-    await start({ env: { STATUS_CACHE_TTL_MS: 0, UPSTREAM_RETRIES: 0 } });
-    await post('{ statusPage { stale } }');
+  it('serves the answer built from the last good snapshot from memory while the feed is down, for no one else to keep', async () => {
+    await start({
+      env: { STATUS_CACHE_TTL_MS: 100, UPSTREAM_RETRIES: 0, CIRCUIT_COOLDOWN_MS: 200 },
+    });
+    const query = '{ statusPage { stale fetchedAt } }';
+    const good = await post(query);
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
-    await post('{ statusPage { stale } }');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const first = await post('{ statusPage { stale } }');
-    const second = await post('{ statusPage { stale } }');
-    expect(JSON.parse(first.text)).toEqual({ data: { statusPage: { stale: true } } });
-    expect(JSON.parse(second.text)).toEqual({ data: { statusPage: { stale: true } } });
-    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(0);
+    await sleep(150);
+    // The first read past the TTL starts the refetch, which fails: the snapshot stands in.
+    await post(query);
+    await eventually(async () => JSON.parse((await post(query)).text).data.statusPage.stale);
+    const stale = await post(query);
+    const during = await Promise.all(Array.from({ length: 20 }, () => post(query)));
+    const { fetchedAt } = JSON.parse(good.text).data.statusPage;
+    expect(JSON.parse(stale.text)).toEqual({ data: { statusPage: { stale: true, fetchedAt } } });
+    for (const answer of [stale, ...during]) {
+      expect(answer.text).toBe(stale.text);
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+    }
+    const hits = await metric('response_cache_reads_total{result="hit"}');
+    expect(hits).toBeGreaterThanOrEqual(21);
+    // Each of those hits was a read that retried the feed (the open circuit answered most).
+    expect(harness.simulator.requestCount(SUMMARY)).toBeGreaterThan(2);
+
+    // The feed is back: the first good refetch ends the stand-in, and its answers with it.
+    harness.simulator.clearFaults();
+    const fresh = await eventually(async () => {
+      const answer = await post(query);
+      return JSON.parse(answer.text).data.statusPage.stale === false && answer;
+    });
+    expect(JSON.parse(fresh.text).data.statusPage.fetchedAt).not.toBe(fetchedAt);
+    expect(fresh.headers.get('cache-control')).toMatch(/^public, max-age=/);
   });
 
   it('answers a Host header that is not a host with 400, never a stack trace', async () => {

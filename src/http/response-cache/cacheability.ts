@@ -23,6 +23,7 @@ export class CacheabilityRecord {
   readonly #snapshots = new Set<object>();
   #uncacheableBecause: string | undefined;
   #oldestFetch = Number.POSITIVE_INFINITY;
+  #stale = false;
 
   /** The status feed snapshots the answer read; it is good while they are all current. */
   get snapshots(): readonly object[] {
@@ -39,9 +40,18 @@ export class CacheabilityRecord {
     return this.#oldestFetch;
   }
 
-  snapshotRead(snapshot: { readonly fetchedAt: Date }): void {
+  /**
+   * Whether one of the snapshots read was a stand-in served while the feed fails: the answer may
+   * be served again while it stands in, but no browser or CDN may keep it.
+   */
+  get stale(): boolean {
+    return this.#stale;
+  }
+
+  snapshotRead(snapshot: { readonly fetchedAt: Date; readonly stale: boolean }): void {
     this.#snapshots.add(snapshot);
     this.#oldestFetch = Math.min(this.#oldestFetch, snapshot.fetchedAt.getTime());
+    if (snapshot.stale) this.#stale = true;
   }
 
   /** The answer depends on something besides status snapshots: an undeclared field, an upstream. */

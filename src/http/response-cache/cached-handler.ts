@@ -34,6 +34,9 @@ export interface CachedHandlerOptions {
   readonly graphiql: GraphiQLPage | undefined;
 }
 
+/** What an answer built from a stand-in snapshot says to browsers and CDNs, as Yoga's would. */
+const NO_STORE = 'no-store';
+
 /** Bodies above this go straight to Yoga: cacheable operations are small. */
 const LARGEST_CACHED_REQUEST = 16 * 1024;
 
@@ -64,7 +67,8 @@ export function createCachedHandler(options: CachedHandlerOptions) {
       ? `, stale-while-revalidate=${staleSeconds}, stale-if-error=${staleSeconds}`
       : '';
   /** The entry's `Cache-Control` at `now`: its value changes once a second at most. */
-  const cacheControlOf = ({ freshUntil, cacheControl }: CachedResponse, now: number) => {
+  const cacheControlOf = ({ freshUntil, cacheControl, stale }: CachedResponse, now: number) => {
+    if (stale) return NO_STORE;
     const maxAge = Math.max(0, Math.floor((freshUntil - now) / 1000));
     if (cacheControl.maxAge !== maxAge) {
       cacheControl.maxAge = maxAge;
@@ -178,8 +182,6 @@ export function createCachedHandler(options: CachedHandlerOptions) {
       return;
     }
     const bytes = Buffer.from(await response.arrayBuffer());
-    // A stale snapshot (served while the feed fails) is already not current: keeping an answer
-    // built from it would only cost memory.
     const current = isCacheableAnswer(record, response, bytes)
       ? currencyOf(record.snapshots)
       : undefined;
@@ -193,6 +195,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
       answer: await encodeOnce(key, bytes, contentType as string),
       current,
       freshUntil: record.oldestFetch + freshness.ttlMs,
+      stale: record.stale,
       cacheControl: { maxAge: -1, value: '' },
       operation,
       operationField: operation ? `,"operation":${JSON.stringify(operation)}` : '',

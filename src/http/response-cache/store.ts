@@ -11,6 +11,11 @@ export interface CachedResponse {
   readonly current: (now: number) => boolean;
   /** When the oldest of those snapshots stops being fresh (epoch ms): the answer's `max-age`. */
   readonly freshUntil: number;
+  /**
+   * Built from a snapshot standing in while the feed fails (`stale: true` in the answer): served
+   * from here while it stands in, with `Cache-Control: no-store`, as the pipeline would.
+   */
+  readonly stale: boolean;
   /** The last `Cache-Control` value sent with it, made again only when its `max-age` changes. */
   readonly cacheControl: { maxAge: number; value: string };
   /** For tracing and the request scope. */
