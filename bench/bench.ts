@@ -190,6 +190,8 @@ interface Measurement {
   contender: ContenderName;
   /** Req/s of each round, when measured in turns with another contender (the median is `load`). */
   roundsRequestsPerSecond?: number[];
+  /** p99 of each round, in ms, likewise. */
+  roundsP99Ms?: number[];
   /** What it was asked, when not the gateway's own operation. */
   note?: string;
   load: LoadSummary;
@@ -291,7 +293,10 @@ async function measureInTurns(
         contender: turn.contender,
         load,
         ...(rounds_.length > 1
-          ? { roundsRequestsPerSecond: rounds_.map((round) => round.requestsPerSecond) }
+          ? {
+              roundsRequestsPerSecond: rounds_.map((round) => round.requestsPerSecond),
+              roundsP99Ms: rounds_.map((round) => round.latencyMs.p99),
+            }
           : {}),
         upstreamRequests: count,
         upstreamByPath: byPath,
@@ -506,8 +511,13 @@ function targets(scenarios: ScenarioResult[]): Target[] {
     .filter(({ id }) => (TARGETS.scenarios as readonly string[]).includes(id))
     .flatMap((scenario) => {
       const ratio = scenario.ratios.gatewayVsRawFloor?.requestsPerSecond ?? null;
-      const p99 =
-        scenario.measurements.find((m) => m.contender === 'gateway')?.load.latencyMs.p99 ?? null;
+      const gateway = scenario.measurements.find((m) => m.contender === 'gateway');
+      // Loaded in rounds, the median of the rounds' p99: one slow round of the machine is not it.
+      const p99 = gateway
+        ? gateway.roundsP99Ms
+          ? median(gateway.roundsP99Ms)
+          : gateway.load.latencyMs.p99
+        : null;
       return [
         {
           scenario: `(${scenario.id}) ${scenario.title}`,
@@ -521,7 +531,10 @@ function targets(scenarios: ScenarioResult[]): Target[] {
         },
         {
           scenario: `(${scenario.id}) ${scenario.title}`,
-          measure: `gateway p99 ms at ${connections} connections`,
+          measure:
+            rounds > 1
+              ? `gateway p99 ms at ${connections} connections (median of ${rounds} rounds)`
+              : `gateway p99 ms at ${connections} connections`,
           value: p99,
           bound: `≤ ${TARGETS.p99Ms}`,
           met: p99 !== null && p99 <= TARGETS.p99Ms,
@@ -588,7 +601,11 @@ function render(
       m.load.errors,
       m.upstreamPer1000Ops,
       m.peakRssMiB,
-      [m.note, m.roundsRequestsPerSecond && `rounds: ${m.roundsRequestsPerSecond.join(', ')} req/s`]
+      [
+        m.note,
+        m.roundsRequestsPerSecond && `rounds: ${m.roundsRequestsPerSecond.join(', ')} req/s`,
+        m.roundsP99Ms && `p99 ${m.roundsP99Ms.join(', ')} ms`,
+      ]
         .filter(Boolean)
         .join('; '),
     ]);
