@@ -89,6 +89,29 @@ describe('the response cache in front of Yoga', () => {
     expect(await metric('response_cache_reads_total{result="stored"}')).toBe(2);
   });
 
+  it('rebuilds an answer once when many clients ask for it as its snapshot is replaced', async () => {
+    await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
+    const query = PAGE_TREE_QUERY;
+    const first = await post(query);
+    await sleep(150);
+    // Past the TTL: served from memory while the refetch runs; wait for it to land.
+    await post(query);
+    await eventually(() => harness.simulator.requestCount(SUMMARY) === 2);
+    await sleep(20);
+    const stored = await metric('response_cache_reads_total{result="stored"}');
+    // 30 at once: one runs the pipeline, the others wait for its answer.
+    const answers = await Promise.all(Array.from({ length: 30 }, () => post(query)));
+    for (const answer of answers) expect(answer.text).toBe((answers[0] as { text: string }).text);
+    expect((answers[0] as { text: string }).text).not.toBe(first.text);
+    expect(await metric('response_cache_reads_total{result="stored"}')).toBe(stored + 1);
+    expect(await metric('response_cache_reads_total{result="hit"}')).toBe(1 + 29);
+    expect(
+      await metric(
+        'graphql_operation_duration_seconds_count{operation="PageTree",type="query",outcome="ok"}',
+      ),
+    ).toBe(32);
+  });
+
   it('stops serving the fresh answer once a refetch has failed: the stale answer says so', async () => {
     await start({ env: { STATUS_CACHE_TTL_MS: 100, UPSTREAM_RETRIES: 0 } });
     await post('{ statusPage { stale } }');

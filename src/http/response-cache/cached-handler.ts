@@ -78,6 +78,14 @@ export function createCachedHandler(options: CachedHandlerOptions) {
   };
   /** Codings under way, by content type and hash: concurrent rebuilds compress an answer once. */
   const encoding = new Map<string, Promise<EncodedAnswer>>();
+  /**
+   * Answers being rebuilt, by key: the entry kept, or `undefined` when it was not. A request whose
+   * answer is being rebuilt waits for it instead of running the pipeline too, so that when a
+   * refetch lands, the next requests of every client make one rebuild, not one each at once. Only
+   * keys with an answer kept before are rebuilt this way: a request never kept (a mutation, an
+   * answer for a session) never waits for another.
+   */
+  const building = new Map<string, Promise<CachedResponse | undefined>>();
 
   /** Whether the front door answers this request here; everything else goes to Yoga. */
   function accepts(req: IncomingMessage): boolean {
@@ -125,42 +133,94 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     const now = Date.now();
     const cached = store.lookup(key, now);
     if (cached) {
-      const status = sendEncodedAnswer(
-        req,
-        res,
-        cached.answer,
-        cacheControlOf(cached, now),
-        scope.requestId,
-        corsHeadersOf(req),
-      );
-      const ms = performance.now() - scope.started;
-      cached.countHit(status, ms / 1000);
-      scope.operation = cached.operation;
-      // With tracing off, `span` is undefined and the attributes are never built.
-      scope.span?.setAttributes({
-        'gateway.response_cache': 'hit',
-        ...(cached.operation ? { 'graphql.operation.name': cached.operation } : {}),
-      });
-      log.hit(scope, req.method as string, endpoint, status, cached.operationField, ms, now);
+      serve(req, res, scope, cached, now);
       return;
     }
+    const underWay = building.get(key);
+    if (underWay) {
+      void underWay.then((built) => {
+        const later = Date.now();
+        if (res.destroyed) return;
+        if (built?.current(later)) serve(req, res, scope, built, later);
+        else runMiss(req, res, scope, key, body, false);
+      });
+      return;
+    }
+    runMiss(req, res, scope, key, body, store.previous(key) !== undefined);
+  }
+
+  /** Sends a kept answer: a hit, with its own request id, log line and metrics. */
+  function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    scope: RequestScope,
+    cached: CachedResponse,
+    now: number,
+  ): void {
+    const status = sendEncodedAnswer(
+      req,
+      res,
+      cached.answer,
+      cacheControlOf(cached, now),
+      scope.requestId,
+      corsHeadersOf(req),
+    );
+    const ms = performance.now() - scope.started;
+    cached.countHit(status, ms / 1000);
+    scope.operation = cached.operation;
+    // With tracing off, `span` is undefined and the attributes are never built.
+    scope.span?.setAttributes({
+      'gateway.response_cache': 'hit',
+      ...(cached.operation ? { 'graphql.operation.name': cached.operation } : {}),
+    });
+    log.hit(scope, req.method as string, endpoint, status, cached.operationField, ms, now);
+  }
+
+  /**
+   * Runs the pipeline for a request no kept answer serves; with `rebuild`, the requests for the
+   * same key that come meanwhile wait for its answer (`building`).
+   */
+  function runMiss(
+    req: IncomingMessage,
+    res: ServerResponse,
+    scope: RequestScope,
+    key: string,
+    body: Buffer | undefined,
+    rebuild: boolean,
+  ): void {
+    let kept: ((entry: CachedResponse | undefined) => void) | undefined;
+    const built = rebuild
+      ? new Promise<CachedResponse | undefined>((resolve) => {
+          kept = resolve;
+        })
+      : undefined;
+    if (built) building.set(key, built);
     // The socket's events run outside the request's scope: a miss is put back in it.
     runInRequestScope(scope, () => {
-      miss(req, res, scope, key, body).catch((error: unknown) => {
-        logger.error({ err: error }, 'the response cache failed a request');
-        if (!res.headersSent) res.writeHead(500).end();
-        else res.destroy();
-      });
+      miss(req, res, scope, key, body)
+        .then(
+          (entry) => kept?.(entry),
+          (error: unknown) => {
+            kept?.(undefined);
+            logger.error({ err: error }, 'the response cache failed a request');
+            if (!res.headersSent) res.writeHead(500).end();
+            else res.destroy();
+          },
+        )
+        .finally(() => {
+          if (built && building.get(key) === built) building.delete(key);
+        });
     });
   }
 
+  /** The pipeline's answer, sent; resolves with the entry kept, if it was. */
   async function miss(
     req: IncomingMessage,
     res: ServerResponse,
     scope: RequestScope,
     key: string,
     body: Buffer | undefined,
-  ) {
+  ): Promise<CachedResponse | undefined> {
     const record = new CacheabilityRecord();
     const aborted = new AbortController();
     res.once('close', () => {
@@ -179,7 +239,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     if (!isCompleteJson(contentType)) {
       metrics.responseCacheRead('miss');
       await streamResponse(res, response);
-      return;
+      return undefined;
     }
     const bytes = Buffer.from(await response.arrayBuffer());
     const current = isCacheableAnswer(record, response, bytes)
@@ -188,7 +248,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     if (!current) {
       metrics.responseCacheRead('miss');
       await sendOnce(req, res, response, bytes, vary);
-      return;
+      return undefined;
     }
     const operation = scope.operation;
     const entry: CachedResponse = {
@@ -213,6 +273,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
         corsHeadersOf(req),
       );
     }
+    return entry;
   }
 
   /**
