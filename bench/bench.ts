@@ -42,7 +42,6 @@ import {
 } from './lib/processes.js';
 import {
   componentBody,
-  cycling,
   entitiesBody,
   MESH_COMPONENTS_BODY,
   MESH_PAGE_TREE_BODY,
@@ -750,7 +749,7 @@ async function main() {
         id: 'c',
         title: `component(id:) over ${ids.length} ids`,
         preset: 'realistic',
-        gateway: () => [{ kind: 'component', body: cycling(ids, componentBody) }],
+        gateway: () => [{ kind: 'component', body: componentBodies }],
         captureBodies: componentBodies,
         passThrough: false,
         mesh: {

@@ -30,13 +30,7 @@ import {
   startContender,
   watchdog,
 } from './lib/processes.js';
-import {
-  componentBody,
-  cycling,
-  PAGE_TREE_BODY,
-  verifyBodies,
-  verifyTypename,
-} from './lib/queries.js';
+import { componentBody, PAGE_TREE_BODY, VERIFY_BODIES, VERIFY_TYPENAME } from './lib/queries.js';
 
 const { values } = parseArgs({
   options: {
@@ -109,14 +103,13 @@ interface RunReport {
 }
 
 function mix(componentIds: readonly string[]): LoadRequest[] {
-  const component = cycling(componentIds, componentBody);
-  const verify = verifyBodies();
+  const component = componentIds.map(componentBody);
   return [
     { kind: 'pageTree', body: PAGE_TREE_BODY },
     { kind: 'component', body: component },
     { kind: 'pageTree', body: PAGE_TREE_BODY },
     { kind: 'component', body: component },
-    { kind: 'verifyContract', body: verify, label: verifyTypename },
+    { kind: 'verifyContract', body: VERIFY_BODIES, label: VERIFY_TYPENAME },
   ];
 }
 
@@ -131,7 +124,7 @@ async function loadRun(
   let report: RunReport;
   try {
     for (const request of mix(componentIds)) {
-      const body = typeof request.body === 'string' ? request.body : request.body();
+      const body = typeof request.body === 'string' ? request.body : (request.body[0] as string);
       const answer = await postGraphql(gateway.url, body);
       if (answer.status !== 200 || answer.json.errors) {
         throw new Error(`warm-up ${request.kind}: ${answer.status} ${answer.body.toString()}`);

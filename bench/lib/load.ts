@@ -1,18 +1,21 @@
 /**
  * One autocannon scenario against a GraphQL server: a cycle of POST bodies per connection, every
  * answer inspected (status, top-level `errors` with their `extensions.code`, and optionally a
- * `__typename` per request kind), summarised, and rendered as markdown.
+ * label per request kind), summarised, and rendered as markdown. The load runs in a thread of its
+ * own (load-worker.ts), a fresh one per load.
  */
-import autocannon from 'autocannon';
-import { GRAPHQL_HEADERS } from './processes.js';
+import { Worker } from 'node:worker_threads';
 
 export interface LoadRequest {
   /** Label for per-kind counts, e.g. `pageTree`. */
   kind: string;
-  /** The JSON request body; a function builds a fresh one per request (varying ids). */
-  body: string | (() => string);
-  /** Reads a label from the parsed answer (e.g. a union's `__typename`) to count. */
-  label?: (json: GraphqlJson) => string | undefined;
+  /**
+   * The JSON request body, or bodies sent in turn: each request of this kind, on whichever
+   * connection, takes the next one (varying ids).
+   */
+  body: string | readonly string[];
+  /** Where in the parsed answer a label to count is, e.g. a union's `__typename`. */
+  label?: readonly string[];
 }
 
 export interface GraphqlJson {
@@ -25,7 +28,7 @@ export interface LoadOptions {
   connections: number;
   durationSeconds: number;
   /** Each connection sends these in order, over and over. */
-  requests: LoadRequest[];
+  requests: readonly LoadRequest[];
   /** Per-request timeout (autocannon's); default 10 s. */
   timeoutSeconds?: number;
   /** Called about once a second while the load runs (RSS sampling, fault toggling). */
@@ -38,6 +41,27 @@ export interface KindCounts {
   non2xx: number;
   graphqlErrors: number;
   labels: Record<string, number>;
+}
+
+/** What the load generator's thread counted of the answers. */
+export interface AnswerCounts {
+  byKind: Record<string, KindCounts>;
+  statusCodes: Record<string, number>;
+  errorsByCode: Record<string, number>;
+  ok: number;
+  graphqlErrorResponses: number;
+  graphqlErrorResponsesWithData: number;
+  unparseable: number;
+}
+
+/** The part of autocannon's result the thread posts back. */
+interface LoadResult {
+  duration: number;
+  requests: number;
+  latency: { p50: number; p90: number; p99: number; max: number; mean: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
 }
 
 export interface LoadSummary {
@@ -70,105 +94,39 @@ export interface LoadSummary {
   errors: number;
 }
 
-const increment = (record: Record<string, number>, key: string, by = 1) => {
-  record[key] = (record[key] ?? 0) + by;
-};
-
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-/** Runs one bounded load and inspects every answer. */
+/** Runs one bounded load in a fresh thread and inspects every answer. */
 export async function runLoad(options: LoadOptions): Promise<LoadSummary> {
-  const url = new URL(options.url);
-  const byKind: Record<string, KindCounts> = {};
-  const statusCodes: Record<string, number> = {};
-  const errorsByCode: Record<string, number> = {};
-  let ok = 0;
-  let graphqlErrorResponses = 0;
-  let graphqlErrorResponsesWithData = 0;
-  let unparseable = 0;
-
-  const requests: autocannon.Request[] = options.requests.map((request) => {
-    // Kinds may repeat in the cycle (to weight the mix): they share their counts.
-    const counts: KindCounts = byKind[request.kind] ?? {
-      responses: 0,
-      ok: 0,
-      non2xx: 0,
-      graphqlErrors: 0,
-      labels: {},
-    };
-    byKind[request.kind] = counts;
-    const { body, label } = request;
-    return {
-      method: 'POST',
-      path: url.pathname,
-      headers: { ...GRAPHQL_HEADERS },
-      ...(typeof body === 'string'
-        ? { body }
-        : { setupRequest: (built: autocannon.Request) => ({ ...built, body: body() }) }),
-      onResponse: (status: number, text: string) => {
-        counts.responses += 1;
-        increment(statusCodes, String(status));
-        const success = status >= 200 && status < 300;
-        if (!success) counts.non2xx += 1;
-        // Parsing every large body would slow the load generator: only those that may carry
-        // errors, or whose label is wanted.
-        let json: GraphqlJson | undefined;
-        if (label || !success || text.includes('"errors"')) {
-          try {
-            json = JSON.parse(text) as GraphqlJson;
-          } catch {
-            unparseable += 1;
-            return;
-          }
-        }
-        const errors = json?.errors;
-        if (Array.isArray(errors) && errors.length > 0) {
-          graphqlErrorResponses += 1;
-          counts.graphqlErrors += 1;
-          if (json?.data) graphqlErrorResponsesWithData += 1;
-          for (const error of errors) increment(errorsByCode, error.extensions?.code ?? 'NO_CODE');
-        } else if (success) {
-          ok += 1;
-          counts.ok += 1;
-        }
-        const value = json && label ? label(json) : undefined;
-        if (value !== undefined) increment(counts.labels, value);
-      },
-    };
-  });
-
-  // The load generator runs in this process: what earlier loads left on its heap (a Mesh load's
-  // answers, say) is collected first, so that it does not slow this load's client.
-  (globalThis as { gc?: () => void }).gc?.();
-  const instance = autocannon({
-    url: url.origin,
-    connections: options.connections,
-    duration: options.durationSeconds,
-    timeout: options.timeoutSeconds ?? 10,
-    requests,
-  });
+  const { onTick, ...load } = options;
+  const worker = new Worker(new URL('./load-worker.ts', import.meta.url), { workerData: load });
   const started = performance.now();
-  const ticker = options.onTick
+  const ticker = onTick
     ? setInterval(() => {
-        Promise.resolve(options.onTick?.(performance.now() - started)).catch((error: unknown) =>
+        Promise.resolve(onTick(performance.now() - started)).catch((error: unknown) =>
           console.error('load tick failed:', error),
         );
       }, 1_000)
     : undefined;
-  let result: autocannon.Result;
+  let posted: { counts: AnswerCounts; result: LoadResult };
   try {
-    result = await instance;
+    posted = await new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the load thread exited with ${code}`)));
+    });
   } finally {
     if (ticker) clearInterval(ticker);
+    await worker.terminate();
   }
 
-  const non2xx = result.non2xx;
+  const { counts, result } = posted;
   const connectionErrors = result.errors - result.timeouts;
   return {
     durationSeconds: round(result.duration, 2),
     connections: options.connections,
-    requests: result.requests.total,
-    requestsPerSecond: round(result.requests.total / result.duration, 1),
+    requests: result.requests,
+    requestsPerSecond: round(result.requests / result.duration, 1),
     latencyMs: {
       p50: result.latency.p50,
       p90: result.latency.p90,
@@ -176,18 +134,20 @@ export async function runLoad(options: LoadOptions): Promise<LoadSummary> {
       max: result.latency.max,
       mean: round(result.latency.mean, 2),
     },
-    ok,
-    non2xx,
-    statusCodes,
-    graphqlErrorResponses,
-    graphqlErrorResponsesWithData,
-    errorsByCode,
-    unparseable,
+    ok: counts.ok,
+    non2xx: result.non2xx,
+    statusCodes: counts.statusCodes,
+    graphqlErrorResponses: counts.graphqlErrorResponses,
+    graphqlErrorResponsesWithData: counts.graphqlErrorResponsesWithData,
+    errorsByCode: counts.errorsByCode,
+    unparseable: counts.unparseable,
     connectionErrors,
     timeouts: result.timeouts,
-    byKind,
+    byKind: counts.byKind,
     errors:
-      Object.values(byKind).reduce((sum, kind) => sum + kind.responses, 0) - ok + result.errors,
+      Object.values(counts.byKind).reduce((sum, kind) => sum + kind.responses, 0) -
+      counts.ok +
+      result.errors,
   };
 }
 

@@ -2,7 +2,6 @@
 
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
-import type { GraphqlJson } from './load.js';
 
 const body = (query: string, variables?: Record<string, unknown>) =>
   JSON.stringify(variables ? { query, variables } : { query });
@@ -19,18 +18,6 @@ const COMPONENT_QUERY = `query Component($id: ID!) {
 
 /** (c) One component by id. */
 export const componentBody = (id: string) => body(COMPONENT_QUERY, { id });
-
-/** A body factory that cycles through `ids`, one per call (shared by all connections). */
-export function cycling<T>(values: readonly T[], build: (value: T) => string): () => string {
-  if (values.length === 0) throw new Error('nothing to cycle through');
-  const bodies = values.map(build);
-  let next = 0;
-  return () => {
-    const chosen = bodies[next % bodies.length] as string;
-    next += 1;
-    return chosen;
-  };
-}
 
 const ENTITIES_QUERY =
   'query($r:[_Any!]!){_entities(representations:$r){... on Component{id name status}}}';
@@ -54,17 +41,13 @@ const VERIFY_MUTATION = `mutation Verify($input: VerifyContractInput!) {
   }
 }`;
 
-/** `verifyContract` over the simulator's fixture contracts, one after another. */
-export const verifyBodies = () =>
-  cycling(VERIFIABLE_CONTRACTS, ({ address, chainId }) =>
-    body(VERIFY_MUTATION, { input: { address, chainId } }),
-  );
+/** `verifyContract` over the simulator's fixture contracts, to send one after another. */
+export const VERIFY_BODIES = VERIFIABLE_CONTRACTS.map(({ address, chainId }) =>
+  body(VERIFY_MUTATION, { input: { address, chainId } }),
+);
 
-/** The union member a `verifyContract` answer holds. */
-export const verifyTypename = (json: GraphqlJson): string | undefined => {
-  const result = json.data?.verifyContract as { __typename?: string } | null | undefined;
-  return result?.__typename ?? (json.data ? 'null' : undefined);
-};
+/** Where the union member a `verifyContract` answer holds is. */
+export const VERIFY_TYPENAME = ['data', 'verifyContract', '__typename'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // The same data asked of the GraphQL Mesh contender (flat: the OpenAPI source has no tree)
