@@ -410,6 +410,10 @@ async function runScenario(
       if (answer.status !== 200 || answer.json.errors || !answer.json.data) {
         throw new Error(`gateway answer to capture: ${answer.status} ${answer.body}`);
       }
+      // The load asks for no coding: the floor must not send these bytes as another one's.
+      if (answer.headers['content-encoding'] !== undefined) {
+        throw new Error(`gateway answer to capture is ${answer.headers['content-encoding']}`);
+      }
       captured.set(body, answer.body);
       contentType = answer.contentType;
       status = answer.status;

@@ -405,11 +405,15 @@ export interface GraphqlAnswer {
   json: { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] };
 }
 
-/** POSTs one GraphQL request body (already JSON) and reads the whole answer. */
+/**
+ * POSTs one GraphQL request body (already JSON) and reads the whole answer, uncoded as the load
+ * generator gets it: fetch would otherwise ask for gzip and hand back the bytes decoded, under the
+ * gzip representation's headers.
+ */
 export async function postGraphql(url: string, body: string): Promise<GraphqlAnswer> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: GRAPHQL_HEADERS,
+    headers: { ...GRAPHQL_HEADERS, 'accept-encoding': 'identity' },
     body,
     signal: AbortSignal.timeout(15_000),
   });
