@@ -41,7 +41,7 @@ export interface ResponseCacheOptions {
 
 /**
  * Whole answers to operations that read nothing but status feed snapshots, keyed by the exact
- * request (body or URL, and `Accept`). An answer is served again only while every snapshot it was
+ * request (the digest of its body or URL, and `Accept`). An answer is served again only while every snapshot it was
  * built from is still the feed's current, fresh one: the moment the feed is refetched, the answer
  * is rebuilt. So a hit is byte for byte what the full pipeline would answer now. An answer no
  * longer current stays until it is rebuilt or pushed out, so that a rebuild with the same bytes
