@@ -40,4 +40,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 # node directly (not npm) so SIGTERM reaches the app's graceful shutdown.
-CMD ["node", "--no-allocation-site-pretenuring", "--max-semi-space-size=8", "--max-old-space-size=256", "dist/main.js"]
+CMD ["node", "--no-allocation-site-pretenuring", "--no-memory-reducer", "--max-semi-space-size=8", "--max-old-space-size=256", "dist/main.js"]

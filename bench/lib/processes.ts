@@ -457,6 +457,8 @@ export function gatewayEnv(simulator: SimulatorProcess, port: number): Record<st
  * sites' objects (node:http's among them) straight into the old generation, after which every
  * request's garbage needs a major collection. At 15k hits/s that state (in about three runs of
  * four) cost 33 major collections and 1.1 s of scavenges per 8 s against 2 and 0.09 s without it.
+ * No memory reducer either: its collections when a loaded process goes quiet deoptimized node's
+ * http internals, which came back slower (the tiny query's rounds from 0.89 to 0.73 of the floor).
  *
  * Read from the Dockerfile's `CMD ["node", …flags, "dist/main.js"]`, so that the benchmark runs
  * the gateway as it ships.
