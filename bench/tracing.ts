@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startInProcessGateway } from './lib/in-process-gateway.js';
-import { GRAPHQL_HEADERS } from './lib/processes.js';
+import { GRAPHQL_HEADERS } from './lib/load.js';
 import { PAGE_TREE_BODY } from './lib/queries.js';
 
 const { values } = parseArgs({

@@ -6,8 +6,13 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import type { AnswerCounts, GraphqlJson, KindCounts, LoadOptions } from './load.js';
-import { GRAPHQL_HEADERS } from './processes.js';
+import {
+  type AnswerCounts,
+  GRAPHQL_HEADERS,
+  type GraphqlJson,
+  type KindCounts,
+  type LoadOptions,
+} from './load.js';
 
 const increment = (record: Record<string, number>, key: string, by = 1) => {
   record[key] = (record[key] ?? 0) + by;

@@ -6,6 +6,12 @@
  */
 import { Worker } from 'node:worker_threads';
 
+/** Headers every GraphQL request carries (production CSRF protection wants the content type). */
+export const GRAPHQL_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/graphql-response+json, application/json;q=0.9',
+} as const;
+
 export interface LoadRequest {
   /** Label for per-kind counts, e.g. `pageTree`. */
   kind: string;

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GRAPHQL_HEADERS } from './load.js';
 
 export const LOOPBACK = '127.0.0.1';
 /** The project root (where package.json is). */
@@ -384,12 +385,6 @@ export async function spawnSimulator(preset: Preset): Promise<SimulatorProcess> 
 
 // ---------------------------------------------------------------------------------------------
 // GraphQL servers
-
-/** Headers every GraphQL request carries (production CSRF protection wants the content type). */
-export const GRAPHQL_HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/graphql-response+json, application/json;q=0.9',
-} as const;
 
 export interface GraphqlServer extends ManagedProcess {
   /** `${origin}/graphql`. */
