@@ -1,8 +1,7 @@
-# syntax=docker/dockerfile:1
-#
 # The gateway's production image: the compiled gateway (src/ only) and its production
 # dependencies. The upstream simulator has its own image (simulator/Dockerfile), for the compose
-# stack only.
+# stack only. No `# syntax=` line: BuildKit's built-in frontend and the legacy builder both read this
+# file, so a build needs nothing from a registry but the base image and the npm packages.
 
 # --- build: all dependencies, compile src/ to dist/ ---------------------------------------------
 FROM node:24-slim AS build
@@ -22,8 +21,12 @@ ENV NODE_ENV=production
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 
+# --omit=optional as well: TypeScript is a devDependency and also an optional peer of `ox`, which
+# npm marks devOptional and keeps unless both are omitted (31 MB with its native compiler). The only
+# optional package of the production tree it also drops is type declarations
+# (@escape.tech/graphql-armor-types); test/deploy/docker-compose.test.ts keeps it that way.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 
 COPY --from=build /app/dist ./dist
 COPY schema.graphql persisted-documents.json ./

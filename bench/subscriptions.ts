@@ -50,7 +50,13 @@ const simulator = await spawnSimulator('realistic');
 const spec = gatewaySpec(simulator);
 const gateway = await startContender({
   ...spec,
-  env: { ...spec.env, STATUS_CACHE_TTL_MS: String(ttlMs), MAX_SUBSCRIPTIONS: '10000' },
+  env: {
+    ...spec.env,
+    STATUS_CACHE_TTL_MS: String(ttlMs),
+    MAX_SUBSCRIPTIONS: '10000',
+    MAX_SUBSCRIPTIONS_PER_CLIENT: '10000',
+    MAX_WEBSOCKETS_PER_CLIENT: '10000',
+  },
 });
 
 try {

@@ -437,6 +437,20 @@ export const CONFIG_VARIABLES = {
     default: '20',
     schema: wholeNumber(1),
   }),
+  MAX_SUBSCRIPTIONS_PER_CLIENT: variable({
+    section: 'Subscriptions',
+    description:
+      'Subscriptions one client (its address, as `TRUSTED_PROXIES` finds it) may hold open at once, over SSE and WebSocket together; more are refused with `TOO_MANY_SUBSCRIPTIONS`. Behind a proxy, set `TRUSTED_PROXIES`, or every client counts as the proxy.',
+    default: '100',
+    schema: wholeNumber(1),
+  }),
+  SUBSCRIPTION_HEAP_LIMIT: variable({
+    section: 'Subscriptions',
+    description:
+      "Share of node's heap limit (`--max-old-space-size`) in use above which new subscriptions are refused with `TOO_MANY_SUBSCRIPTIONS`, whatever `MAX_SUBSCRIPTIONS` allows: an idle `statusPageChanged` subscriber holds about 40 KB, and more while its events are sent. Garbage not yet collected counts as in use.",
+    default: '0.75',
+    schema: ratio,
+  }),
   SUBSCRIPTION_KEEP_ALIVE_MS: variable({
     section: 'Subscriptions',
     description:
@@ -450,6 +464,41 @@ export const CONFIG_VARIABLES = {
       'Events one subscription may have waiting for its client; a client that falls further behind gets `SLOW_SUBSCRIBER` and its subscription ends. Whole-page events replace each other and count once.',
     default: '100',
     schema: wholeNumber(1),
+  }),
+  MAX_WEBSOCKETS: variable({
+    section: 'Subscriptions',
+    description:
+      'WebSockets open at once on this replica; more are refused with 503 `TOO_MANY_WEBSOCKETS`. It must stay below `HTTP_MAX_CONNECTIONS`, so that HTTP (`/health`, `/readiness`, queries) keeps connections however many sockets are open.',
+    unset: 'three quarters of `HTTP_MAX_CONNECTIONS`',
+    schema: wholeNumber(1),
+  }),
+  MAX_WEBSOCKETS_PER_CLIENT: variable({
+    section: 'Subscriptions',
+    description:
+      'WebSockets one client (its address, as `TRUSTED_PROXIES` defines it) may hold open at once; more are refused with 429 `TOO_MANY_WEBSOCKETS`. One socket carries many operations.',
+    default: '32',
+    schema: wholeNumber(1),
+  }),
+  WEBSOCKET_IDLE_TIMEOUT_MS: variable({
+    section: 'Subscriptions',
+    description:
+      'A WebSocket running no operation for this long is closed with 1000 (checked at each keep-alive ping; pings do not count as operations). A socket that sends no `connection_init` within 3 s is closed with 4408.',
+    default: '300000',
+    schema: wholeNumber(1),
+  }),
+  WEBSOCKET_MAX_BUFFERED_BYTES: variable({
+    section: 'Subscriptions',
+    description:
+      'Bytes one WebSocket may have waiting to be sent to its client (each message counted with 512 bytes of overhead); past 64 KiB its reads pause until its writes drain, past this it is closed with 1008. A single larger message still goes out to a client that reads.',
+    default: '1048576',
+    schema: wholeNumber(1024),
+  }),
+  WEBSOCKET_MAX_TOTAL_BUFFERED_BYTES: variable({
+    section: 'Subscriptions',
+    description:
+      'Bytes all WebSockets together may have waiting to be sent to their clients; a socket whose next message would go past it is closed with 1008, as one that does not read. `WEBSOCKET_MAX_BUFFERED_BYTES` times `MAX_WEBSOCKETS` is far more than the heap holds: this bounds a crowd of slow readers.',
+    unset: "a quarter of node's heap limit (`--max-old-space-size`)",
+    schema: wholeNumber(1024),
   }),
   GRAPHIQL: variable({
     section: 'Browsers',
@@ -696,10 +745,27 @@ export interface Config {
     readonly maxTotal: number;
     /** Open at once on one WebSocket connection. */
     readonly maxPerConnection: number;
+    /** Open at once by one client address, every transport together. */
+    readonly maxPerClient: number;
+    /** Share of the heap limit in use above which new subscriptions are refused. */
+    readonly maxHeapShare: number;
     /** WebSocket ping interval. */
     readonly keepAliveMs: number;
     /** Events one subscription may have waiting for its client. */
     readonly backlog: number;
+  };
+  /** What the WebSockets of this replica may hold. */
+  readonly websockets: {
+    /** Open at once; below `http.maxConnections`. */
+    readonly maxTotal: number;
+    /** Open at once from one client. */
+    readonly maxPerClient: number;
+    /** A socket running no operation this long is closed. */
+    readonly idleTimeoutMs: number;
+    /** Bytes one socket may have waiting to be sent. */
+    readonly maxBufferedBytes: number;
+    /** Bytes all sockets together may have waiting to be sent; unset: a quarter of the heap limit. */
+    readonly maxTotalBufferedBytes: number | undefined;
   };
   readonly graphiql: boolean;
   /** Whether `/status` serves the live status board. */
@@ -777,6 +843,12 @@ export function loadConfig(
       `HTTP_SOCKET_IDLE_TIMEOUT_MS (${idle}) must exceed SUBSCRIPTION_KEEP_ALIVE_MS (${keepAlive}) and the 12000 ms between SSE keep-alive lines: idle subscriptions would be cut`,
     );
   }
+  const { MAX_WEBSOCKETS: maxSockets, HTTP_MAX_CONNECTIONS: maxConnections } = values;
+  if (maxSockets !== undefined && maxConnections !== undefined && maxSockets >= maxConnections) {
+    problems.push(
+      `MAX_WEBSOCKETS (${maxSockets}) must be below HTTP_MAX_CONNECTIONS (${maxConnections}): WebSockets would leave no connection for /health and HTTP`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return shape(values as Values);
 }
@@ -848,8 +920,18 @@ function shape(values: Values): Config {
     subscriptions: {
       maxTotal: values.MAX_SUBSCRIPTIONS,
       maxPerConnection: values.MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxPerClient: values.MAX_SUBSCRIPTIONS_PER_CLIENT,
+      maxHeapShare: values.SUBSCRIPTION_HEAP_LIMIT,
       keepAliveMs: values.SUBSCRIPTION_KEEP_ALIVE_MS,
       backlog: values.SUBSCRIPTION_BACKLOG,
+    },
+    websockets: {
+      maxTotal:
+        values.MAX_WEBSOCKETS ?? Math.max(1, Math.floor((values.HTTP_MAX_CONNECTIONS * 3) / 4)),
+      maxPerClient: values.MAX_WEBSOCKETS_PER_CLIENT,
+      idleTimeoutMs: values.WEBSOCKET_IDLE_TIMEOUT_MS,
+      maxBufferedBytes: values.WEBSOCKET_MAX_BUFFERED_BYTES,
+      maxTotalBufferedBytes: values.WEBSOCKET_MAX_TOTAL_BUFFERED_BYTES,
     },
     graphiql: values.GRAPHIQL ?? !production,
     statusBoard: values.STATUS_BOARD,

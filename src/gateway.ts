@@ -21,6 +21,7 @@ import { currentRequestScope } from './observability/request-scope.js';
 import { createTracing } from './observability/tracing.js';
 import { toYogaLogger } from './observability/yoga-logger.js';
 import { DEFAULT_MANIFEST, readManifest, withDocuments } from './persisted-documents/manifest.js';
+import { ParserCache } from './plugins/parser-cache.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useFieldBudget } from './plugins/use-field-budget.js';
@@ -32,8 +33,10 @@ import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useReadiness } from './plugins/use-readiness.js';
+import { useReleasedEvents } from './plugins/use-released-events.js';
 import { useRequestLog } from './plugins/use-request-log.js';
 import { readStatusBoardDocument, useStatusBoard } from './plugins/use-status-board.js';
+import { useSubscriptionAbort } from './plugins/use-subscription-abort.js';
 import { useTracing } from './plugins/use-tracing.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
 import { RedisConnection } from './redis/redis-connection.js';
@@ -110,8 +113,9 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       onStateChange: (state) => metrics.redisState(state),
     });
   if (redis) metrics.redisState(redis.state);
-  const changes: ChangeBus = redis
-    ? new RedisChangeBus({ redis, logger })
+  const sharedSnapshots = redis && new RedisSnapshotStore({ redis, logger });
+  const changes: ChangeBus = sharedSnapshots
+    ? new RedisChangeBus({ redis: redis as RedisConnection, snapshots: sharedSnapshots, logger })
     : new InMemoryChangeBus({ logger });
   const statusFeed = createStatusFeed({
     ...config.statusFeed,
@@ -119,7 +123,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     observer: metrics,
     tracing,
     onCacheEvent: (path, event) => metrics.cacheRead(path, event),
-    ...(redis ? { sharedSnapshots: new RedisSnapshotStore({ redis, logger }) } : {}),
+    ...(sharedSnapshots ? { sharedSnapshots } : {}),
     changes,
   });
   const poller = new FeedPoller({
@@ -154,10 +158,12 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   });
 
   const corsOptions = corsOptionsOf(config.cors);
+  const parserCache = new ParserCache();
   const yoga = createYoga<GatewayServerContext, GatewayContext>({
     schema,
-    context: ({ request, req, cacheability, subscriber }) =>
-      createContext({
+    context: ({ request, req, cacheability, subscriber }) => {
+      const clientAddress = clientAddressOf(req, config.server.trustedProxies);
+      return createContext({
         requestId:
           currentRequestScope()?.requestId ?? requestIdOf(request.headers.get('x-request-id')),
         statusFeed,
@@ -165,12 +171,21 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
         verificationSession: verificationSession.sessionFor(request),
         cacheability,
         maxEntityRepresentations: config.limits.maxEntityRepresentations,
-        clientAddress: clientAddressOf(req, config.server.trustedProxies),
+        clientAddress,
         clientQuota,
         subscriptions,
-        subscriber: subscriber ?? { transport: 'http' },
-      }),
+        subscriber: { ...(subscriber ?? { transport: 'http' }), clientAddress },
+      });
+    },
+    // Bounded in bytes: Yoga's own keeps 1,024 documents whatever their size.
+    parserAndValidationCache: {
+      documentCache: parserCache.documentCache,
+      errorCache: parserCache.errorCache,
+    },
     plugins: [
+      // First: the subscription event it lets go of must be the executor's own.
+      useReleasedEvents(),
+      useSubscriptionAbort(),
       ...(tracing ? [useTracing(tracing)] : []),
       useRequestLog(log),
       useNoStore(),
@@ -230,6 +245,14 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     keepAliveMs: config.subscriptions.keepAliveMs,
     maxPayloadBytes: config.limits.maxBodyBytes,
     maxOperations: config.subscriptions.maxPerConnection,
+    maxSockets: config.websockets.maxTotal,
+    maxSocketsPerClient: config.websockets.maxPerClient,
+    trustedProxies: config.server.trustedProxies,
+    idleTimeoutMs: config.websockets.idleTimeoutMs,
+    maxBufferedBytes: config.websockets.maxBufferedBytes,
+    ...(config.websockets.maxTotalBufferedBytes === undefined
+      ? {}
+      : { maxTotalBufferedBytes: config.websockets.maxTotalBufferedBytes }),
     allowedOrigins: config.cors?.origins ?? [],
     logger,
   });

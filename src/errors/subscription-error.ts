@@ -6,17 +6,32 @@ import { GraphQLError } from 'graphql';
  * graphql-ws as an `error` or `next` message.
  */
 
-/** A limit on open subscriptions is reached; `limit` names the variable that sets it. */
-export const tooManySubscriptions = (
-  limit: 'MAX_SUBSCRIPTIONS' | 'MAX_SUBSCRIPTIONS_PER_CONNECTION',
-  max: number,
-) =>
-  new GraphQLError(
-    limit === 'MAX_SUBSCRIPTIONS'
-      ? `The gateway already serves ${max} subscriptions, as many as it allows. Retry later.`
-      : `This connection already runs ${max} operations (subscriptions and queries), as many as one connection may. Close one first.`,
-    { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit } },
-  );
+/** A limit on open subscriptions; each is named by the variable that sets it. */
+export type SubscriptionLimit =
+  | 'MAX_SUBSCRIPTIONS'
+  | 'MAX_SUBSCRIPTIONS_PER_CONNECTION'
+  | 'MAX_SUBSCRIPTIONS_PER_CLIENT'
+  | 'SUBSCRIPTION_HEAP_LIMIT';
+
+const MESSAGES: Record<SubscriptionLimit, (max: number) => string> = {
+  MAX_SUBSCRIPTIONS: (max) =>
+    `The gateway already serves ${max} subscriptions, as many as it allows. Retry later.`,
+  MAX_SUBSCRIPTIONS_PER_CONNECTION: (max) =>
+    `This connection already runs ${max} operations (subscriptions and queries), as many as one connection may. Close one first.`,
+  MAX_SUBSCRIPTIONS_PER_CLIENT: (max) =>
+    `This client already holds ${max} subscriptions, over SSE and WebSocket together, as many as one client may. Close one first.`,
+  SUBSCRIPTION_HEAP_LIMIT: (share) =>
+    `The gateway has no memory for another subscription: more than ${Number((share * 100).toFixed(1))}% of its heap is in use. Retry later.`,
+};
+
+/**
+ * A limit on open subscriptions is reached; `limit` names the variable that sets it, `max` its
+ * value (a share of the heap limit for `SUBSCRIPTION_HEAP_LIMIT`).
+ */
+export const tooManySubscriptions = (limit: SubscriptionLimit, max: number) =>
+  new GraphQLError(MESSAGES[limit](max), {
+    extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit },
+  });
 
 /** The client fell more than `backlog` events behind: its subscription ends with this. */
 export const slowSubscriber = (backlog: number) =>

@@ -9,7 +9,7 @@ export interface GatewayServerContext extends CacheabilityContext {
   /** The node request, for the client's address. */
   readonly req?: IncomingMessage;
   /** How the client is connected, when not by a plain HTTP request (a WebSocket). */
-  readonly subscriber?: Omit<Subscriber, 'requestId'>;
+  readonly subscriber?: Omit<Subscriber, 'requestId' | 'clientAddress'>;
 }
 
 /** The gateway's Yoga instance, as the HTTP front door sees it. */

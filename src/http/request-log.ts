@@ -16,8 +16,15 @@ import type { RequestScope } from '../observability/request-scope.js';
  */
 export type RequestLogPolicy = Config['logRequests'];
 
-/** pino's number for `info`, the level of every line that is not a 5xx. */
+/** pino's number for `info`, the level of a response-cache hit's line. */
 const INFO = 30;
+
+/**
+ * The paths an orchestrator polls to learn whether the gateway is alive and ready: every few seconds
+ * per replica, for the whole life of the process. Their answers are logged at `debug` while they
+ * pass, so that they do not bury the requests of clients at `info`; a probe that fails keeps its line.
+ */
+const HEALTH_PROBES = new Set(['/health', '/readiness']);
 
 /**
  * Writes the one log line and the metrics of a finished request, for the response cache's hits and
@@ -72,6 +79,7 @@ export function createRequestLog(
       ...(results ? { results } : {}),
     };
     if (status >= 500) logger.error(line, 'request');
+    else if (status < 400 && HEALTH_PROBES.has(path)) logger.debug(line, 'request');
     else logger.info(line, 'request');
   }
 

@@ -6,11 +6,19 @@ import {
   type Server,
   ServerResponse,
 } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config.js';
 
-/** How often a draining server closes the connections its finished answers left idle. */
+/** How often a draining server looks for the connections it may close. */
 const IDLE_SWEEP_MS = 50;
+
+/**
+ * How long a draining server leaves a keep-alive connection idle before closing it (or the
+ * keep-alive timeout it announced, if shorter: past it, a client no longer sends on it). A request
+ * its client sent just before the drain, still on its way, arrives meanwhile and is answered.
+ */
+const DRAIN_IDLE_MS = 1_000;
 
 /** The server's `upgrade` listener: a WebSocket handshake (see `websocket-transport.ts`). */
 export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
@@ -18,10 +26,12 @@ export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffe
 export interface HttpServer {
   readonly server: Server;
   /**
-   * Stops taking connections and lets in-flight requests finish: each answer sent from now on
-   * carries `Connection: close`, idle keep-alive sockets are closed at once, and whatever is still
-   * open after `graceMs` is destroyed, upgraded sockets included (the gateway's `quiesce` closes
-   * its WebSockets first). Resolves once every connection is gone.
+   * Stops taking connections and lets in-flight requests finish, never resetting one a client has
+   * sent: each answer sent from now on carries `Connection: close` (node closes its connection
+   * after it); a keep-alive connection left idle for a while is closed gracefully (a FIN, its
+   * client's own awaited), so that a request already on its way on it is answered rather than
+   * reset; whatever is still open after `graceMs` is destroyed, upgraded sockets included (the
+   * gateway's `quiesce` closes its WebSockets first). Resolves once every connection is gone.
    */
   drain(graceMs: number): Promise<void>;
 }
@@ -50,6 +60,7 @@ export function createHttpServer(
     }
   }
   const upgraded = new Set<Duplex>();
+  const sockets = new Set<Socket>();
   const server = createServer(
     {
       headersTimeout: Math.min(http.headersTimeoutMs, http.requestTimeoutMs),
@@ -74,24 +85,59 @@ export function createHttpServer(
       upgrade(req, socket, head);
     });
   }
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   server.maxConnections = http.maxConnections;
   // A socket with nothing read or written for this long is a client that stopped reading (or
   // sending): end it. Event streams stay alive through their keep-alive pings.
   server.timeout = http.socketIdleTimeoutMs;
 
+  /**
+   * Closes, once they have been idle long enough, the connections a drain may close: not one
+   * carrying an answer (node closes it after that answer), nor an upgraded one (its WebSocket
+   * closes it). Idle means no answer pending and nothing read since the last look: a request
+   * still arriving moves `bytesRead` before node knows of it.
+   */
+  function startIdleSweep() {
+    const idleAfter = Math.min(DRAIN_IDLE_MS, http.keepAliveTimeoutMs);
+    const seen = new Map<Socket, { bytesRead: number; since: number }>();
+    const sweep = () => {
+      const now = performance.now();
+      for (const socket of sockets) {
+        if (upgraded.has(socket) || socket.writableEnded) continue;
+        const answering = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+        const last = seen.get(socket);
+        if (answering || last === undefined || last.bytesRead !== socket.bytesRead) {
+          seen.set(socket, { bytesRead: socket.bytesRead, since: now });
+        } else if (now - last.since >= idleAfter) {
+          seen.delete(socket);
+          // A FIN, not a reset: the server still reads (node's server is half-open), so that
+          // nothing its client sends crossing it is met with a reset; the socket closes once the
+          // client answers with its own FIN.
+          socket.end();
+        }
+      }
+      for (const socket of seen.keys()) if (!sockets.has(socket)) seen.delete(socket);
+    };
+    sweep();
+    return setInterval(sweep, IDLE_SWEEP_MS);
+  }
+
   return {
     server,
     async drain(graceMs) {
       draining = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // An answer whose headers went out before the drain (an event stream, a slow body) leaves
-      // its keep-alive connection idle when it ends: closed here rather than after the keep-alive
-      // timeout.
-      const idleSweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+      // net's close, not http's: http's also destroys every connection with no request in
+      // progress, including those whose next request is already sent but not yet read (the
+      // kernel's reset would lose it).
+      const closed = new Promise<void>((resolve) =>
+        NetServer.prototype.close.call(server, () => resolve()),
+      );
+      const idleSweep = startIdleSweep();
       const timer = setTimeout(() => {
-        server.closeAllConnections();
-        for (const socket of upgraded) socket.destroy();
+        for (const socket of sockets) socket.destroy();
       }, graceMs);
       timer.unref();
       await closed;

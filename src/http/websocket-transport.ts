@@ -1,19 +1,20 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import {
-  type ExecutionArgs,
-  type DocumentNode as GraphQLDocument,
-  GraphQLError,
-  getOperationAST,
-} from 'graphql';
-import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
+import { getHeapStatistics } from 'node:v8';
+import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { ErrorCode } from '../errors/error-code.js';
-import { tooManySubscriptions } from '../errors/subscription-error.js';
-import type { ConnectionSubscriptions } from '../subscriptions/subscription-registry.js';
+import { clientAddressOf } from './client-address.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { requestIdOf } from './request-id.js';
+import { MessageRefusal, readClientMessage } from './websocket-client-message.js';
+import { createGraphQLWebSocketServer, type SocketExtra } from './websocket-graphql-server.js';
+import { OUTBOX_OVERFLOW_CLOSE_CODE, OutboxBudget, WebSocketOutbox } from './websocket-outbox.js';
+import { WebSocketSlots } from './websocket-slots.js';
+
+/** The close code of a socket that ran no operation for `idleTimeoutMs` (normal closure). */
+export const IDLE_CLOSE_CODE = 1000;
 
 export interface WebSocketTransportOptions {
   readonly yoga: GatewayYoga;
@@ -28,6 +29,47 @@ export interface WebSocketTransportOptions {
    * (`MAX_SUBSCRIPTIONS_PER_CONNECTION`): over HTTP a connection runs one at a time.
    */
   readonly maxOperations: number;
+  /**
+   * WebSockets open at once (`MAX_WEBSOCKETS`): fewer than the server's `maxConnections`, so that
+   * HTTP (`/health`, `/readiness`, queries) keeps connections however many sockets are open.
+   */
+  readonly maxSockets: number;
+  /** WebSockets one client may hold open at once (`MAX_WEBSOCKETS_PER_CLIENT`). */
+  readonly maxSocketsPerClient: number;
+  /**
+   * Proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`), as the rate limit reads it.
+   * @default 0
+   */
+  readonly trustedProxies?: number;
+  /**
+   * A socket with no operation running for this long is closed with 1000 (`WEBSOCKET_IDLE_TIMEOUT_MS`);
+   * checked at each keep-alive ping. Its pings do not count: they keep it alive, not busy.
+   */
+  readonly idleTimeoutMs: number;
+  /**
+   * Bytes one socket may have waiting to be sent (`WEBSOCKET_MAX_BUFFERED_BYTES`); past it the
+   * socket is closed with 1008 (see `WebSocketOutbox`).
+   * @default 1048576 (1 MiB)
+   */
+  readonly maxBufferedBytes?: number;
+  /**
+   * Bytes all sockets together may have waiting to be sent; a socket whose next message would go
+   * past it is closed as one that does not read (1008). The per-socket bound times the sockets
+   * allowed is far more than the heap holds, so a crowd of slow readers needs a bound of its own.
+   * @default a quarter of V8's heap limit (`--max-old-space-size`)
+   */
+  readonly maxTotalBufferedBytes?: number;
+  /**
+   * The largest `connection_init` message; a larger one closes the socket with 4400. The gateway
+   * reads no `connection_init` payload (the session travels in the handshake's cookie).
+   * @default 4096
+   */
+  readonly maxInitBytes?: number;
+  /**
+   * Time a socket gets to send `connection_init` before it is closed with 4408.
+   * @default 3000
+   */
+  readonly connectionInitWaitMs?: number;
   /**
    * Origins besides the gateway's own whose pages may open a socket (`CORS_ORIGINS`). A browser
    * opens a WebSocket to any site, with its cookies, and no CORS preflight guards it.
@@ -49,34 +91,41 @@ export interface WebSocketTransport {
   close(graceMs?: number): Promise<void>;
 }
 
-/** What a socket's operations share, as graphql-ws carries it. */
-interface SocketExtra {
-  readonly socket: WebSocket;
-  readonly requestId: string;
-  /** The upgrade request as Yoga's context reads a request: headers, for the session and id. */
-  readonly request: Request;
-  readonly req: IncomingMessage;
-  readonly connection: ConnectionSubscriptions;
-}
-
-/** What `onSubscribe` puts in `rootValue`: the enveloped executors, with every Yoga plugin. */
-interface EnvelopedRoot {
-  execute(args: ExecutionArgs): unknown;
-  subscribe(args: ExecutionArgs): unknown;
-}
+/** How long a socket closed for not reading gets for its close handshake before it is cut. */
+const OVERFLOW_CLOSE_GRACE_MS = 1_000;
 
 /**
  * GraphQL over WebSocket (graphql-ws's `graphql-transport-ws` protocol) on the GraphQL endpoint
- * of the same port. Each operation runs through Yoga's envelop, so parsing and validation bear
- * the same limits as HTTP (GraphQL Armor, introspection), execution the same field budget and
- * masking, and the context is built by the same factory. Queries and subscriptions are served;
- * mutations are not, since the verification session travels in a cookie a socket cannot set.
- * Sockets from a page of another origin than the gateway's and `allowedOrigins` are refused.
+ * of the same port. Each operation runs through Yoga as an HTTP request's parameters do (see
+ * `createGraphQLWebSocketServer`), so persisted documents, limits, masking and errors are the same
+ * on every transport. Queries and subscriptions are served; mutations are refused as over GET,
+ * since the verification session travels in a cookie a socket cannot set. Sockets from a page of
+ * another origin than the gateway's and `allowedOrigins` are refused. What a socket holds is
+ * bounded: sockets per client and in total, the `connection_init` it sends, what it has not read
+ * yet, and how long it may stay open with nothing to do.
  */
 export function createWebSocketTransport(options: WebSocketTransportOptions): WebSocketTransport {
-  const { yoga, path, keepAliveMs, maxPayloadBytes, maxOperations, allowedOrigins, logger } =
-    options;
+  const {
+    yoga,
+    path,
+    keepAliveMs,
+    maxPayloadBytes,
+    maxOperations,
+    trustedProxies = 0,
+    idleTimeoutMs,
+    maxBufferedBytes,
+    maxTotalBufferedBytes = Math.floor(getHeapStatistics().heap_size_limit / 4),
+    maxInitBytes = 4_096,
+    connectionInitWaitMs,
+    allowedOrigins,
+    logger,
+  } = options;
   const sockets = new Map<WebSocket, { operations: () => number }>();
+  const slots = new WebSocketSlots({
+    maxTotal: options.maxSockets,
+    maxPerClient: options.maxSocketsPerClient,
+  });
+  const outboxBudget = new OutboxBudget(maxTotalBufferedBytes);
   let closing = false;
 
   const wss = new WebSocketServer({
@@ -85,80 +134,62 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     handleProtocols: (protocols) => handleProtocols(protocols),
   });
 
-  const server = makeServer<Record<string, unknown> | undefined, SocketExtra>({
-    execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
-    subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
-    onSubscribe: async (ctx, _id, payload) => {
-      const { request, req, connection } = ctx.extra;
-      // This operation is among them already.
-      if (Object.keys(ctx.subscriptions).length > maxOperations) {
-        return [tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CONNECTION', maxOperations)];
-      }
-      const enveloped = yoga.getEnveloped({
-        request,
-        req,
-        params: payload,
-        subscriber: { transport: 'websocket', connection },
-      } as never);
-      let document: GraphQLDocument;
-      try {
-        document = enveloped.parse(payload.query);
-      } catch (error) {
-        if (error instanceof GraphQLError) return [error];
-        throw error;
-      }
-      const errors = enveloped.validate(enveloped.schema, document);
-      if (errors.length > 0) return errors;
-      if (getOperationAST(document, payload.operationName)?.operation === 'mutation') {
-        return [
-          refusal(
-            'BAD_REQUEST',
-            'Send mutations over HTTP (POST /graphql): a WebSocket serves queries and subscriptions.',
-          ),
-        ];
-      }
-      return {
-        schema: enveloped.schema,
-        document,
-        operationName: payload.operationName,
-        variableValues: payload.variables,
-        contextValue: await enveloped.contextFactory(),
-        rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
-      };
-    },
+  const server = createGraphQLWebSocketServer({
+    yoga,
+    maxOperations,
+    ...(connectionInitWaitMs === undefined ? {} : { connectionInitWaitMs }),
+    logger,
   });
 
   function open(socket: WebSocket, req: IncomingMessage, requestId: string) {
     const started = performance.now();
     const extra: SocketExtra = {
-      socket,
       requestId,
       req,
       request: fetchRequestOf(req, requestId),
       connection: { open: 0 },
     };
+    // Messages being handled (a subscription's until it completes), and operations among them.
+    let inFlight = 0;
     let operations = 0;
-    sockets.set(socket, { operations: () => operations });
+    let idleSince = performance.now();
+    sockets.set(socket, { operations: () => inFlight });
+    const outbox = new WebSocketOutbox(socket, {
+      ...(maxBufferedBytes === undefined ? {} : { maxBytes: maxBufferedBytes }),
+      budget: outboxBudget,
+      onOverflow: () => {
+        logger.info(
+          { requestId, queuedBytes: outbox.queuedBytes },
+          'websocket closed: the client does not read what it is sent',
+        );
+        socket.close(OUTBOX_OVERFLOW_CLOSE_CODE, 'Not reading: too much waiting to be sent');
+        // A client that reads nothing will not read the close frame either.
+        setTimeout(() => socket.terminate(), OVERFLOW_CLOSE_GRACE_MS).unref();
+      },
+    });
     const closed = server.opened(
       {
         protocol: socket.protocol,
-        send: (data) =>
-          new Promise<void>((resolve) => {
-            if (socket.readyState !== socket.OPEN) return resolve();
-            // A failed send means the socket is going: its close is handled below.
-            socket.send(data, () => resolve());
-          }),
+        send: (data) => outbox.send(data),
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>
           socket.on('message', async (data) => {
-            operations += 1;
+            const message = readClientMessage(String(data), { maxInitBytes });
+            if (message instanceof MessageRefusal) {
+              return socket.close(message.code, message.reason);
+            }
+            const operation = message.type === 'subscribe';
+            inFlight += 1;
+            if (operation) operations += 1;
             try {
-              await handle(String(data));
+              // graphql-ws validates a message given as an object without parsing it again.
+              await handle(message as never);
             } catch (error) {
               logger.error({ err: error, requestId }, 'a WebSocket message failed');
               socket.close(CloseCode.InternalServerError, 'Internal server error');
             } finally {
-              operations -= 1;
+              inFlight -= 1;
+              if (operation && --operations === 0) idleSince = performance.now();
             }
           }),
       },
@@ -171,6 +202,9 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     });
     const ping = setInterval(() => {
       if (!alive) return socket.terminate();
+      if (operations === 0 && performance.now() - idleSince >= idleTimeoutMs) {
+        return socket.close(IDLE_CLOSE_CODE, `Idle: no operation for ${idleTimeoutMs} ms`);
+      }
       alive = false;
       socket.ping();
     }, keepAliveMs);
@@ -200,9 +234,14 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     upgrade(req, socket, head) {
       const requestId = requestIdOf(req.headers['x-request-id']);
       socket.on('error', () => socket.destroy());
-      const refuse = (status: number, code: ErrorCode, message: string) => {
-        logger.info({ requestId, path: req.url, status, code }, 'websocket refused');
-        refuseUpgrade(socket, status, requestId, code, message);
+      const refuse = (
+        status: number,
+        code: ErrorCode,
+        message: string,
+        extensions: Record<string, unknown> = {},
+      ) => {
+        logger.info({ requestId, path: req.url, status, code, ...extensions }, 'websocket refused');
+        refuseUpgrade(socket, status, requestId, { message, extensions: { code, ...extensions } });
       };
       const host = req.headers.host;
       if (host === undefined || !URL.canParse(`http://${host}/`)) {
@@ -220,6 +259,19 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
         );
       }
       if (closing) return refuse(503, 'BAD_REQUEST', 'The gateway is shutting down.');
+      // Taken before the handshake and given back when the connection closes, however it ends.
+      const slot = slots.take(clientAddressOf(req, trustedProxies));
+      if (typeof slot === 'string') {
+        return refuse(
+          slot === 'MAX_WEBSOCKETS' ? 503 : 429,
+          'TOO_MANY_WEBSOCKETS',
+          slot === 'MAX_WEBSOCKETS'
+            ? 'The gateway holds as many WebSockets as it allows. Retry later, or use SSE.'
+            : 'This client holds as many WebSockets as one client may. Close one: a socket carries many operations.',
+          { limit: slot },
+        );
+      }
+      socket.once('close', slot);
       wss.handleUpgrade(req, socket, head, (ws) => open(ws, req, requestId));
     },
     get size() {
@@ -248,18 +300,14 @@ function isAllowedOrigin(origin: string, host: string, allowed: readonly string[
   return url.host === host || allowed.some((entry) => new URL(entry).origin === url.origin);
 }
 
-const refusal = (code: ErrorCode, message: string) =>
-  new GraphQLError(message, { extensions: { code } });
-
 /** Answers an upgrade request with an HTTP error and closes the socket. */
 function refuseUpgrade(
   socket: Duplex,
   status: number,
   requestId: string,
-  code: ErrorCode,
-  message: string,
+  error: { message: string; extensions: Record<string, unknown> },
 ) {
-  const body = JSON.stringify({ errors: [{ message, extensions: { code } }] });
+  const body = JSON.stringify({ errors: [error] });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
       'Connection: close\r\n' +
@@ -273,6 +321,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   403: 'Forbidden',
   404: 'Not Found',
+  429: 'Too Many Requests',
   503: 'Service Unavailable',
 };
 

@@ -1,6 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { refusal } from '../errors/refusal.js';
 import { DOCUMENT_ID, documentIdOf } from '../persisted-documents/manifest.js';
+import { RegisteredDocuments } from '../persisted-documents/registered-documents.js';
 
 export interface PersistedDocumentsOptions {
   /** Documents clients may name by id: the manifest (`readManifest`). */
@@ -12,10 +13,11 @@ export interface PersistedDocumentsOptions {
    */
   readonly only?: boolean;
   /**
-   * Characters of document text registered through APQ kept at most (least recently used first).
+   * Bytes of documents registered through APQ kept at most (least recently used first), each
+   * counted with its entry's overhead (see `RegisteredDocuments`).
    * @default 4194304 (4 MiB)
    */
-  readonly maxRegisteredChars?: number;
+  readonly maxRegisteredBytes?: number;
 }
 
 /** What Apollo's clients match to send the document text again (APQ's register step). */
@@ -29,16 +31,30 @@ const HASH = /^[0-9a-f]{64}$/;
  * - Apollo's automatic persisted queries: `extensions.persistedQuery.sha256Hash`, the hex SHA-256
  *   of the text. An id of the manifest or one registered before runs its document; an unknown one
  *   answers `PERSISTED_QUERY_NOT_FOUND` with the message Apollo's clients look for, and they send
- *   the text with the hash, which registers it (in memory, bounded).
+ *   the text with the hash, which registers it (in memory, bounded) once it has parsed and passed
+ *   validation, limits included: a text that would be refused is never kept.
  * With `only`, anything that is not a manifest document is refused with `PERSISTED_DOCUMENT_REQUIRED`
  * (a text is accepted when it is exactly a manifest document).
+ * It runs in Yoga's `onParams`, which every transport goes through: HTTP GET and POST, SSE, and
+ * graphql-ws (see `createGraphQLWebSocketServer`).
  */
 export function usePersistedDocuments(options: PersistedDocumentsOptions): Plugin {
   const { manifest, only = false } = options;
-  const registered = new RegisteredDocuments(options.maxRegisteredChars ?? 4 * 1024 * 1024);
+  const registered = new RegisteredDocuments(options.maxRegisteredBytes ?? 4 * 1024 * 1024);
+  /** Texts sent with an unknown hash, by their request's context: registered once valid. */
+  const toRegister = new WeakMap<object, string>();
 
   return {
-    onParams({ params, setParams }) {
+    onValidate({ context }) {
+      const hash = toRegister.get(context);
+      if (hash === undefined) return;
+      toRegister.delete(context);
+      return ({ valid }) => {
+        const text = (context as { params?: { query?: unknown } }).params?.query;
+        if (valid && typeof text === 'string') registered.set(hash, text);
+      };
+    },
+    onParams({ params, setParams, context }) {
       const { documentId, query, extensions } = params as typeof params & {
         documentId?: unknown;
       };
@@ -75,7 +91,8 @@ export function usePersistedDocuments(options: PersistedDocumentsOptions): Plugi
           throw invalid('"extensions.persistedQuery.sha256Hash" is not the hash of "query".');
         }
         if (only && known === undefined) throw required();
-        if (known === undefined) registered.set(hash, query);
+        // Kept only once it parses and validates (`onValidate`): nothing is stored before then.
+        if (known === undefined) toRegister.set(context, hash);
         return;
       }
 
@@ -94,34 +111,3 @@ const required = () =>
     'This gateway runs persisted documents only: send the "documentId" of a document in its manifest.',
     400,
   );
-
-/** APQ's registered documents, by hash: the least recently used go past `maxChars`. */
-class RegisteredDocuments {
-  readonly #documents = new Map<string, string>();
-  readonly #maxChars: number;
-  #chars = 0;
-
-  constructor(maxChars: number) {
-    this.#maxChars = maxChars;
-  }
-
-  get(hash: string): string | undefined {
-    const text = this.#documents.get(hash);
-    if (text !== undefined) {
-      this.#documents.delete(hash);
-      this.#documents.set(hash, text);
-    }
-    return text;
-  }
-
-  set(hash: string, text: string): void {
-    if (text.length > this.#maxChars) return;
-    this.#documents.set(hash, text);
-    this.#chars += text.length;
-    for (const [oldest, old] of this.#documents) {
-      if (this.#chars <= this.#maxChars) break;
-      this.#documents.delete(oldest);
-      this.#chars -= old.length;
-    }
-  }
-}

@@ -31,6 +31,22 @@ export interface RedisConnectionOptions extends RedisConfig {
 const TIMED_OUT = 'Command timed out';
 /** One line per this many ms at most about commands Redis refuses while connected. */
 const COMMAND_ERROR_LOG_MS = 60_000;
+/** One line per this many ms at most per kind of value read from Redis and refused. */
+const REFUSAL_LOG_MS = 60_000;
+
+/**
+ * The largest message `subscribe` hands on by default: ioredis delivers a message whole, and
+ * whoever can publish on a channel must not make a replica parse megabytes of JSON.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
+
+export interface SubscribeOptions {
+  /**
+   * Messages longer than this are dropped before they are decoded (and `refused` is told).
+   * @default DEFAULT_MAX_MESSAGE_BYTES (64 KiB)
+   */
+  readonly maxBytes?: number;
+}
 
 /**
  * The Redis the replicas share, through two connections: one for commands and one that listens to
@@ -45,6 +61,10 @@ export class RedisConnection {
   readonly #subscriber: Redis;
   readonly #options: RedisConnectionOptions;
   readonly #listeners = new Map<string, Set<(message: string) => void>>();
+  /** Per channel, the largest message its listeners take. */
+  readonly #maxBytes = new Map<string, number>();
+  /** Per kind of refused value, when it was last logged. */
+  readonly #refusalLogged = new Map<string, number>();
   #state: RedisState = 'connecting';
   #since = new Date();
   #lastError: Error | undefined;
@@ -83,8 +103,18 @@ export class RedisConnection {
       this.#listening = false;
     });
     this.#subscriber.on('ready', () => void this.#listen());
-    this.#subscriber.on('message', (channel: string, message: string) => {
-      for (const listener of this.#listeners.get(channel) ?? []) {
+    // Buffers, not strings: a message's length is checked before it is decoded.
+    this.#subscriber.on('messageBuffer', (channelBytes: Buffer, bytes: Buffer) => {
+      const channel = channelBytes.toString();
+      const listeners = this.#listeners.get(channel);
+      if (!listeners) return;
+      const maxBytes = this.#maxBytes.get(channel) ?? DEFAULT_MAX_MESSAGE_BYTES;
+      if (bytes.length > maxBytes) {
+        this.refused('oversized message', { channel, bytes: bytes.length, maxBytes });
+        return;
+      }
+      const message = bytes.toString();
+      for (const listener of listeners) {
         try {
           listener(message);
         } catch (error) {
@@ -128,9 +158,17 @@ export class RedisConnection {
     }
   }
 
-  /** Calls `listener` with each message published on `channel` (a key, see `key`). */
-  subscribe(channel: string, listener: (message: string) => void): () => void {
+  /**
+   * Calls `listener` with each message published on `channel` (a key, see `key`) that is not
+   * longer than `maxBytes`. Whoever can write to Redis can publish: a listener checks what it gets.
+   */
+  subscribe(
+    channel: string,
+    listener: (message: string) => void,
+    { maxBytes = DEFAULT_MAX_MESSAGE_BYTES }: SubscribeOptions = {},
+  ): () => void {
     let listeners = this.#listeners.get(channel);
+    this.#maxBytes.set(channel, Math.max(this.#maxBytes.get(channel) ?? 0, maxBytes));
     if (!listeners) {
       listeners = new Set();
       this.#listeners.set(channel, listeners);
@@ -144,6 +182,23 @@ export class RedisConnection {
     const entry = (message: string) => listener(message);
     listeners.add(entry);
     return () => listeners.delete(entry);
+  }
+
+  /**
+   * Notes a value read from Redis (a key, a message) that was refused: too large, not of its
+   * shape, from the future, without an expiry. Anyone who can write to Redis can write these,
+   * so they are logged at most once a minute per `kind`, and the replica carries on without them.
+   */
+  refused(kind: string, details: Record<string, unknown> = {}): void {
+    if (this.#closed) return;
+    const now = Date.now();
+    const last = this.#refusalLogged.get(kind);
+    if (last !== undefined && now - last < REFUSAL_LOG_MS) return;
+    this.#refusalLogged.set(kind, now);
+    this.#options.logger.warn(
+      { ...details, refused: kind },
+      'a value read from redis was refused; this replica carries on without it',
+    );
   }
 
   /** Closes both connections; nothing is logged about them from now on. */

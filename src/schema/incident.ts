@@ -41,7 +41,7 @@ builder.queryField('incident', (t) =>
     type: IncidentRef,
     nullable: true,
     description:
-      'One unresolved incident by id, or null when the feed does not list it (e.g. it was resolved since).',
+      "One incident by id: unresolved, from the page's summary, or resolved, from its incident history (its 50 most recent incidents). Null when neither lists it; an error instead when the history that might have listed it cannot be read.",
     args: { id: t.arg.id({ required: true, description: "The incident's `id`." }) },
     resolve: (_root, { id }, { statusFeed }) => statusFeed.incident.load(String(id)),
   }),

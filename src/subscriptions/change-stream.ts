@@ -18,7 +18,11 @@ export interface ChangeStreamOptions {
    * Whole-page events replace each other while they wait.
    */
   readonly backlog: number;
-  /** Called right before each item is handed to the executor (fresh per-event state). */
+  /**
+   * Called right before each item is handed to the executor (fresh per-event state), and as the
+   * reader starts waiting for one: the executor is done with the event before by then, and an idle
+   * subscription keeps nothing it read (a whole feed snapshot, which each refetch replaces).
+   */
   readonly beforeEach?: () => void;
   /** Called once, when the stream ends, whatever ended it. */
   readonly onEnd: (reason: StreamEndReason) => void;
@@ -64,6 +68,7 @@ export class ChangeStream implements AsyncIterableIterator<StreamItem> {
       return Promise.resolve({ value: item, done: false });
     }
     if (this.#ended) return Promise.resolve({ value: undefined, done: true });
+    this.#options.beforeEach?.();
     return new Promise((resolve) => {
       this.#waiting = resolve;
     });

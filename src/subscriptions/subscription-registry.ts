@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { slowSubscriber, tooManySubscriptions } from '../errors/subscription-error.js';
@@ -25,10 +26,12 @@ export interface ConnectionSubscriptions {
   open: number;
 }
 
-/** Who subscribes: for the log lines, metrics and per-connection limit. */
+/** Who subscribes: for the log lines, metrics and per-connection and per-client limits. */
 export interface Subscriber {
   readonly requestId: string;
   readonly transport: SubscriptionTransport;
+  /** The client as the rate limits know it (`clientAddressOf`), whatever its transport. */
+  readonly clientAddress: string;
   readonly connection?: ConnectionSubscriptions | undefined;
 }
 
@@ -42,6 +45,15 @@ export interface SubscriptionRequest {
   /** Called right before each event is handed to the executor. */
   readonly beforeEach?: () => void;
 }
+
+/**
+ * Streams handed an event at once, before the registry lets the event loop turn. An event's
+ * execution for a subscriber normally ends within the turn it starts in (it reads snapshots
+ * already fetched), so this bounds how many answers are built at once: every `statusPageChanged`
+ * subscriber of a 500-component page building its 300 KB page tree together ran 500 of them out
+ * of heap. It also lets requests through between batches.
+ */
+const FAN_OUT_BATCH = 16;
 
 export interface SubscriptionRegistryOptions {
   readonly bus: ChangeBus;
@@ -60,20 +72,50 @@ export interface SubscriptionRegistryOptions {
 export class SubscriptionRegistry {
   readonly #options: SubscriptionRegistryOptions;
   readonly #streams = new Set<ChangeStream>();
+  /** Subscriptions open now, by client address; a client with none has no entry. */
+  readonly #byClient = new Map<string, number>();
   readonly #unsubscribe: () => void;
+  /** Events being handed out, oldest first, each to the streams open when it came. */
+  readonly #fanOuts: { event: StatusChangeEvent; streams: ChangeStream[]; next: number }[] = [];
   #closed = false;
 
   constructor(options: SubscriptionRegistryOptions) {
     this.#options = options;
     this.#unsubscribe = options.bus.subscribe((event) => {
       options.metrics.statusChange(event.type);
-      for (const stream of this.#streams) stream.push(event);
+      this.#fanOuts.push({ event, streams: [...this.#streams], next: 0 });
+      if (this.#fanOuts.length === 1) this.#fanOut();
     });
+  }
+
+  /**
+   * Hands the oldest event to its next batch of streams, and schedules the rest for the next turn
+   * of the event loop. One event reaches every stream before the next starts: each stream gets
+   * them in order.
+   */
+  #fanOut(): void {
+    let budget = FAN_OUT_BATCH;
+    while (budget > 0) {
+      const fanOut = this.#fanOuts[0];
+      if (fanOut === undefined) return;
+      const { event, streams } = fanOut;
+      const end = Math.min(fanOut.next + budget, streams.length);
+      for (let i = fanOut.next; i < end; i += 1) streams[i]?.push(event);
+      budget -= end - fanOut.next;
+      fanOut.next = end;
+      if (end === streams.length) this.#fanOuts.shift();
+    }
+    if (this.#fanOuts.length > 0) setImmediate(() => this.#fanOut());
   }
 
   /** Subscriptions open now. */
   get size(): number {
     return this.#streams.size;
+  }
+
+  /** Subscriptions `clientAddress` holds open now. */
+  openBy(clientAddress: string): number {
+    return this.#byClient.get(clientAddress) ?? 0;
   }
 
   /**
@@ -82,7 +124,7 @@ export class SubscriptionRegistry {
    */
   open(subscriber: Subscriber, request: SubscriptionRequest): AsyncIterableIterator<StreamItem> {
     const { limits, logger, metrics, poller } = this.#options;
-    const { requestId, transport, connection } = subscriber;
+    const { requestId, transport, connection, clientAddress } = subscriber;
     const { field } = request;
     const refused = (error: ReturnType<typeof tooManySubscriptions>) => {
       metrics.subscriptionEnded(field, transport, 'refused');
@@ -100,10 +142,21 @@ export class SubscriptionRegistry {
         tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CONNECTION', limits.maxPerConnection),
       );
     }
+    const byClient = this.openBy(clientAddress);
+    if (byClient >= limits.maxPerClient) {
+      throw refused(tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CLIENT', limits.maxPerClient));
+    }
+    // Whatever the counts allow: what a subscription holds depends on its selection, the page and
+    // its clients' reading, so it is the heap that says whether another fits.
+    const heap = getHeapStatistics();
+    if (heap.used_heap_size > limits.maxHeapShare * heap.heap_size_limit) {
+      throw refused(tooManySubscriptions('SUBSCRIPTION_HEAP_LIMIT', limits.maxHeapShare));
+    }
 
     const started = performance.now();
     const release = this.#closed ? () => {} : poller.acquire(request.documents);
     if (connection) connection.open += 1;
+    this.#byClient.set(clientAddress, byClient + 1);
     const stream: ChangeStream = new ChangeStream({
       accept: request.accept,
       initial: request.startWithPage
@@ -115,6 +168,9 @@ export class SubscriptionRegistry {
         this.#streams.delete(stream);
         release();
         if (connection) connection.open -= 1;
+        const left = this.openBy(clientAddress) - 1;
+        if (left > 0) this.#byClient.set(clientAddress, left);
+        else this.#byClient.delete(clientAddress);
         metrics.subscriptionEnded(field, transport, reason);
         logger.info(
           {
@@ -146,6 +202,7 @@ export class SubscriptionRegistry {
 
   /** Ends everything and stops listening to the bus. */
   close(): void {
+    this.#fanOuts.length = 0;
     this.endAll();
     this.#unsubscribe();
   }

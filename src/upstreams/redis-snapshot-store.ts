@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { RedisUnavailableError } from '../errors/redis-unavailable-error.js';
 import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.js';
 import { isUpstreamError, type UpstreamEndpoint } from '../errors/upstream-error.js';
@@ -13,32 +13,82 @@ import type { SharedLoad, Snapshot, SnapshotSharing } from './snapshot-cache.js'
  * Per document, three keys: `snapshot:<name>`, a hash of the upstream's document as validated
  * JSON (`body`), when it was fetched (`fetchedAt`, ms) and its `version` (the token of the fetch
  * that stored it); `lock:<name>`, the token of the replica fetching it now; `failure:<name>`, the
- * last failed fetch (its token and the upstream error). Notices of new snapshots and failures go
- * out on the `snapshots` channel.
+ * last failed fetch (its token, the error's code and HTTP status, and when it failed: no text).
+ * Notices of new snapshots and failures go out on the `snapshots` channel.
+ *
+ * Whoever can write to Redis can write any of these, so each is input like any other: its size is
+ * checked in Redis before it is sent, its shape and times here before it counts, and keys that
+ * would hold the replicas back (a lock or failure without expiry) are replaced.
  */
 
-/** Takes the lock, unless a newer snapshot was stored or a failure must be answered. */
+/**
+ * Takes the lock, unless a newer snapshot was stored or a failure must be answered. A failure or
+ * lock not as this code writes them (no expiry or a longer one, a token of the wrong size, an
+ * unknown code) is deleted first; a snapshot too large or from the future is not "newer".
+ */
 const ACQUIRE = new RedisScript(`
-local failureToken = redis.call('HGET', KEYS[3], 'token')
-if failureToken and (ARGV[4] == '1' or failureToken == ARGV[3]) then
-  return {'failed', redis.call('HGET', KEYS[3], 'error')}
+local failureTtl = redis.call('PTTL', KEYS[3])
+if failureTtl ~= -2 then
+  local code = redis.call('HGET', KEYS[3], 'code')
+  if failureTtl < 0 or failureTtl > tonumber(ARGV[6]) or
+    (code ~= 'UPSTREAM_UNAVAILABLE' and code ~= 'UPSTREAM_BAD_RESPONSE') or
+    redis.call('HSTRLEN', KEYS[3], 'token') > 64 or redis.call('HSTRLEN', KEYS[3], 'status') > 3 or
+    redis.call('HSTRLEN', KEYS[3], 'at') > 16 then
+    redis.call('DEL', KEYS[3])
+  else
+    local failure = redis.call('HMGET', KEYS[3], 'token', 'code', 'status', 'at')
+    if failure[1] and (ARGV[4] == '1' or failure[1] == ARGV[3]) then
+      return {'failed', failure[2], failure[3] or '', failure[4] or ''}
+    end
+  end
 end
-local version = redis.call('HGET', KEYS[2], 'version')
-if version and version ~= ARGV[5] then return {'stored', version} end
+if redis.call('HSTRLEN', KEYS[2], 'version') <= 64 then
+  local stored = redis.call('HMGET', KEYS[2], 'version', 'fetchedAt')
+  local fetchedAt = tonumber(stored[2] or '')
+  if stored[1] and stored[1] ~= ARGV[5] and fetchedAt and fetchedAt <= tonumber(ARGV[7]) and
+    redis.call('HSTRLEN', KEYS[2], 'body') <= tonumber(ARGV[8]) then
+    return {'stored', stored[1]}
+  end
+end
+local lockTtl = redis.call('PTTL', KEYS[1])
+if lockTtl == -1 or lockTtl > tonumber(ARGV[2]) or
+  (lockTtl ~= -2 and redis.call('STRLEN', KEYS[1]) > 64) then
+  redis.call('DEL', KEYS[1])
+end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'acquired'} end
 return {'held', redis.call('GET', KEYS[1]) or ''}`);
 
-/** The stored snapshot: its version and fetch time, and its body when the version is not known. */
+/**
+ * The stored snapshot: its version and fetch time, and its body when the version is not known and
+ * the body is not over the size limit (then `large` and its size instead).
+ */
 const READ = new RedisScript(`
+if redis.call('HSTRLEN', KEYS[1], 'version') > 64 or redis.call('HSTRLEN', KEYS[1], 'fetchedAt') > 16 then
+  return {'', '', 'large', 0}
+end
 local stored = redis.call('HMGET', KEYS[1], 'version', 'fetchedAt')
-if not stored[1] then return {} end
+if not stored[1] or not stored[2] then return {} end
 if stored[1] == ARGV[1] then return {stored[1], stored[2]} end
-return {stored[1], stored[2], redis.call('HGET', KEYS[1], 'body')}`);
+local size = redis.call('HSTRLEN', KEYS[1], 'body')
+if size > tonumber(ARGV[2]) then return {stored[1], stored[2], 'large', size} end
+return {stored[1], stored[2], 'body', redis.call('HGET', KEYS[1], 'body')}`);
 
-/** Stores a snapshot unless a newer one is there, clears the failure, and tells the replicas. */
+/** The stored snapshot's version and fetch time, for a notice to be checked against. */
+const PEEK = new RedisScript(`
+if redis.call('HSTRLEN', KEYS[1], 'version') > 64 or redis.call('HSTRLEN', KEYS[1], 'fetchedAt') > 16 then
+  return {}
+end
+return redis.call('HMGET', KEYS[1], 'version', 'fetchedAt')`);
+
+/**
+ * Stores a snapshot unless a newer one is there, clears the failure, and tells the replicas. A
+ * stored snapshot more than the clock skew ahead of this one is from the future: replaced.
+ */
 const STORE = new RedisScript(`
-local stored = tonumber(redis.call('HGET', KEYS[1], 'fetchedAt') or '0')
-if stored > tonumber(ARGV[2]) then return 0 end
+local stored = tonumber(redis.call('HGET', KEYS[1], 'fetchedAt') or '0') or 0
+local fetchedAt = tonumber(ARGV[2])
+if stored > fetchedAt and stored <= fetchedAt + tonumber(ARGV[7]) then return 0 end
+redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'fetchedAt', ARGV[2], 'body', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('DEL', KEYS[2])
@@ -48,9 +98,9 @@ return 1`);
 /** Records a failed fetch for the replicas waiting on it (and, for a failure TTL, the others). */
 const FAIL = new RedisScript(`
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'token', ARGV[1], 'error', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PUBLISH', ARGV[4], ARGV[5])
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'code', ARGV[2], 'status', ARGV[3], 'at', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PUBLISH', ARGV[6], ARGV[7])
 return 1`);
 
 /** Keeps the lock while its holder still fetches. */
@@ -61,6 +111,29 @@ return 0`);
 const RELEASE = new RedisScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`);
+
+/**
+ * The largest stored document a replica reads (its JSON, as stored): a snapshot over it is left in
+ * Redis unread, and one this large is not stored, so that each replica fetches it alone. The
+ * upstream's own limit is 10 MiB of raw body; what a replica builds from a document is several
+ * times its size, and a few of them at once must fit in a 256 MiB heap.
+ */
+export const MAX_STORED_SNAPSHOT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How far ahead of this replica's clock a stored `fetchedAt` may be (the replicas' clocks differ a
+ * little). Beyond it a snapshot is from the future: refused, as it would be fresh for years.
+ */
+export const MAX_CLOCK_SKEW_MS = 5_000;
+
+/** The longest notice this replica reads on the `snapshots` channel: a name, a token, a time. */
+const MAX_NOTICE_BYTES = 1_024;
+
+/**
+ * The least time between two checks of a document's notices against Redis: a flood of notices
+ * costs one small read per document per this many ms, whatever its rate.
+ */
+const NOTICE_CHECK_MS = 50;
 
 export interface SharedDocumentOptions<Wire, Value> {
   /** Names the document in keys and notices (its path). */
@@ -85,10 +158,16 @@ export interface SharedDocumentOptions<Wire, Value> {
    */
   readonly lockMs: number;
   /**
-   * How long a replica waits for another's fetch before fetching alone.
-   * @default 10 × lockMs
+   * How long a replica waits for another's fetch before fetching alone: the bound on what a lock
+   * held by anyone (a stuck replica, or whoever can write to Redis) costs a reader.
+   * @default 2 × lockMs
    */
   readonly maxWaitMs?: number;
+  /**
+   * The upstream a failure another replica recorded is reported against, with `GET` and `name`.
+   * @default 'status feed'
+   */
+  readonly upstream?: string;
   /** @default Date.now */
   readonly now?: () => number;
 }
@@ -96,20 +175,51 @@ export interface SharedDocumentOptions<Wire, Value> {
 /** How often a waiting replica looks at the lock, when no notice wakes it first. */
 const POLL_MS = 100;
 
-interface Notice {
+const Token = z.string().min(1).max(64);
+const EpochMs = z.number().int().nonnegative();
+
+/** A notice on the `snapshots` channel: a new snapshot's, or (without version) a failure's. */
+const Notice = z.object({
+  name: z.string().min(1).max(256),
+  version: Token.optional(),
+  fetchedAt: EpochMs.optional(),
+});
+type Notice = z.infer<typeof Notice>;
+
+/** A stored snapshot's version and fetch time, as Redis answers them. */
+const StoredStamp = z.tuple([
+  Token,
+  z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number),
+]);
+
+/** A failure another replica recorded, as `ACQUIRE` answers it: a code, a status, a time. */
+const FailureReply = z.tuple([
+  z.literal('failed'),
+  z.enum(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_BAD_RESPONSE']),
+  z.union([z.literal(''), z.string().regex(/^[1-5]\d\d$/)]),
+  z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number),
+]);
+
+/** A snapshot this replica stored: which document and version its changes belong to. */
+export interface StoredSource {
   readonly name: string;
-  /** A new snapshot's version and fetch time; a failure's notice has neither. */
-  readonly version?: string;
-  readonly fetchedAt?: number;
+  readonly version: string;
 }
 
-/** An upstream error as the replicas that waited for it rebuild it. */
-interface FailureRecord {
-  readonly code: 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_BAD_RESPONSE';
-  readonly message: string;
-  readonly endpoint: UpstreamEndpoint;
-  readonly status?: number;
+/** A stored snapshot confirmed in Redis, with the one this replica held before it. */
+export interface ConfirmedSnapshot {
+  readonly value: unknown;
+  readonly previous: unknown;
 }
+
+/** How many of its own stores a replica remembers, for the change events that follow them. */
+const REMEMBERED_STORES = 16;
 
 /**
  * The status feed's snapshots, shared by the replicas through Redis. Per document and TTL one
@@ -118,6 +228,10 @@ interface FailureRecord {
  * publishes a notice; the others wait for the notice (or look every 100 ms), then build the
  * snapshot from the stored document, once per version. A fetch that fails is recorded for the
  * replicas that waited for it, so they answer its error instead of asking the upstream in turn.
+ *
+ * A notice only wakes waiters (who look at Redis themselves); it supersedes this replica's
+ * snapshot only once Redis holds the snapshot it names, checked at most once per
+ * `NOTICE_CHECK_MS` per document however many notices arrive.
  */
 export class RedisSnapshotStore {
   readonly #redis: RedisConnection;
@@ -126,39 +240,108 @@ export class RedisSnapshotStore {
   /** Per document: wake-ups of the replicas' waits, and the caches' watchers. */
   readonly #waiting = new Map<string, Set<() => void>>();
   readonly #watchers = new Map<string, Set<(notice: Required<Notice>) => void>>();
+  readonly #documents = new Map<string, SharedDocument<unknown, unknown>>();
+  /** Per document, the check of its notices against Redis: whether one runs, or is due. */
+  readonly #checks = new Map<string, { running: boolean; due: boolean }>();
+  /** This replica's last stores, by fetch time: what its change events name. */
+  readonly #stores = new Map<number, StoredSource>();
 
   constructor({ redis, logger }: { redis: RedisConnection; logger: Logger }) {
     this.#redis = redis;
     this.#logger = logger;
     this.#channel = redis.key('snapshots');
-    redis.subscribe(this.#channel, (message) => this.#onNotice(message));
+    redis.subscribe(this.#channel, (message) => this.#onNotice(message), {
+      maxBytes: MAX_NOTICE_BYTES,
+    });
   }
 
   /** The sharing of one document, for its `SnapshotCache`. */
   document<Wire, Value>(options: SharedDocumentOptions<Wire, Value>): SnapshotSharing<Value> {
-    return new SharedDocument(options, {
+    const document = new SharedDocument(options, {
       redis: this.#redis,
       logger: this.#logger,
       channel: this.#channel,
       waitForNotice: (ms) => this.#waitForNotice(options.name, ms),
       watch: (listener) => this.#watch(options.name, listener),
+      stored: (source, fetchedAt) => this.#remember(source, fetchedAt),
     });
+    this.#documents.set(options.name, document as SharedDocument<unknown, unknown>);
+    return document;
+  }
+
+  /**
+   * The document and version of the snapshot this replica stored with fetch time `fetchedAt`
+   * (what a change event found in its load names), `undefined` when it stored none then.
+   */
+  storedAt(fetchedAt: number): StoredSource | undefined {
+    return this.#stores.get(fetchedAt);
+  }
+
+  /**
+   * The value of document `name`'s snapshot `version` when Redis holds it now (built from the
+   * stored document, once per version), with the value this replica held before it; `undefined`
+   * when Redis holds another, or none, or cannot answer.
+   */
+  async confirmed(name: string, version: string): Promise<ConfirmedSnapshot | undefined> {
+    return this.#documents.get(name)?.confirmed(version);
+  }
+
+  #remember(source: StoredSource, fetchedAt: number): void {
+    this.#stores.set(fetchedAt, source);
+    if (this.#stores.size > REMEMBERED_STORES) {
+      const [oldest] = this.#stores.keys();
+      if (oldest !== undefined) this.#stores.delete(oldest);
+    }
   }
 
   #onNotice(message: string): void {
     let notice: Notice;
     try {
-      notice = JSON.parse(message) as Notice;
+      notice = Notice.parse(JSON.parse(message));
     } catch {
+      this.#redis.refused('malformed snapshot notice', { channel: this.#channel });
       return;
     }
-    if (typeof notice?.name !== 'string') return;
+    // A wake-up costs a waiter one look at Redis, which it takes every 100 ms anyway.
     for (const wake of this.#waiting.get(notice.name) ?? []) wake();
-    if (typeof notice.version === 'string' && typeof notice.fetchedAt === 'number') {
-      for (const watcher of this.#watchers.get(notice.name) ?? []) {
-        watcher(notice as Required<Notice>);
-      }
+    if (notice.version !== undefined && this.#watchers.has(notice.name)) this.#check(notice.name);
+  }
+
+  /**
+   * Tells the document's watchers of the snapshot Redis holds now, when a notice says it changed:
+   * one read at a time per document, and no sooner than `NOTICE_CHECK_MS` after the last.
+   */
+  #check(name: string): void {
+    let check = this.#checks.get(name);
+    if (!check) {
+      check = { running: false, due: false };
+      this.#checks.set(name, check);
     }
+    check.due = true;
+    if (check.running) return;
+    const state = check;
+    state.running = true;
+    state.due = false;
+    const key = this.#redis.key(`snapshot:${name}`);
+    this.#redis
+      .run((redis) => PEEK.run(redis, [key], []))
+      .then(
+        (reply) => {
+          const parsed = StoredStamp.safeParse(reply);
+          if (!parsed.success) return;
+          const [version, fetchedAt] = parsed.data;
+          if (fetchedAt > Date.now() + MAX_CLOCK_SKEW_MS) return;
+          for (const watcher of this.#watchers.get(name) ?? [])
+            watcher({ name, version, fetchedAt });
+        },
+        () => {},
+      )
+      .finally(() => {
+        setTimeout(() => {
+          state.running = false;
+          if (state.due) this.#check(name);
+        }, NOTICE_CHECK_MS).unref();
+      });
   }
 
   #waitForNotice(name: string, ms: number): Promise<void> {
@@ -195,6 +378,8 @@ interface DocumentContext {
   readonly channel: string;
   waitForNotice(ms: number): Promise<void>;
   watch(listener: (notice: Required<Notice>) => void): void;
+  /** Told of each snapshot this replica stored. */
+  stored(source: StoredSource, fetchedAt: number): void;
 }
 
 class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
@@ -202,10 +387,13 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   readonly #context: DocumentContext;
   readonly #now: () => number;
   readonly #keys: { snapshot: string; lock: string; failure: string };
+  readonly #endpoint: UpstreamEndpoint;
   /** The version of each snapshot this process built or fetched. */
   readonly #versions = new WeakMap<Snapshot<Value>, string>();
   /** The newest stored snapshot this process has seen, so that a version is built only once. */
   #latest: Snapshot<Value> | undefined;
+  /** The one `#latest` replaced: what a change event about something gone is checked against. */
+  #previous: Snapshot<Value> | undefined;
 
   constructor(options: SharedDocumentOptions<Wire, Value>, context: DocumentContext) {
     this.#options = options;
@@ -216,6 +404,11 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       snapshot: redis.key(`snapshot:${options.name}`),
       lock: redis.key(`lock:${options.name}`),
       failure: redis.key(`failure:${options.name}`),
+    };
+    this.#endpoint = {
+      upstream: options.upstream ?? 'status feed',
+      method: 'GET',
+      path: options.name,
     };
   }
 
@@ -232,40 +425,70 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     );
   }
 
+  async confirmed(version: string): Promise<ConfirmedSnapshot | undefined> {
+    const snapshot = await this.latest().catch(() => undefined);
+    if (!snapshot || this.#versions.get(snapshot) !== version) return undefined;
+    return { value: snapshot.value, previous: this.#previous?.value };
+  }
+
   async latest(): Promise<Snapshot<Value> | undefined> {
     const known = this.#latest;
     const knownVersion = known ? this.#versions.get(known) : undefined;
     const reply = (await this.#context.redis.run((redis) =>
-      READ.run(redis, [this.#keys.snapshot], [knownVersion ?? '']),
-    )) as string[];
-    const [version, fetchedAt, body] = reply;
-    if (version === undefined || fetchedAt === undefined) return undefined;
+      READ.run(redis, [this.#keys.snapshot], [knownVersion ?? '', MAX_STORED_SNAPSHOT_BYTES]),
+    )) as unknown[];
+    if (reply.length === 0) return undefined;
+    const stamp = StoredStamp.safeParse(reply.slice(0, 2));
+    if (!stamp.success) {
+      this.#refuse('malformed snapshot');
+      return known;
+    }
+    const [version, fetchedAt] = stamp.data;
+    if (fetchedAt > this.#now() + MAX_CLOCK_SKEW_MS) {
+      this.#refuse('snapshot from the future', { fetchedAt: new Date(fetchedAt).toISOString() });
+      return known;
+    }
     if (version === knownVersion) return known;
-    if (body === undefined) return undefined;
-    const snapshot = this.#adopt(version, Number(fetchedAt), body);
-    return snapshot ?? known;
+    const [, , kind, body] = reply;
+    if (kind === 'large') {
+      this.#refuse('oversized snapshot', { bytes: body, maxBytes: MAX_STORED_SNAPSHOT_BYTES });
+      return known;
+    }
+    if (typeof body !== 'string') return known;
+    return this.#adopt(version, fetchedAt, body) ?? known;
   }
 
   async load(current: Snapshot<Value> | undefined, requestId?: string): Promise<SharedLoad<Value>> {
     const { lockMs, failureTtlMs } = this.#options;
-    const maxWaitMs = this.#options.maxWaitMs ?? 10 * lockMs;
+    const maxWaitMs = this.#options.maxWaitMs ?? 2 * lockMs;
     const deadline = this.#now() + maxWaitMs;
     let baseline = current;
     let known = (current && this.#versions.get(current)) ?? '';
     let waitedFor = '';
     for (;;) {
       const token = randomUUID();
-      const [status, detail = ''] = (await this.#context.redis.run((redis) =>
+      const reply = (await this.#context.redis.run((redis) =>
         ACQUIRE.run(
           redis,
           [this.#keys.lock, this.#keys.snapshot, this.#keys.failure],
-          [token, lockMs, waitedFor, failureTtlMs > 0 ? '1' : '0', known],
+          [
+            token,
+            lockMs,
+            waitedFor,
+            failureTtlMs > 0 ? '1' : '0',
+            known,
+            this.#failureMs(),
+            this.#now() + MAX_CLOCK_SKEW_MS,
+            MAX_STORED_SNAPSHOT_BYTES,
+          ],
         ),
       )) as [string, string?];
-      if (status === 'failed') throw failureOf(detail);
+      const [status, detail = ''] = reply;
+      if (status === 'failed') throw this.#failureOf(reply);
       if (status === 'acquired') return this.#fetchHolding(token, baseline, requestId);
       if (status === 'stored') {
-        // Another replica stored a snapshot since this one looked.
+        // Another replica stored a snapshot since this one looked; one this replica refuses
+        // becomes `known`, so that the next look takes the lock and replaces it.
         known = detail;
         const stored = await this.latest();
         if (stored && this.#versions.get(stored) === detail) {
@@ -286,13 +509,18 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     }
   }
 
+  /** How long a failure record lives: long enough for the replicas that wait on the fetch. */
+  #failureMs(): number {
+    return Math.max(this.#options.failureTtlMs, this.#options.lockMs);
+  }
+
   async #fetchHolding(
     token: string,
     baseline: Snapshot<Value> | undefined,
     requestId: string | undefined,
   ): Promise<SharedLoad<Value>> {
     const { redis, channel } = this.#context;
-    const { lockMs, failureTtlMs, name } = this.#options;
+    const { lockMs, name } = this.#options;
     const renew = setInterval(() => {
       redis.run((client) => RENEW.run(client, [this.#keys.lock], [token, lockMs])).catch(() => {});
     }, lockMs / 3);
@@ -302,8 +530,8 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       try {
         wire = await this.#options.fetch(requestId);
       } catch (error) {
-        const record = failureRecordOf(error);
-        if (record) {
+        if (isUpstreamError(error)) {
+          const status = error instanceof UpstreamUnavailableError ? (error.status ?? '') : '';
           await redis
             .run((client) =>
               FAIL.run(
@@ -311,8 +539,10 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
                 [this.#keys.failure],
                 [
                   token,
-                  JSON.stringify(record),
-                  Math.max(failureTtlMs, lockMs),
+                  error.code,
+                  status,
+                  this.#now(),
+                  this.#failureMs(),
                   channel,
                   JSON.stringify({ name } satisfies Notice),
                 ],
@@ -324,8 +554,13 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       }
       const fetchedAt = this.#now();
       const snapshot = this.#snapshotOf(token, fetchedAt, this.#options.build(wire));
-      this.#latest = snapshot;
-      await redis
+      this.#setLatest(snapshot);
+      const body = JSON.stringify(wire);
+      // Too large for the others to read: each replica fetches it alone.
+      if (Buffer.byteLength(body) > MAX_STORED_SNAPSHOT_BYTES) {
+        return { snapshot, fetched: true, previous: baseline };
+      }
+      const stored = await redis
         .run((client) =>
           STORE.run(
             client,
@@ -333,15 +568,17 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
             [
               token,
               fetchedAt,
-              JSON.stringify(wire),
+              body,
               this.#options.retainMs,
               channel,
               JSON.stringify({ name, version: token, fetchedAt } satisfies Notice),
+              MAX_CLOCK_SKEW_MS,
             ],
           ),
         )
         // Redis went away meanwhile: this replica keeps what it fetched, as it would alone.
-        .catch(() => {});
+        .catch(() => 0);
+      if (stored === 1) this.#context.stored({ name, version: token }, fetchedAt);
       return { snapshot, fetched: true, previous: baseline };
     } finally {
       clearInterval(renew);
@@ -355,15 +592,17 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     try {
       wire = this.#options.schema.parse(JSON.parse(body));
     } catch (error) {
-      this.#context.logger.warn(
-        { err: error, document: this.#options.name },
-        'a snapshot stored in redis is not a valid document; fetching it again',
-      );
+      this.#refuse('invalid snapshot', { err: error });
       return undefined;
     }
     const snapshot = this.#snapshotOf(version, fetchedAt, this.#options.build(wire));
-    if (!this.#latest || fetchedAt >= this.#latest.fetchedAt.getTime()) this.#latest = snapshot;
+    if (!this.#latest || fetchedAt >= this.#latest.fetchedAt.getTime()) this.#setLatest(snapshot);
     return snapshot;
+  }
+
+  #setLatest(snapshot: Snapshot<Value>): void {
+    if (this.#latest !== snapshot) this.#previous = this.#latest;
+    this.#latest = snapshot;
   }
 
   #snapshotOf(version: string, fetchedAt: number, value: Value): Snapshot<Value> {
@@ -371,36 +610,34 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     this.#versions.set(snapshot, version);
     return snapshot;
   }
-}
 
-function failureRecordOf(error: unknown): FailureRecord | undefined {
-  if (!isUpstreamError(error)) return undefined;
-  return {
-    code: error.code,
-    message: error.message,
-    endpoint: error.endpoint,
-    ...(error instanceof UpstreamUnavailableError && error.status !== undefined
-      ? { status: error.status }
-      : {}),
-  };
-}
-
-/** The error another replica's fetch failed with, as its own readers got it. */
-function failureOf(text: string): Error {
-  let record: FailureRecord;
-  try {
-    record = JSON.parse(text) as FailureRecord;
-  } catch {
-    return new RedisUnavailableError('a failure stored in redis is not readable');
+  #refuse(kind: string, details: Record<string, unknown> = {}): void {
+    this.#context.redis.refused(kind, { ...details, document: this.#options.name });
   }
-  const error =
-    record.code === 'UPSTREAM_BAD_RESPONSE'
-      ? new UpstreamBadResponseError(record.endpoint, '')
-      : new UpstreamUnavailableError(
-          record.endpoint,
-          '',
-          record.status === undefined ? {} : { status: record.status },
-        );
-  error.message = record.message;
-  return error;
+
+  /**
+   * The error another replica's fetch failed with, as its own readers got it: the code and status
+   * it recorded, and this replica's own words (a record carries no text).
+   */
+  #failureOf(reply: unknown): Error {
+    const parsed = FailureReply.safeParse(reply);
+    if (!parsed.success) {
+      this.#refuse('malformed failure record');
+      return new RedisUnavailableError('a failure stored in redis is not readable');
+    }
+    const [, code, status, at] = parsed.data;
+    const now = this.#now();
+    if (at > now + MAX_CLOCK_SKEW_MS || at < now - this.#failureMs() - MAX_CLOCK_SKEW_MS) {
+      this.#refuse('failure record out of time', { at: new Date(at).toISOString() });
+      return new RedisUnavailableError('a failure stored in redis is not of now');
+    }
+    if (code === 'UPSTREAM_BAD_RESPONSE') {
+      return new UpstreamBadResponseError(this.#endpoint, 'not a document of this endpoint');
+    }
+    return new UpstreamUnavailableError(
+      this.#endpoint,
+      status === '' ? 'no answer' : `HTTP ${status}`,
+      status === '' ? {} : { status: Number(status) },
+    );
+  }
 }

@@ -3,13 +3,24 @@
  * on this machine (the healthcheck scripts, against the real simulator and gateway on loopback).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startSimulator } from '../../simulator/src/server.js';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config.js';
+import { eventually } from '../helpers/eventually.js';
 import { startHarness } from '../helpers/harness.js';
 import { REDIS_INSTALL_TIMEOUT_MS, startRedisServer } from '../helpers/redis-server.js';
 import { findExecutable } from '../helpers/system-package.js';
@@ -243,6 +254,60 @@ describe('docker-compose.yml', () => {
     expect(new Set(published).size).toBe(published.length);
     expect(portsOf('hive-gateway').map((port) => port.published)).toContain(4001);
     expect(portsOf('gateway').map((port) => port.published)).toContain(4000);
+  });
+
+  it('publishes every port on loopback only', () => {
+    for (const name of Object.keys(services)) {
+      for (const port of portsOf(name)) {
+        expect(
+          port.published,
+          `${name}: ${port.target} is published on a random port`,
+        ).toBeDefined();
+        expect(port.hostIp, `${name}: ${port.target} is published on every interface`).toBe(
+          '127.0.0.1',
+        );
+      }
+    }
+  });
+
+  it('says what the stack serves and what it needs from outside, truthfully', () => {
+    const header = read('docker-compose.yml')
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('#'))
+      .join('\n');
+    const section = read('docs/federation.md')
+      .split(/^## Compose stack$/m)[1]
+      ?.split(/^## /m)[0];
+    expect(section, 'docs/federation.md has a "Compose stack" section').toBeDefined();
+    // GraphiQL is off in production unless GRAPHIQL turns it on.
+    const { graphiql } = loadConfig(environmentOf('gateway'));
+    for (const text of [header, section ?? '']) {
+      const claims = text.split('\n').filter((line) => /graphiql/i.test(line));
+      for (const line of claims) {
+        if (graphiql) expect(line).not.toMatch(/no GraphiQL|GraphiQL (and \w+ )?(is|are) off/i);
+        else expect(line, line).toMatch(/no GraphiQL|GraphiQL (and \w+ )?(is|are) off/i);
+      }
+    }
+    // Running is offline, building is not: every image the stack starts from is named as pulled.
+    const pulled = [
+      ...[GATEWAY_DOCKERFILE, SIMULATOR_DOCKERFILE].flatMap((path) => {
+        const stages = dockerfileStages(path);
+        const names = new Set(stages.flatMap((stage) => (stage.name ? [stage.name] : [])));
+        return stages.map((stage) => stage.image).filter((image) => !names.has(image));
+      }),
+      ...Object.values(services).flatMap(({ image, build }) => (image && !build ? [image] : [])),
+    ];
+    expect(pulled.length).toBeGreaterThanOrEqual(3);
+    for (const text of [header, section ?? '']) {
+      expect(text).toMatch(/offline/);
+      expect(text).toMatch(/not offline|are not|is not/);
+      expect(text).toMatch(/npm registry/);
+      for (const image of new Set(pulled)) {
+        // Named as pulled, with its tag or by name alone (`redis`).
+        const bare = image.split(/[:@]/)[0] ?? image;
+        expect(text.includes(image) || text.includes(bare), `${image} is not named`).toBe(true);
+      }
+    }
   });
 
   it('has a healthcheck on every service', () => {
@@ -531,6 +596,55 @@ function dockerignore(): RegExp[] {
 const isIgnored = (path: string) =>
   dockerignore().some((pattern) => pattern.test(posix.normalize(path).replace(/^\.\/|\/$/g, '')));
 
+interface LockEntry {
+  dev?: boolean;
+  optional?: boolean;
+  devOptional?: boolean;
+  peer?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+/**
+ * What `npm ci --omit=…` installs from package-lock.json, by npm's rule: a package goes when it is
+ * dev and dev is omitted, optional and optional is, devOptional (reached both ways) and both are,
+ * or peer and peer is. `dropped`: the optional packages of the production tree that go with it.
+ */
+function productionInstall(omit: Set<string | undefined>) {
+  const { packages = {} } = JSON.parse(read('package-lock.json')) as {
+    packages?: Record<string, LockEntry>;
+  };
+  const kept = new Map<string, LockEntry>();
+  const dropped: string[] = [];
+  for (const [path, entry] of Object.entries(packages)) {
+    if (path === '') continue;
+    const goes =
+      (entry.dev === true && omit.has('dev')) ||
+      (entry.optional === true && omit.has('optional')) ||
+      (entry.devOptional === true && omit.has('dev') && omit.has('optional')) ||
+      (entry.peer === true && omit.has('peer'));
+    if (!goes) kept.set(path, entry);
+    else if (entry.optional === true) dropped.push(path);
+  }
+  return { kept, dropped };
+}
+
+/** The JavaScript files of an installed package (its type declarations excluded). */
+function runtimeFilesOf(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.(c|m)?js$/.test(file) && !file.split(/[\\/]/).includes('node_modules'))
+    .map((file) => join(dir, file));
+}
+
+/** Runs a Dockerfile's RUN command (shell form) in `cwd`, and resolves its exit code. */
+function runShell(command: string, cwd: string): Promise<number | null> {
+  return new Promise((done, reject) => {
+    const child = spawn('sh', ['-c', command], { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => done(code));
+  });
+}
+
 describe('Dockerfile', () => {
   it('has a build stage and a runtime stage, both on the Node major the tests run on', () => {
     // The `node` devDependency puts this major first on PATH for every npm script and test.
@@ -564,6 +678,42 @@ describe('Dockerfile', () => {
     expect(copies.some((copy) => /--from=\S+\s+\S*dist\/?\s/.test(copy))).toBe(true);
     expect(copies.some((copy) => /\bschema\.graphql\b/.test(copy))).toBe(true);
     expect(argsOf(stage, 'ENV').join(' ')).toMatch(/\bNODE_ENV[= ]production\b/);
+  });
+
+  it('ships production dependencies only: what its npm ci installs from the lockfile has no dev package', () => {
+    const [install] = argsOf(finalStage(), 'RUN').filter((run) => /\bnpm ci\b/.test(run));
+    const omitted = new Set([...(install ?? '').matchAll(/--omit[= ](\w+)/g)].map((m) => m[1]));
+    const { kept, dropped } = productionInstall(omitted);
+    expect(kept.size).toBeGreaterThan(0);
+    // TypeScript is a devDependency and an optional peer of `ox`: npm marks it devOptional and
+    // keeps it unless both dev and optional are omitted (31 MB with its native compiler).
+    for (const name of ['typescript', 'tsx', 'vitest', 'node', 'esbuild']) {
+      expect(kept.has(`node_modules/${name}`), `${name} is installed`).toBe(false);
+    }
+    for (const [path, entry] of kept) {
+      expect(entry.dev || entry.devOptional, `${path} is a dev package`).not.toBe(true);
+    }
+    // Every production dependency is there, with what it needs.
+    const { dependencies = {} } = JSON.parse(read('package.json')) as {
+      dependencies?: Record<string, string>;
+    };
+    for (const name of Object.keys(dependencies)) {
+      expect(kept.has(`node_modules/${name}`), `${name} is not installed`).toBe(true);
+    }
+    // An optional package of the production tree the install drops must be one no code the
+    // image runs loads: only type declarations may name it.
+    for (const path of dropped) {
+      const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+      for (const [dependent, entry] of kept) {
+        const needs = { ...entry.dependencies, ...entry.optionalDependencies };
+        if (!(name in needs)) continue;
+        for (const file of runtimeFilesOf(join(ROOT, dependent))) {
+          expect(readFileSync(file, 'utf8'), `${file} loads ${name}`).not.toMatch(
+            new RegExp(`['"]${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}['"/]`),
+          );
+        }
+      }
+    }
   });
 
   it('runs as a user other than root', () => {
@@ -613,26 +763,50 @@ describe('Dockerfile', () => {
 describe('simulator/Dockerfile', () => {
   const stages = () => dockerfileStages(SIMULATOR_DOCKERFILE);
   const stage = () => finalStage(SIMULATOR_DOCKERFILE);
+  /** The build stage's esbuild command, and the file it writes. */
+  const bundling = () => {
+    const run = dockerfileStages(SIMULATOR_DOCKERFILE)
+      .slice(0, -1)
+      .flatMap((s) => argsOf(s, 'RUN'))
+      .find((candidate) => /\besbuild\b/.test(candidate));
+    expect(run, 'a build stage bundles the simulator with esbuild').toBeDefined();
+    const outfile = /--outfile=(\S+)/.exec(run ?? '')?.[1];
+    expect(outfile, 'esbuild --outfile=…').toBeDefined();
+    return { run: run ?? '', outfile: outfile ?? '' };
+  };
 
-  it('is one stage on the Node major the tests run on', () => {
+  it('has a build stage and a runtime stage, both on the Node major the tests run on', () => {
     const major = process.versions.node.split('.')[0];
-    expect(stages()).toHaveLength(1);
-    expect(stage().image).toMatch(
-      new RegExp(`^node:${major}(\\.\\d+){0,2}(-[a-z]+)?-slim(@sha256:[0-9a-f]{64})?$`),
-    );
+    expect(stages().length).toBeGreaterThanOrEqual(2);
+    const names = new Set(stages().flatMap((s) => (s.name ? [s.name] : [])));
+    for (const { image } of stages()) {
+      if (names.has(image)) continue;
+      expect(image).toMatch(
+        new RegExp(`^node:${major}(\\.\\d+){0,2}(-[a-z]+)?-slim(@sha256:[0-9a-f]{64})?$`),
+      );
+    }
   });
 
-  it('installs the dev dependencies too: it runs its TypeScript sources with tsx', () => {
-    const runs = argsOf(stage(), 'RUN');
-    expect(runs.some((run) => /\bnpm ci\b/.test(run) && !/--omit[= ]dev/.test(run))).toBe(true);
-    const { devDependencies = {} } = JSON.parse(read('package.json')) as {
-      devDependencies?: Record<string, string>;
-    };
-    expect(devDependencies).toHaveProperty('tsx');
+  it('bundles its sources in the build stage, and holds only the bundle: no node_modules, no second Node', () => {
+    const { run } = bundling();
+    expect(run).toMatch(/\bsimulator\/src\/main\.ts\b/);
+    // Everything it imports goes into the bundle: nothing external is left to install.
+    expect(run).toMatch(/--bundle\b/);
+    expect(run).not.toMatch(/--packages=external|--external:/);
+    expect(run).toMatch(/--platform=node\b/);
+    // The runtime stage installs nothing and copies nothing but the build stage's bundle.
+    expect(argsOf(stage(), 'RUN')).toEqual([]);
+    expect(contextCopySources(stage())).toEqual([]);
+    const copies = argsOf(stage(), 'COPY');
+    expect(copies).toHaveLength(1);
+    expect(copies[0]).toMatch(new RegExp(`^--from=\\S+\\s+\\S*${bundling().outfile}\\s+\\S+$`));
+    expect(copies.join(' ')).not.toMatch(/node_modules/);
   });
 
   it('copies the manifests, tsconfig.json and simulator/ only: nothing of the gateway', () => {
-    const sources = contextCopySources(stage()).map((source) => posix.normalize(source));
+    const sources = stages()
+      .flatMap(contextCopySources)
+      .map((source) => posix.normalize(source));
     expect(sources.sort()).toEqual(
       ['package-lock.json', 'package.json', 'simulator', 'tsconfig.json'].sort(),
     );
@@ -650,11 +824,10 @@ describe('simulator/Dockerfile', () => {
     expect(['root', '0', '0:0']).not.toContain(users.at(-1)?.split(':')[0]);
   });
 
-  it('starts simulator/src/main.ts with node and tsx, exposes its port and probes its health', () => {
+  it('starts the bundle with node, exposes its port and probes its health', () => {
     const [cmd] = argsOf(stage(), 'CMD');
     // Exec form with node itself, so SIGTERM reaches the simulator.
-    expect(JSON.parse(cmd ?? '[]')).toEqual(['node', '--import', 'tsx', 'simulator/src/main.ts']);
-    expect(existsSync(join(ROOT, 'simulator/src/main.ts'))).toBe(true);
+    expect(JSON.parse(cmd ?? '[]')).toEqual(['node', posix.basename(bundling().outfile)]);
     const { SIMULATOR_PORT = '4010' } = environmentOf('simulator');
     expect(argsOf(stage(), 'EXPOSE').join(' ').split(/\s+/)).toContain(SIMULATOR_PORT);
     expect(portsOf('simulator').map((port) => String(port.target))).toContain(SIMULATOR_PORT);
@@ -662,6 +835,66 @@ describe('simulator/Dockerfile', () => {
       /\/_simulator\/health\b/,
     );
   });
+
+  it("builds a bundle that serves, alone in a folder as in the image, and passes the image's healthcheck", async () => {
+    // The build stage's command as the Dockerfile writes it, in a copy of its context.
+    const { run, outfile } = bundling();
+    const context = mkdtempSync(join(tmpdir(), 'simulator-build-'));
+    const image = mkdtempSync(join(tmpdir(), 'simulator-image-'));
+    try {
+      for (const path of ['package.json', 'tsconfig.json', 'simulator', 'node_modules']) {
+        symlinkSync(join(ROOT, path), join(context, path));
+      }
+      expect(await runShell(run, context)).toBe(0);
+      const bundle = join(image, posix.basename(outfile));
+      copyFileSync(join(context, outfile), bundle);
+      // The image's CMD, with a free port.
+      const simulator = spawn(process.execPath, [bundle], {
+        cwd: image,
+        env: { ...process.env, SIMULATOR_HOST: '127.0.0.1', SIMULATOR_PORT: '0' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const exited = new Promise<number | null>((done) => simulator.on('exit', done));
+      try {
+        let out = '';
+        simulator.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+        });
+        const port = await eventually(() => /127\.0\.0\.1:(\d+)\//.exec(out)?.[1]);
+        const probe = nodeHealthcheckScript(dockerfileHealthcheck(SIMULATOR_DOCKERFILE));
+        expect(await runNode(probe, { SIMULATOR_PORT: port })).toBe(0);
+      } finally {
+        simulator.kill('SIGTERM');
+      }
+      expect(await exited).toBe(0);
+    } finally {
+      rmSync(context, { recursive: true, force: true });
+      rmSync(image, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('Dockerfile and simulator/Dockerfile, for both builders', () => {
+  for (const path of [GATEWAY_DOCKERFILE, SIMULATOR_DOCKERFILE]) {
+    it(`${path} names no frontend image and uses nothing the legacy builder lacks`, () => {
+      const text = read(path);
+      // A `# syntax=` (or `# escape=` after it) directive makes BuildKit pull a frontend image
+      // before reading the file: an offline or mirrored build fails there.
+      expect(text).not.toMatch(/^#\s*syntax\s*=/im);
+      for (const stage of dockerfileStages(path)) {
+        for (const { keyword, args } of stage.instructions) {
+          // BuildKit only: RUN --mount/--network/--security, COPY --link/--parents/--exclude, heredocs.
+          if (keyword === 'RUN') expect(args, `${path}: RUN ${args}`).not.toMatch(/^--/);
+          if (keyword === 'COPY' || keyword === 'ADD') {
+            expect(args, `${path}: ${keyword} ${args}`).not.toMatch(
+              /--(link|parents|exclude|checksum|keep-git-dir)\b/,
+            );
+          }
+          expect(args, `${path}: ${keyword} heredoc`).not.toMatch(/<<-?\s*["']?\w+["']?\s*$/);
+        }
+      }
+    });
+  }
 });
 
 describe('.dockerignore', () => {

@@ -214,7 +214,7 @@ describe('RedisSnapshotStore', () => {
     expect((await x.cache.get()).value).toBe('v1');
     expect(feed.fetches).toBe(1);
     expect(x.connection.logs.map((line) => line.msg)).toContain(
-      'a snapshot stored in redis is not a valid document; fetching it again',
+      'a value read from redis was refused; this replica carries on without it',
     );
   });
 

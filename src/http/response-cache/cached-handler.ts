@@ -67,10 +67,13 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     staleSeconds > 0
       ? `, stale-while-revalidate=${staleSeconds}, stale-if-error=${staleSeconds}`
       : '';
+  // A snapshot's fetch time comes from whichever replica fetched it (through Redis): whatever it
+  // says, no answer is cached downstream for longer than a snapshot is fresh here.
+  const ttlSeconds = Math.floor(freshness.ttlMs / 1000);
   /** The entry's `Cache-Control` at `now`: its value changes once a second at most. */
   const cacheControlOf = ({ freshUntil, cacheControl, stale }: CachedResponse, now: number) => {
     if (stale) return NO_STORE;
-    const maxAge = Math.max(0, Math.floor((freshUntil - now) / 1000));
+    const maxAge = Math.min(ttlSeconds, Math.max(0, Math.floor((freshUntil - now) / 1000)));
     if (cacheControl.maxAge !== maxAge) {
       cacheControl.maxAge = maxAge;
       cacheControl.value = `public, max-age=${maxAge}${staleDirectives}`;

@@ -27,9 +27,11 @@ import type {
  *
  * Each change is reported by exactly one document, whichever load completes it:
  * - an incident that leaves the summary's unresolved list is RESOLVED, with its resolved copy
- *   from the incident history (`incidents.json`). When the history on hand does not show it
- *   resolved yet, the history's next load reports it; when the feed serves no history, the
- *   summary reports it at once with the last copy it had;
+ *   from the incident history (`incidents.json`). When the history on hand lists it unresolved,
+ *   or does not list it yet, the history's next load reports it. When the history never will
+ *   (the feed serves none, or it holds only the 50 most recent incidents and this one is older),
+ *   the summary reports it at once with the last copy it had; so does a history that loses an
+ *   unresolved incident the summary no longer lists;
  * - a maintenance that leaves the summary is COMPLETED the same way, confirmed by the maintenance
  *   history; a new one is SCHEDULED by whichever of the summary and the upcoming list shows it
  *   first; every other change of a maintenance the summary lists is the summary's to report.
@@ -81,9 +83,12 @@ export function summaryChanges(
   for (const gone of previous.incidents) {
     if (next.incidentsById.has(gone.id)) continue;
     const history = others.incidentHistory;
-    const resolved = history?.eventsById.get(gone.id);
-    if (!history) events.push(incident('RESOLVED', gone));
-    else if (resolved && isResolved(resolved)) events.push(incident('RESOLVED', resolved));
+    const listed = history?.eventsById.get(gone.id);
+    if (listed) {
+      if (isResolved(listed)) events.push(incident('RESOLVED', listed));
+    } else if (!history || isBeyond(history, gone)) {
+      events.push(incident('RESOLVED', gone));
+    }
   }
 
   const maintenance = (kind: MaintenanceChangeKind, value: Maintenance): StatusChangeEvent => ({
@@ -103,11 +108,11 @@ export function summaryChanges(
     if (next.maintenancesById.has(gone.id) || gone.status === 'COMPLETED') continue;
     if (others.upcoming?.maintenancesById.has(gone.id)) continue;
     const history = others.maintenanceHistory;
-    const completed = history?.eventsById.get(gone.id);
-    if (!history) {
+    const listed = history?.eventsById.get(gone.id);
+    if (listed) {
+      if (isCompleted(listed)) events.push(maintenance('COMPLETED', listed));
+    } else if (!history || isBeyond(history, gone)) {
       if (gone.status !== 'SCHEDULED') events.push(maintenance('COMPLETED', gone));
-    } else if (completed && isCompleted(completed)) {
-      events.push(maintenance('COMPLETED', completed));
     }
   }
 
@@ -148,7 +153,10 @@ export function incidentHistoryChanges(
   others: Others<'incidentHistory'> = {},
 ): StatusChangeEvent[] {
   const at = detectedAt.toISOString();
-  const events = newlyOver(previous, next, isResolved, others.summary?.incidentsById).map(
+  const events = [
+    ...newlyOver(previous, next, isResolved, others.summary?.incidentsById),
+    ...lostOpen(previous, next, isResolved, others.summary?.incidentsById),
+  ].map(
     (incident): StatusChangeEvent => ({
       type: 'incident',
       kind: 'RESOLVED',
@@ -166,7 +174,15 @@ export function maintenanceHistoryChanges(
   others: Others<'maintenanceHistory'> = {},
 ): StatusChangeEvent[] {
   const at = detectedAt.toISOString();
-  const events = newlyOver(previous, next, isCompleted, others.summary?.maintenancesById).map(
+  const listed = (id: string) =>
+    others.summary?.maintenancesById.has(id) || others.upcoming?.maintenancesById.has(id);
+  const lost = lostOpen(previous, next, isCompleted, others.summary?.maintenancesById).filter(
+    (maintenance) => maintenance.status !== 'SCHEDULED' && !listed(maintenance.id),
+  );
+  const events = [
+    ...newlyOver(previous, next, isCompleted, others.summary?.maintenancesById),
+    ...lost,
+  ].map(
     (maintenance): StatusChangeEvent => ({
       type: 'maintenance',
       kind: 'COMPLETED',
@@ -192,6 +208,38 @@ function newlyOver<Event extends StatusEvent>(
     const before = previous.eventsById.get(event.id);
     return isOver(event) && !(before && isOver(before)) && !listed?.has(event.id);
   });
+}
+
+/**
+ * The events the previous history listed not over that the next one does not list at all (pushed
+ * out of its 50 by newer ones), with their last copy, when the summary on hand no longer lists them
+ * either: the summary let them go while the history still listed them, and left them to it.
+ */
+function lostOpen<Event extends StatusEvent>(
+  previous: EventHistory<Event>,
+  next: EventHistory<Event>,
+  isOver: (event: Event) => boolean,
+  listed: ReadonlyMap<string, unknown> | undefined,
+): Event[] {
+  // Without a summary on hand, nothing says it let them go.
+  if (!listed) return [];
+  return previous.events.filter(
+    (event) => !isOver(event) && !next.eventsById.has(event.id) && !listed.has(event.id),
+  );
+}
+
+/**
+ * Whether a history that does not list `event` never will: the event already existed when the
+ * history was written (it is no newer than the page's last update or an event the history lists),
+ * and a history keeps only the most recent events (the 50 last created), so it is older than all
+ * of them. An event newer than the history is still to come in its next load.
+ */
+function isBeyond(history: EventHistory<StatusEvent>, event: StatusEvent): boolean {
+  const created = event.createdAt.getTime();
+  return (
+    created <= history.page.updatedAt.getTime() ||
+    history.events.some((listed) => listed.createdAt.getTime() >= created)
+  );
 }
 
 const isResolved = (incident: Incident) =>

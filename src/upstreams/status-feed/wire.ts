@@ -9,8 +9,14 @@ import { optionalText, optionalTimestamp, timestamp } from '../wire-fields.js';
  * that one malformed incident leaves the rest of the page standing.
  */
 
-const optionalUrl = z
-  .url()
+/**
+ * An http(s) URL, kept as the feed wrote it. No other scheme: these are links a page shows, and a
+ * `javascript:` or `data:` one would run in its reader's browser.
+ */
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** Absent, null, not a URL or not http(s): null, the rest of the item standing. */
+const optionalUrl = httpUrl
   .nullish()
   .catch(null)
   .transform((value) => value ?? null);
@@ -82,7 +88,7 @@ const list = z
 export const WirePage = z.object({
   id: z.string().min(1),
   name: z.string(),
-  url: z.url(),
+  url: httpUrl,
   time_zone: optionalText,
   updated_at: timestamp,
 });

@@ -11,11 +11,18 @@ import {
 
 /**
  * Counts one verification in the client's window, opened by its first one (Redis' clock: the
- * replicas' may differ), and answers the count and the ms the window has left.
+ * replicas' may differ), and answers the count and the ms the window has left. A key as this
+ * script never leaves it (not a count, no expiry, or one longer than the window: written by
+ * someone else) starts a new window, so that nobody can hold a client back past one window.
  */
 const TAKE = new RedisScript(`
-local used = redis.call('INCR', KEYS[1])
 local remaining = redis.call('PTTL', KEYS[1])
+if remaining > tonumber(ARGV[1]) or (remaining ~= -2 and
+  (redis.call('TYPE', KEYS[1]).ok ~= 'string' or not tonumber(redis.call('GET', KEYS[1]) or '0'))) then
+  redis.call('DEL', KEYS[1])
+end
+local used = redis.call('INCR', KEYS[1])
+remaining = redis.call('PTTL', KEYS[1])
 if remaining < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   remaining = tonumber(ARGV[1])

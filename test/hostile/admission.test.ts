@@ -1,0 +1,303 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { DEFAULT_MANIFEST } from '../../src/persisted-documents/manifest.js';
+import {
+  ENTRY_OVERHEAD_BYTES,
+  RegisteredDocuments,
+} from '../../src/persisted-documents/registered-documents.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+/*
+ * One admission rule for every transport: the same hostile operations, sent over HTTP POST, HTTP
+ * GET, SSE and graphql-ws, get the same errors (persisted documents only, documentId and APQ,
+ * limits), shaped the same way (no `extensions.http` over the socket).
+ */
+
+const manifest = JSON.parse(readFileSync(DEFAULT_MANIFEST, 'utf8')) as Record<string, string>;
+const [statusIndicatorId, statusIndicator] = Object.entries(manifest).find(([, text]) =>
+  text.includes('query StatusIndicator'),
+) ?? ['', ''];
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+type Transport = 'POST' | 'GET' | 'SSE' | 'WebSocket';
+const TRANSPORTS: readonly Transport[] = ['POST', 'GET', 'SSE', 'WebSocket'];
+
+interface GraphQLAnswer {
+  readonly data?: unknown;
+  readonly errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+/** An answer, or how the transport refused the request before reading it. */
+type Outcome = GraphQLAnswer | { readonly refused: number };
+
+interface HostileCase {
+  readonly name: string;
+  /** Which gateway: one with PERSISTED_DOCUMENTS_ONLY, or one that runs any text. */
+  readonly only: boolean;
+  readonly params: Record<string, unknown>;
+  readonly code: string;
+}
+
+const deep =
+  '{ statusPage { components { group { children { group { children { group { name } } } } } } } }';
+const aliases = `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: statusPage { name }`).join(' ')} }`;
+const tokens = `{ statusPage { ${'name '.repeat(2_100)} } }`;
+const notPersisted = '{ statusPage { name } }';
+
+const CASES: readonly HostileCase[] = [
+  {
+    name: 'text not in the manifest, with PERSISTED_DOCUMENTS_ONLY',
+    only: true,
+    params: { query: notPersisted },
+    code: 'PERSISTED_DOCUMENT_REQUIRED',
+  },
+  {
+    name: 'the federation SDL, with PERSISTED_DOCUMENTS_ONLY',
+    only: true,
+    params: { query: '{ _service { sdl } }' },
+    code: 'PERSISTED_DOCUMENT_REQUIRED',
+  },
+  {
+    name: 'APQ registering a text not in the manifest, with PERSISTED_DOCUMENTS_ONLY',
+    only: true,
+    params: {
+      query: notPersisted,
+      extensions: { persistedQuery: { version: 1, sha256Hash: sha256(notPersisted) } },
+    },
+    code: 'PERSISTED_DOCUMENT_REQUIRED',
+  },
+  {
+    name: 'a malformed documentId',
+    only: true,
+    params: { documentId: 'sha256:nope' },
+    code: 'BAD_REQUEST',
+  },
+  {
+    name: 'an unknown documentId',
+    only: true,
+    params: { documentId: `sha256:${'0'.repeat(64)}` },
+    code: 'PERSISTED_QUERY_NOT_FOUND',
+  },
+  {
+    name: 'documentId and query together',
+    only: false,
+    params: { documentId: statusIndicatorId, query: notPersisted },
+    code: 'BAD_REQUEST',
+  },
+  {
+    name: 'an APQ hash that is not the hash of the text',
+    only: false,
+    params: {
+      query: notPersisted,
+      extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } },
+    },
+    code: 'BAD_REQUEST',
+  },
+  {
+    name: 'an unknown APQ hash',
+    only: false,
+    params: { extensions: { persistedQuery: { version: 1, sha256Hash: '1'.repeat(64) } } },
+    code: 'PERSISTED_QUERY_NOT_FOUND',
+  },
+  { name: 'too deep', only: false, params: { query: deep }, code: 'BAD_USER_INPUT' },
+  { name: 'too many aliases', only: false, params: { query: aliases }, code: 'BAD_USER_INPUT' },
+  { name: 'too many tokens', only: false, params: { query: tokens }, code: 'BAD_USER_INPUT' },
+  {
+    name: 'a document that does not parse',
+    only: false,
+    params: { query: '{ statusPage { ' },
+    code: 'GRAPHQL_PARSE_FAILED',
+  },
+];
+
+let only: Harness;
+let open: Harness;
+beforeAll(async () => {
+  [only, open] = await Promise.all([
+    startHarness({ env: { PERSISTED_DOCUMENTS_ONLY: true }, logLevel: 'silent' }),
+    startHarness({ env: { MAX_DEPTH: 6 }, logLevel: 'silent' }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([only?.close(), open?.close()]);
+});
+
+const JSON_ACCEPT = 'application/graphql-response+json, application/json;q=0.9';
+
+async function send(
+  harness: Harness,
+  transport: Transport,
+  params: Record<string, unknown>,
+): Promise<Outcome> {
+  if (transport === 'WebSocket') return overWebSocket(harness, params);
+  if (transport === 'GET') {
+    const search = new URLSearchParams(
+      Object.entries(params).map(([name, value]) => [
+        name,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      ]),
+    );
+    const response = await harness.fetch(`/graphql?${search}`, {
+      headers: { accept: JSON_ACCEPT },
+    });
+    return answerOf(response);
+  }
+  const response = await harness.fetch('/graphql', {
+    method: 'POST',
+    headers: {
+      accept: transport === 'SSE' ? 'text/event-stream' : JSON_ACCEPT,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(params),
+  });
+  return answerOf(response);
+}
+
+async function answerOf(response: Response): Promise<Outcome> {
+  const text = await response.text();
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    const data = /^event: next\ndata: (.*)$/m.exec(text)?.[1];
+    if (data === undefined) throw new Error(`no event in ${text}`);
+    return JSON.parse(data) as GraphQLAnswer;
+  }
+  if (!response.headers.get('content-type')?.includes('json')) return { refused: response.status };
+  return JSON.parse(text) as GraphQLAnswer;
+}
+
+/** Runs one operation on a fresh graphql-ws socket: its first `next` or `error`, or its close. */
+function overWebSocket(harness: Harness, payload: Record<string, unknown>): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(
+      `${harness.origin.replace('http', 'ws')}/graphql`,
+      'graphql-transport-ws',
+    );
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type: string; payload?: unknown };
+      if (message.type === 'connection_ack') {
+        socket.send(JSON.stringify({ type: 'subscribe', id: '1', payload }));
+      } else if (message.type === 'next') {
+        resolve(message.payload as GraphQLAnswer);
+        socket.close();
+      } else if (message.type === 'error') {
+        resolve({ errors: message.payload as GraphQLAnswer['errors'] });
+        socket.close();
+      }
+    });
+    socket.on('close', (code) => resolve({ refused: code }));
+    socket.on('error', reject);
+  });
+}
+
+describe('one admission rule for HTTP POST, HTTP GET, SSE and graphql-ws', () => {
+  for (const hostile of CASES) {
+    it(`${hostile.name}: ${hostile.code} on every transport, shaped alike`, async () => {
+      const harness = hostile.only ? only : open;
+      const outcomes = await Promise.all(
+        TRANSPORTS.map((transport) => send(harness, transport, hostile.params)),
+      );
+      const byTransport = Object.fromEntries(TRANSPORTS.map((t, i) => [t, outcomes[i]]));
+      for (const transport of TRANSPORTS) {
+        expect(byTransport[transport], transport).toMatchObject({
+          errors: [{ extensions: { code: hostile.code } }],
+        });
+        expect(JSON.stringify(byTransport[transport]), transport).not.toMatch(/"http"|unexpected/);
+      }
+      // The same errors, word for word: one rule, not four copies of it.
+      for (const transport of TRANSPORTS) {
+        expect((byTransport[transport] as GraphQLAnswer).errors, transport).toEqual(
+          (byTransport.POST as GraphQLAnswer).errors,
+        );
+      }
+    });
+  }
+
+  it('runs a manifest document by documentId on every transport, with PERSISTED_DOCUMENTS_ONLY', async () => {
+    for (const transport of TRANSPORTS) {
+      expect(
+        await send(only, transport, { documentId: statusIndicatorId }),
+        transport,
+      ).toMatchObject({ data: { statusPage: { status: { indicator: expect.any(String) } } } });
+      expect(
+        await send(only, transport, {
+          extensions: { persistedQuery: { version: 1, sha256Hash: sha256(statusIndicator) } },
+        }),
+        transport,
+      ).toMatchObject({ data: { statusPage: { status: { indicator: expect.any(String) } } } });
+    }
+  });
+
+  it('refuses a mutation wherever it is not a POST: GET and WebSocket (the handshake is a GET)', async () => {
+    const mutation =
+      'mutation { verifyContract(input: { chainId: "1", address: "0x0" }) { __typename } }';
+    const [post, get, sse, socket] = await Promise.all(
+      TRANSPORTS.map((transport) => send(open, transport, { query: mutation })),
+    );
+    expect(post).toMatchObject({ data: { verifyContract: { __typename: expect.any(String) } } });
+    expect(sse).toEqual(post);
+    const refusal = {
+      errors: [
+        {
+          message: 'Can only perform a mutation operation from a POST request.',
+          extensions: { code: 'BAD_REQUEST' },
+        },
+      ],
+    };
+    expect(get).toEqual(refusal);
+    expect(socket).toEqual(refusal);
+  });
+
+  it('refuses a 2 MB document on every transport before reading it', async () => {
+    const huge = { query: `{ statusPage { name } } #${'x'.repeat(2_000_000)}` };
+    const [post, get, sse, socket] = await Promise.all(
+      TRANSPORTS.map((transport) => send(open, transport, huge)),
+    );
+    expect(post).toMatchObject({ errors: [{ extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+    expect(sse).toEqual(post);
+    // A URL that long is over node's header limit: node answers it before the gateway sees it.
+    expect(get).toEqual({ refused: 431 });
+    // A message over MAX_BODY_BYTES: ws stops at the frame's header, before buffering it.
+    expect(socket).toEqual({ refused: 1009 });
+  });
+
+  it('registers through APQ only a document that parses and validates, on every transport', async () => {
+    for (const [index, transport] of TRANSPORTS.entries()) {
+      for (const text of [`{ nope${index} }`, `{ statusPage { name ${index}`]) {
+        const persistedQuery = { version: 1, sha256Hash: sha256(text) };
+        const registering = await send(open, transport, {
+          query: text,
+          extensions: { persistedQuery },
+        });
+        expect(registering, transport).toMatchObject({ errors: [{}] });
+        expect(
+          await send(open, transport, { extensions: { persistedQuery } }),
+          transport,
+        ).toMatchObject({
+          errors: [{ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }],
+        });
+      }
+      const valid = `{ statusPage { name } } # ${transport}`;
+      const persistedQuery = { version: 1, sha256Hash: sha256(valid) };
+      await send(open, transport, { query: valid, extensions: { persistedQuery } });
+      expect(
+        await send(open, transport, { extensions: { persistedQuery } }),
+        transport,
+      ).toMatchObject({
+        data: { statusPage: { name: expect.any(String) } },
+      });
+    }
+  });
+});
+
+describe("APQ's store", () => {
+  it('counts each entry with its overhead, so tiny documents cannot fill memory', () => {
+    const store = new RegisteredDocuments(1_000_000);
+    for (let i = 0; i < 100_000; i++) store.set(sha256(String(i)), '{a}');
+    expect(store.bytes).toBeLessThanOrEqual(1_000_000);
+    expect(store.size).toBe(Math.floor(1_000_000 / (ENTRY_OVERHEAD_BYTES + 6)));
+    // The least recently used went first.
+    expect(store.get(sha256('99999'))).toBe('{a}');
+    expect(store.get(sha256('0'))).toBeUndefined();
+  });
+});

@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+const APP = 'https://app.example.com';
+const ADMIN = 'https://admin.example.com';
+/** Origins no list names: a sandboxed iframe or a `file:` page (`null`), other sites. */
+const UNLISTED = ['null', 'https://evil.example', 'https://app.example.com.evil.example'];
+
+const VERIFY = `mutation ($input: VerifyContractInput!) {
+  verifyContract(input: $input) { __typename }
+}`;
+
+/** Every request kind a browser makes: a preflight, a query (a miss, then a hit), a mutation. */
+async function answersTo(harness: Harness, origin: string) {
+  const post = (body: unknown) =>
+    harness.fetch('/graphql', {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const preflight = await harness.fetch('/graphql', {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type',
+    },
+  });
+  const query = { query: '{ statusPage { name } }' };
+  const miss = await post(query);
+  const hit = await post(query);
+  const mutation = await post({
+    query: VERIFY,
+    variables: { input: { address: '0x1', chainId: '1' } },
+  });
+  const uncached = await post({ query: '{ __typename }' });
+  const answers = { preflight, miss, hit, mutation, uncached };
+  for (const answer of Object.values(answers)) await answer.arrayBuffer();
+  return answers;
+}
+
+const corsHeaders = (answer: Response) =>
+  Object.fromEntries([...answer.headers].filter(([name]) => name.startsWith('access-control-')));
+
+describe('CORS with CORS_ORIGINS set', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
+
+  for (const origins of [[APP], [APP, ADMIN]]) {
+    it(`answers only the listed origins (${origins.length} listed): none to null or any other`, async () => {
+      harness = await startHarness({ env: { CORS_ORIGINS: origins.join(',') } });
+      for (const origin of UNLISTED) {
+        for (const [kind, answer] of Object.entries(await answersTo(harness, origin))) {
+          expect({ origin, kind, cors: corsHeaders(answer) }).toEqual({ origin, kind, cors: {} });
+        }
+      }
+      for (const origin of origins) {
+        for (const [kind, answer] of Object.entries(await answersTo(harness, origin))) {
+          expect({
+            origin,
+            kind,
+            allowed: answer.headers.get('access-control-allow-origin'),
+          }).toEqual({ origin, kind, allowed: origin });
+          expect(answer.headers.get('access-control-allow-credentials')).toBe('true');
+          // Whether an answer carries CORS headers depends on the Origin: caches must know.
+          expect(answer.headers.get('vary')).toMatch(/\bOrigin\b/);
+        }
+      }
+    });
+  }
+
+  it('matches an origin listed with a trailing slash or in capitals as browsers send it', async () => {
+    harness = await startHarness({ env: { CORS_ORIGINS: 'HTTPS://App.Example.com/' } });
+    const { miss, mutation } = await answersTo(harness, APP);
+    expect(miss.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(mutation.headers.get('access-control-allow-origin')).toBe(APP);
+  });
+});

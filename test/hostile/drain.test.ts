@@ -1,0 +1,164 @@
+import { once } from 'node:events';
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+const BODY = JSON.stringify({ query: '{ statusPage { name } }' });
+
+type Outcome =
+  | { kind: 'answered'; status: number; connection: string | undefined; complete: boolean }
+  /** Failed before the request was handed to the kernel: the connection was refused or closed. */
+  | { kind: 'refused'; code: string | undefined }
+  /** Failed after the whole request was sent: what the drain must never do. */
+  | { kind: 'failed after sending'; code: string | undefined; message: string };
+
+/** One POST through a keep-alive agent, telling apart a request never sent from one sent and lost. */
+function send(agent: Agent, port: number) {
+  return new Promise<Outcome>((resolve) => {
+    let sent = false;
+    const req = request(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ kind: 'failed after sending', code: error.code, message: error.message }),
+        );
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString();
+          resolve({
+            kind: 'answered',
+            status: res.statusCode ?? 0,
+            connection: res.headers.connection,
+            complete: res.complete && body.includes('"statusPage"'),
+          });
+        });
+      },
+    );
+    req.on('finish', () => {
+      sent = true;
+    });
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      resolve(
+        sent
+          ? { kind: 'failed after sending', code: error.code, message: error.message }
+          : { kind: 'refused', code: error.code },
+      ),
+    );
+    req.end(BODY);
+  });
+}
+
+/** A raw TCP connection to the gateway, with everything it received and how it ended. */
+async function openSocket(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  let received = '';
+  let error: NodeJS.ErrnoException | undefined;
+  socket.on('data', (chunk) => {
+    received += String(chunk);
+  });
+  socket.on('error', (failure) => {
+    error = failure;
+  });
+  const ended = once(socket, 'end');
+  const closed = once(socket, 'close');
+  return { socket, ended, closed, received: () => received, error: () => error };
+}
+
+const answers = (text: string) => text.match(/HTTP\/1\.1 \d+/g) ?? [];
+
+const REQUEST = `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`;
+
+describe('a drain under keep-alive load', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
+
+  it('answers every request its clients fully sent; the others are refused before sending', async () => {
+    harness = await startHarness({ logLevel: 'warn' });
+    const port = Number(new URL(harness.origin).port);
+    const agent = new Agent({ keepAlive: true, maxSockets: 10 });
+    const outcomes: Outcome[] = [];
+    let drainStarted = false;
+    let answeredDuringDrain = 0;
+    // Ten clients, each sending its next request as soon as its answer is in, until refused.
+    const clients = Array.from({ length: 10 }, async () => {
+      for (;;) {
+        const outcome = await send(agent, port);
+        outcomes.push(outcome);
+        if (outcome.kind === 'answered' && drainStarted) answeredDuringDrain += 1;
+        if (outcome.kind !== 'answered') return;
+      }
+    });
+    await eventually(() => outcomes.length >= 500);
+    drainStarted = true;
+    await harness.drain(10_000);
+    await Promise.all(clients);
+    agent.destroy();
+
+    const failed = outcomes.filter((outcome) => outcome.kind === 'failed after sending');
+    expect(failed).toEqual([]);
+    const answered = outcomes.filter((outcome) => outcome.kind === 'answered');
+    expect(answered.every((outcome) => outcome.status === 200 && outcome.complete)).toBe(true);
+    // Each client's last answer closed its connection; its next request found the door shut.
+    expect(answeredDuringDrain).toBeGreaterThanOrEqual(10);
+    expect(outcomes.filter((outcome) => outcome.kind === 'refused')).toEqual(
+      Array.from({ length: 10 }, () => ({ kind: 'refused', code: 'ECONNREFUSED' })),
+    );
+  });
+
+  it('answers, with Connection: close, a request sent on a connection idle when the drain began', async () => {
+    harness = await startHarness({ logLevel: 'warn' });
+    const client = await openSocket(Number(new URL(harness.origin).port));
+    client.socket.write(REQUEST);
+    await eventually(() => client.received().includes('"statusPage"'));
+    expect(client.received()).not.toMatch(/connection: close/i);
+
+    const drained = harness.drain(10_000);
+    client.socket.write(REQUEST);
+    await client.ended;
+    await drained;
+    expect(client.error()).toBeUndefined();
+    const [, second] = client.received().split(/(?=HTTP\/1\.1 )/);
+    expect(answers(client.received())).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(second).toMatch(/^connection: close\r$/im);
+    expect(second).toContain('"statusPage"');
+  });
+
+  it('closes a connection that stays idle with a FIN, not a reset, well before the grace ends', async () => {
+    harness = await startHarness({ logLevel: 'warn' });
+    const client = await openSocket(Number(new URL(harness.origin).port));
+    client.socket.write(REQUEST);
+    await eventually(() => client.received().includes('"statusPage"'));
+
+    const drained = harness.drain(60_000);
+    // The server's FIN; the client answers with its own, as a client does between requests.
+    await client.ended;
+    client.socket.end();
+    await client.closed;
+    await drained;
+    expect(client.error()).toBeUndefined();
+    expect(answers(client.received())).toEqual(['HTTP/1.1 200']);
+  });
+
+  it('destroys at the grace deadline a connection whose client never closes its side', async () => {
+    harness = await startHarness({ logLevel: 'warn' });
+    const client = await openSocket(Number(new URL(harness.origin).port));
+    client.socket.write(REQUEST);
+    await eventually(() => client.received().includes('"statusPage"'));
+    // A half-open client: reads the server's FIN and never sends its own.
+    client.socket.allowHalfOpen = true;
+    await harness.drain(2_000);
+    await client.ended;
+    client.socket.destroy();
+  });
+});

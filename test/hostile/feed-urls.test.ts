@@ -1,0 +1,138 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { INSTALL_TIMEOUT_MS, launchChromium } from '../helpers/chromium.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+/** Links a feed may write: none but http(s) may reach a reader's browser. */
+const SCRIPT = 'javascript:alert(document.domain)';
+const HOSTILE = [
+  SCRIPT,
+  ' JavaScript:alert(1)',
+  'data:text/html,<script>alert(1)</script>',
+  'vbscript:msgbox(1)',
+  'file:///etc/passwd',
+];
+
+interface Linked {
+  id: string;
+  name: string;
+  shortlink: string | null;
+}
+interface Links {
+  statusPage: {
+    url: string;
+    incidents: Linked[];
+    scheduledMaintenances: Linked[];
+    incidentHistory: Linked[];
+  };
+}
+const LINKS = `{
+  statusPage {
+    url
+    incidents { id name shortlink }
+    scheduledMaintenances { id name shortlink }
+    incidentHistory { id name shortlink }
+  }
+}`;
+
+describe('URLs a status feed sends', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
+
+  it('serves none but http(s): another scheme is null, the item and the document standing', async () => {
+    harness = await startHarness();
+    const [incident] = harness.simulator.statusFeed.summary.incidents;
+    const maintenances = harness.simulator.statusFeed.summary.scheduled_maintenances;
+    expect(incident).toBeDefined();
+    expect(maintenances.length).toBeGreaterThanOrEqual(2);
+    harness.simulator.updateStatusFeed((feed) => {
+      const [first] = feed.summary.incidents;
+      if (first) first.shortlink = SCRIPT;
+      for (const [i, maintenance] of feed.summary.scheduled_maintenances.entries()) {
+        maintenance.shortlink = HOSTILE[(i + 1) % HOSTILE.length] as string;
+      }
+      for (const listed of feed.incidentHistory?.incidents ?? []) listed.shortlink = SCRIPT;
+    });
+
+    const { body } = await harness.execute<Links>(LINKS);
+    expect(body.errors).toBeUndefined();
+    const page = body.data?.statusPage;
+    expect(page?.url).toBe(harness.simulator.statusFeed.summary.page.url);
+    expect(page?.incidents.map(({ id, shortlink }) => ({ id, shortlink }))).toEqual(
+      harness.simulator.statusFeed.summary.incidents.map(({ id, shortlink }) => ({
+        id,
+        shortlink: shortlink === SCRIPT ? null : shortlink,
+      })),
+    );
+    expect(page?.scheduledMaintenances.map((item) => item.shortlink)).toEqual(
+      maintenances.map(() => null),
+    );
+    expect(page?.incidentHistory.length).toBeGreaterThan(0);
+    expect(page?.incidentHistory.every((item) => item.shortlink === null)).toBe(true);
+    // The other fields of the item are there: only the link is dropped.
+    expect(page?.incidents[0]?.name).toBe(incident?.name);
+
+    const one = await harness.execute<{ incident: Linked | null }>(
+      'query ($id: ID!) { incident(id: $id) { id shortlink } }',
+      { id: incident?.id },
+    );
+    expect(one.body.data?.incident).toEqual({ id: incident?.id, shortlink: null });
+    expect(harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+  });
+
+  it('keeps real pages’ http and https links', async () => {
+    harness = await startHarness();
+    const links = ['https://stspg.io/xyz123', 'http://stspg.io/abc'];
+    harness.simulator.updateStatusFeed((feed) => {
+      for (const [i, maintenance] of feed.summary.scheduled_maintenances.entries()) {
+        maintenance.shortlink = links[i % links.length] as string;
+      }
+    });
+    const { body } = await harness.execute<Links>(LINKS);
+    expect(body.data?.statusPage.scheduledMaintenances.map((item) => item.shortlink)).toEqual(
+      harness.simulator.statusFeed.summary.scheduled_maintenances.map(
+        (_, i) => links[i % links.length],
+      ),
+    );
+  });
+
+  it('does not take a page whose own URL is not http(s) for the feed', async () => {
+    harness = await startHarness();
+    harness.simulator.updateStatusFeed((feed) => {
+      feed.summary.page.url = SCRIPT;
+    });
+    const { body } = await harness.execute<Links>('{ statusPage { url } }');
+    expect(body.data).toBeNull();
+    expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
+    expect(body.errors?.[0]?.message).toMatch(/page\.url/);
+  });
+});
+
+describe('the status board, given a hostile link', () => {
+  let harness: Harness;
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, INSTALL_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+    await harness?.close();
+  });
+
+  it('shows the incident without a link', async () => {
+    harness = await startHarness();
+    harness.simulator.updateStatusFeed((feed) => {
+      const [first] = feed.summary.incidents;
+      if (first) first.shortlink = SCRIPT;
+    });
+    // biome-ignore lint/style/noNonNullAssertion: the demo feed has an incident
+    const incident = harness.simulator.statusFeed.summary.incidents[0]!;
+    const page = await browser.newPage();
+    await page.goto(`${harness.origin}/status`);
+    const item = page.locator(`.incidents > li[data-event-id="${incident.id}"]`);
+    await item.waitFor();
+    expect(await item.locator('.event-title').textContent()).toBe(incident.name);
+    expect(await item.locator('a').count()).toBe(0);
+    expect(await page.locator('a[href]:not([href^="http"])').count()).toBe(0);
+  });
+});

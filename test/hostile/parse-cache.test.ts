@@ -1,0 +1,88 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+/*
+ * Finding: 1,100 distinct documents of about 250 KB each (`{ __typename }` and a long comment:
+ * a comment is no token, so MAX_TOKENS let them through, and each body was under MAX_BODY_BYTES),
+ * over 4 connections, took the production heap from 36 to 253 MB in 18 s, then "Reached heap
+ * limit": Yoga's parse cache kept 1,024 documents keyed by their whole text, each document holding
+ * that text again. Now the cache is bounded in bytes (`ParserCache`, 16 MiB), documents and parse
+ * errors alike.
+ */
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** The gateway runs in this process: what its heap retains, garbage collected first. */
+const heapMiB = () => {
+  gc();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+};
+
+const DOCUMENT_BYTES = 200_000;
+/** Unbounded, they would keep 400 × 200 KB of text, twice over for the errors' messages. */
+const DOCUMENTS = 400;
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({ logLevel: 'silent' });
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** A distinct document of about `DOCUMENT_BYTES`: one field and a comment, or a syntax error. */
+const documentOf = (i: number, broken: boolean) =>
+  `{ __typename } # ${i} ${'x'.repeat(DOCUMENT_BYTES)}${broken ? '\n}' : ''}`;
+
+async function post(query: string) {
+  const response = await harness.fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as {
+      data?: { __typename: string };
+      errors?: { message: string }[];
+    },
+  };
+}
+
+describe('the parse cache', () => {
+  it('keeps distinct large documents and parse errors within its bytes', async () => {
+    // The first requests build what every request shares (loaders, compiled code).
+    for (let i = 0; i < 8; i += 1) await post(documentOf(-1 - i, i % 2 === 1));
+    const before = heapMiB();
+
+    let next = 0;
+    const answers: Awaited<ReturnType<typeof post>>[] = [];
+    // Four connections, as the red team's client had.
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < DOCUMENTS) {
+          const i = next++;
+          answers[i] = await post(documentOf(i, i % 4 === 3));
+        }
+      }),
+    );
+    const grown = heapMiB() - before;
+
+    // Every one answered as without a cache: the field, or where the syntax error is.
+    answers.forEach((answer, i) => {
+      expect(answer.status).toBe(200);
+      if (i % 4 === 3) expect(answer.body.errors?.[0]?.message).toMatch(/^Syntax Error/);
+      else expect(answer.body.data).toEqual({ __typename: 'Query' });
+    });
+    // Unbounded: over 100 MiB (80 MB of text, and the errors' as much again). Bounded: 16 MiB
+    // of cache, and room for what else a request leaves (metrics series, compiled code).
+    expect(grown).toBeLessThan(40);
+
+    // Cached documents are still served from the cache: the same text answers the same.
+    const again = await post(documentOf(DOCUMENTS - 1, false));
+    expect(again.body.data).toEqual({ __typename: 'Query' });
+  });
+});

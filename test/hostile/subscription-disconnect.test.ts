@@ -1,0 +1,90 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+/*
+ * Finding: an SSE subscription stayed counted 10 to 12 s after its client's socket was gone: its
+ * stream noticed only when the next keep-alive line failed to write. 500 dead ones refused 500 new
+ * ones with TOO_MANY_SUBSCRIPTIONS. Now a subscription ends when its request is aborted, the
+ * moment the socket closes.
+ */
+
+const LIMIT = 20;
+const PAGE = 'subscription { statusPageChanged { name } }';
+
+let harness: Harness;
+let nodeEnv: string | undefined;
+beforeAll(async () => {
+  // Yoga writes an SSE keep-alive line every 300 ms under NODE_ENV=test, which would hide the
+  // finding; production writes one every 12 s.
+  nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  harness = await startHarness({ env: { MAX_SUBSCRIPTIONS: LIMIT }, logLevel: 'silent' });
+});
+afterAll(async () => {
+  process.env.NODE_ENV = nodeEnv;
+  await harness?.close();
+});
+
+type Subscribed = { request: http.ClientRequest; first: string };
+
+/**
+ * Subscribes over SSE on a socket of its own, as GET (EventSource) or POST; resolves with the
+ * first event's data once it comes.
+ */
+function subscribe(method: 'GET' | 'POST'): Promise<Subscribed> {
+  return new Promise((resolve, reject) => {
+    const url = new URL('/graphql', harness.origin);
+    if (method === 'GET') url.searchParams.set('query', PAGE);
+    const request = http.request(
+      url,
+      {
+        method,
+        agent: false,
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+          const data = /event: next\ndata: (.*)\n\n/.exec(text)?.[1];
+          if (data !== undefined) resolve({ request, first: data });
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(method === 'POST' ? JSON.stringify({ query: PAGE }) : undefined);
+  });
+}
+
+/** The `graphql_subscriptions_open` gauge, every series added up. */
+async function openSubscriptions(): Promise<number> {
+  const text = await (await harness.fetch('/metrics')).text();
+  return [...text.matchAll(/^graphql_subscriptions_open\{[^}]*\} (\d+)$/gm)].reduce(
+    (sum, match) => sum + Number(match[1]),
+    0,
+  );
+}
+
+describe('SSE subscriptions whose clients are gone', () => {
+  it.each(['GET', 'POST'] as const)(
+    'stop counting as soon as the socket closes (%s), so as many new ones are accepted',
+    async (method) => {
+      const crowd = await Promise.all(Array.from({ length: LIMIT }, () => subscribe(method)));
+      expect(await openSubscriptions()).toBe(LIMIT);
+      for (const { request } of crowd) request.destroy();
+
+      // Well before the next keep-alive line (12 s), which is when they ended before.
+      await eventually(async () => (await openSubscriptions()) === 0, { timeoutMs: 5_000 });
+      const next = await Promise.all(Array.from({ length: LIMIT }, () => subscribe(method)));
+      const name = harness.simulator.statusFeed.summary.page.name;
+      for (const { first } of next) {
+        expect(JSON.parse(first)).toEqual({ data: { statusPageChanged: { name } } });
+      }
+      for (const { request } of next) request.destroy();
+      await eventually(async () => (await openSubscriptions()) === 0, { timeoutMs: 5_000 });
+    },
+  );
+});

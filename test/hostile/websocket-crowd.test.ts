@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { eventually } from '../helpers/eventually.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+/*
+ * Finding: 1,000 idle, acknowledged graphql-ws sockets from one client, kept alive forever by the
+ * server's pings, took every connection: other clients got ECONNRESET and GET /health failed. Now
+ * a client holds at most MAX_WEBSOCKETS_PER_CLIENT sockets, all of them at most MAX_WEBSOCKETS
+ * (below HTTP_MAX_CONNECTIONS), a socket without an operation is closed after
+ * WEBSOCKET_IDLE_TIMEOUT_MS, and one that never sends connection_init after 3 s.
+ */
+
+let harness: Harness | undefined;
+const opened: WebSocket[] = [];
+afterEach(async () => {
+  for (const socket of opened.splice(0)) socket.terminate();
+  await harness?.close();
+  harness = undefined;
+});
+
+type Handshake =
+  | { readonly socket: WebSocket; readonly status: 101 }
+  | { readonly socket?: undefined; readonly status: number; readonly body: unknown };
+
+/** Opens a socket as `client` (the proxy-appended address) and acknowledges it, or its refusal. */
+function connect(target: Harness, client: string, init = true) {
+  return new Promise<Handshake>((resolve, reject) => {
+    const socket = new WebSocket(
+      `${target.origin.replace('http', 'ws')}/graphql`,
+      'graphql-transport-ws',
+      { headers: { 'x-forwarded-for': client } },
+    );
+    socket.on('open', () => {
+      opened.push(socket);
+      if (!init) return resolve({ status: 101, socket });
+      socket.send(JSON.stringify({ type: 'connection_init' }));
+      socket.once('message', () => resolve({ status: 101, socket }));
+    });
+    socket.on('unexpected-response', (_request, response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: JSON.parse(body) }),
+      );
+    });
+    socket.on('error', reject);
+  });
+}
+
+const closeOf = (socket: WebSocket) =>
+  new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
+
+describe('a crowd of WebSockets', () => {
+  it('caps the sockets of one client; the others and /health are still served', async () => {
+    harness = await startHarness({
+      env: { TRUSTED_PROXIES: 1, MAX_WEBSOCKETS_PER_CLIENT: 10 },
+      logLevel: 'silent',
+    });
+    const target = harness;
+    const crowd = await Promise.all(
+      Array.from({ length: 200 }, () => connect(target, '203.0.113.7')),
+    );
+    expect(crowd.filter((answer) => answer.status === 101)).toHaveLength(10);
+    const refused = crowd.filter((answer) => answer.status !== 101);
+    expect(refused).toHaveLength(190);
+    for (const answer of refused) {
+      expect(answer).toMatchObject({
+        status: 429,
+        body: {
+          errors: [
+            { extensions: { code: 'TOO_MANY_WEBSOCKETS', limit: 'MAX_WEBSOCKETS_PER_CLIENT' } },
+          ],
+        },
+      });
+    }
+    expect((await harness.fetch('/health')).status).toBe(200);
+    expect((await connect(target, '198.51.100.1')).status).toBe(101);
+    // A slot comes back when its socket closes.
+    crowd.find((answer) => answer.socket)?.socket?.close();
+    await eventually(async () => (await connect(target, '203.0.113.7')).status === 101);
+  });
+
+  it('keeps WebSockets below HTTP_MAX_CONNECTIONS, so HTTP answers whatever their number', async () => {
+    harness = await startHarness({
+      env: { TRUSTED_PROXIES: 1, HTTP_MAX_CONNECTIONS: 40 },
+      logLevel: 'silent',
+    });
+    const target = harness;
+    // MAX_WEBSOCKETS is unset: three quarters of HTTP_MAX_CONNECTIONS, 30.
+    const crowd = await Promise.all(
+      Array.from({ length: 36 }, (_, i) => connect(target, `203.0.113.${i}`)),
+    );
+    expect(crowd.filter((answer) => answer.status === 101)).toHaveLength(30);
+    for (const answer of crowd.filter((answer) => answer.status !== 101)) {
+      expect(answer).toMatchObject({
+        status: 503,
+        body: {
+          errors: [{ extensions: { code: 'TOO_MANY_WEBSOCKETS', limit: 'MAX_WEBSOCKETS' } }],
+        },
+      });
+    }
+    const checks = await Promise.all(
+      Array.from({ length: 5 }, () => harness?.fetch('/health').then((r) => r.status)),
+    );
+    expect(checks).toEqual([200, 200, 200, 200, 200]);
+    expect((await harness.execute('{ statusPage { name } }')).status).toBe(200);
+  });
+
+  it('closes a socket that runs no operation for WEBSOCKET_IDLE_TIMEOUT_MS, not one that does', async () => {
+    harness = await startHarness({
+      env: { WEBSOCKET_IDLE_TIMEOUT_MS: 300, SUBSCRIPTION_KEEP_ALIVE_MS: 100 },
+      logLevel: 'silent',
+    });
+    const idle = await connect(harness, '127.0.0.1');
+    const busy = await connect(harness, '127.0.0.1');
+    if (!idle.socket || !busy.socket) throw new Error('not opened');
+    busy.socket.send(
+      JSON.stringify({
+        type: 'subscribe',
+        id: '1',
+        payload: { query: 'subscription { statusPageChanged { name } }' },
+      }),
+    );
+    // Pings from the client keep a socket alive, not busy.
+    const pinging = setInterval(() => idle.socket.send(JSON.stringify({ type: 'ping' })), 50);
+    const idleClosed = await closeOf(idle.socket);
+    clearInterval(pinging);
+    expect(idleClosed).toEqual({ code: 1000, reason: 'Idle: no operation for 300 ms' });
+    expect(busy.socket.readyState).toBe(WebSocket.OPEN);
+  });
+
+  it('closes a socket that sends no connection_init with 4408', async () => {
+    harness = await startHarness({ logLevel: 'silent' });
+    const silent = await connect(harness, '127.0.0.1', false);
+    if (!silent.socket) throw new Error('not opened');
+    expect(await closeOf(silent.socket)).toEqual({
+      code: 4408,
+      reason: 'Connection initialisation timeout',
+    });
+  });
+});
