@@ -172,7 +172,7 @@ export const CONFIG_VARIABLES = {
   LOG_REQUESTS: variable({
     section: 'Server',
     description:
-      'Which requests get a `request` log line: `sampled`, every one but response-cache hits past `LOG_SAMPLED_HITS_PER_SECOND` in a second, which one line a second counts (`request lines skipped`); `all`, every one; `uncached`, every one but response-cache hits; `errors`, only answers with an error or a verification outcome. Errors are logged whatever the setting, and metrics count every request. At tens of thousands of hits a second, a line each is megabytes of log a second; see docs/operations.md.',
+      'Which requests get a `request` log line: `sampled`, every one but response-cache hits past `LOG_SAMPLED_HITS_PER_SECOND` in a second, which one line a second counts (`request lines skipped`); `all`, every one; `uncached`, every one but response-cache hits; `errors`, only answers with an error or a verification outcome. Errors are logged whatever the setting, and metrics count every request; healthcheck probes that pass (`/health`, `/readiness`) are logged at debug only. At tens of thousands of hits a second, a line each is megabytes of log a second; see docs/operations.md.',
     default: 'sampled',
     schema: oneOf(['sampled', 'all', 'uncached', 'errors']),
   }),

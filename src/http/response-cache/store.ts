@@ -81,7 +81,13 @@ export class ResponseCache {
   }
 
   store(key: string, entry: CachedResponse): void {
-    const size = entry.answer.size + key.length;
+    // The operation's name is the client's text, up to the whole body: counted at two bytes a
+    // character, as V8 may keep it, in the name and in the log field made of it.
+    const size =
+      entry.answer.size +
+      key.length +
+      2 * ((entry.operation?.length ?? 0) + entry.operationField.length) +
+      ENTRY_OVERHEAD_BYTES;
     if (size > this.#maxBytes / 8) return;
     const previous = this.#entries.get(key);
     if (previous) this.#delete(key, previous);
@@ -107,6 +113,9 @@ export class ResponseCache {
     this.#bytes -= slot.size;
   }
 }
+
+/** What an entry costs besides its bytes and names: the slot, the entry and its closures. */
+const ENTRY_OVERHEAD_BYTES = 512;
 
 /** An entry, its size, and when it was last hit. */
 interface Slot {

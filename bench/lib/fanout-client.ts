@@ -1,0 +1,528 @@
+/**
+ * The crowd for `bench/fanout.ts`: a child process (started with an IPC channel) that opens many
+ * subscribers to the gateway, SSE (one HTTP connection each) or graphql-ws (`perSocket`
+ * subscriptions per socket), spread over loopback source addresses (127.0.1.1, 127.0.1.2, …) so
+ * that no address runs out of ephemeral ports. It keeps as little per subscriber as it can: the
+ * socket, a receipt time and a few bytes of parser state.
+ *
+ * Messages from the bench: `open` (what to open), `arm` (the change is about to be made: the next
+ * event counts), `report` (how many got it, and when), `close`. See `CrowdCommand`/`CrowdReport`.
+ */
+import { type ClientRequest, request } from 'node:http';
+import WebSocket from 'ws';
+
+export interface OpenCommand {
+  type: 'open';
+  origin: string;
+  transport: 'sse' | 'ws';
+  subscribers: number;
+  query: string;
+  variables: Record<string, unknown>;
+  /** graphql-ws: subscriptions per socket. */
+  perSocket: number;
+  /** Subscribers (SSE) or sockets (graphql-ws) being opened at once. */
+  concurrency: number;
+  /** Connections per loopback source address. */
+  perAddress: number;
+  /** One more SSE subscriber with this document, whose events carry the gateway's `detectedAt`. */
+  probe?: { query: string; variables: Record<string, unknown> };
+}
+
+export type CrowdCommand =
+  | OpenCommand
+  | { type: 'arm'; status?: string }
+  | { type: 'report' }
+  | { type: 'close' };
+
+export interface OpenedReport {
+  type: 'opened';
+  /** Subscriptions the gateway accepted, as far as the client can tell. */
+  open: number;
+  /** Refusals by error code (TOO_MANY_SUBSCRIPTIONS, TOO_MANY_WEBSOCKETS, HTTP 4xx/5xx, …). */
+  refused: Record<string, number>;
+  /** Connections that failed without an answer (reset, refused, timeout). */
+  failed: Record<string, number>;
+  connections: number;
+  addresses: number;
+  /** Epoch ms (fractional): first request sent, last subscription settled. */
+  startedAt: number;
+  settledAt: number;
+}
+
+export interface ReceiptReport {
+  type: 'receipts';
+  /** Subscribers still open. */
+  live: number;
+  /** Of them, those that got an event since `arm`. */
+  received: number;
+  /** Events since `arm` that were not the expected status (other changes, errors). */
+  unexpected: number;
+  /** Epoch ms of receipts since `arm`: first, last, and percentiles. */
+  first: number | null;
+  last: number | null;
+  p50: number | null;
+  p99: number | null;
+  /** The probe's `detectedAt` (epoch ms) and when the probe got it. */
+  probeDetectedAt: number | null;
+  probeReceivedAt: number | null;
+  /** Subscriptions the server ended (or whose connection went away) since they opened, by reason. */
+  ended: Record<string, number>;
+  /** Errors received on open subscriptions, by code. */
+  errors: Record<string, number>;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+const bump = (counts: Record<string, number>, key: string, by = 1) => {
+  counts[key] = (counts[key] ?? 0) + by;
+};
+
+/** 127.0.1.1, 127.0.1.2, … 127.0.1.254, 127.0.2.1, … */
+const sourceAddress = (index: number) =>
+  `127.0.${1 + Math.floor(index / 254)}.${1 + (index % 254)}`;
+
+let armed = false;
+let armedStatus: string | undefined;
+let receipts: Float64Array = new Float64Array(0);
+let receivedCount = 0;
+let unexpected = 0;
+let live = 0;
+let probeDetectedAt: number | null = null;
+let probeReceivedAt: number | null = null;
+const ended: Record<string, number> = {};
+const errors: Record<string, number> = {};
+const closers: (() => void)[] = [];
+let closing = false;
+
+interface Payload {
+  data?: Record<string, { status?: string; detectedAt?: string } | null> | null;
+  errors?: { message: string; extensions?: { code?: string } }[];
+}
+
+const errorCode = (payload: Payload) =>
+  payload.errors?.[0]?.extensions?.code ?? payload.errors?.[0]?.message.slice(0, 60) ?? 'ERROR';
+
+/** An event for subscriber `index` (−1: the probe), before or after `arm`. */
+function onEvent(index: number, payload: Payload): void {
+  if (payload.errors?.length) {
+    bump(errors, errorCode(payload));
+    return;
+  }
+  if (!armed) return;
+  const at = now();
+  if (index < 0) {
+    const change = payload.data && Object.values(payload.data)[0];
+    if (probeReceivedAt === null && change?.detectedAt) {
+      probeReceivedAt = at;
+      probeDetectedAt = Date.parse(change.detectedAt);
+    }
+    return;
+  }
+  if (receipts[index] !== 0) return;
+  const change = payload.data && Object.values(payload.data)[0];
+  // componentStatusChanged carries the status; statusPageChanged does not (any event counts).
+  if (armedStatus !== undefined && change?.status !== undefined && change.status !== armedStatus) {
+    unexpected += 1;
+    return;
+  }
+  receipts[index] = at;
+  receivedCount += 1;
+}
+
+/** Splits an SSE stream into events and hands `event: next` data on; minimal, as a crowd needs. */
+function sseParser(onData: (data: string, event: string) => void) {
+  let buffer = '';
+  return (chunk: string) => {
+    buffer += chunk;
+    for (;;) {
+      const end = buffer.indexOf('\n\n');
+      if (end < 0) return;
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data += line.slice(5).trimStart();
+      }
+      if (data !== '' || event === 'complete') onData(data, event);
+    }
+  };
+}
+
+interface Settle {
+  ok: boolean;
+  refusal?: string;
+  failure?: string;
+}
+
+/**
+ * One SSE subscriber; settles when the stream is open (headers: Yoga answers once `subscribe` has
+ * resolved) or refused. A refusal over SSE is a 200 stream whose first `next` event carries only
+ * errors, then `complete`: told through `onRefusal`, as it may come after the headers settled.
+ */
+function openSse(
+  origin: URL,
+  body: string,
+  localAddress: string,
+  index: number,
+  timeoutMs: number,
+  onRefusal: (code: string) => void,
+): Promise<Settle> {
+  const counted = index >= 0;
+  return new Promise((settle) => {
+    let settled = false;
+    let open = false;
+    const done = (result: Settle) => {
+      if (settled) return;
+      settled = true;
+      settle(result);
+    };
+    const gone = (reason: string | undefined) => {
+      if (!open) return;
+      open = false;
+      if (counted) live -= 1;
+      if (reason !== undefined && !closing) bump(ended, reason);
+    };
+    const req: ClientRequest = request({
+      host: origin.hostname,
+      port: origin.port,
+      path: '/graphql',
+      method: 'POST',
+      localAddress,
+      agent: false,
+      headers: {
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
+    });
+    const timer = setTimeout(() => {
+      done({ ok: false, failure: 'timeout' });
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      done({ ok: false, failure: error.code ?? error.message });
+      gone(error.code ?? 'error');
+    });
+    req.on('response', (res) => {
+      clearTimeout(timer);
+      const type = res.headers['content-type'] ?? '';
+      res.setEncoding('utf8');
+      if (res.statusCode !== 200 || !type.includes('text/event-stream')) {
+        let text = '';
+        res.on('data', (chunk: string) => {
+          if (text.length < 4096) text += chunk;
+        });
+        res.on('end', () => {
+          let code = `HTTP ${res.statusCode}`;
+          try {
+            code = errorCode(JSON.parse(text) as Payload);
+          } catch {
+            // Not JSON: the status is the reason.
+          }
+          done({ ok: false, refusal: code });
+        });
+        return;
+      }
+      open = true;
+      if (counted) live += 1;
+      closers.push(() => req.destroy());
+      let first = true;
+      let refused = false;
+      res.on(
+        'data',
+        sseParser((data, event) => {
+          if (event === 'complete') {
+            gone(refused ? undefined : 'complete');
+            return;
+          }
+          if (event !== 'next') return;
+          let payload: Payload;
+          try {
+            payload = JSON.parse(data) as Payload;
+          } catch {
+            bump(errors, 'unparsable');
+            return;
+          }
+          if (first && payload.errors?.length && !payload.data) {
+            first = false;
+            refused = true;
+            onRefusal(errorCode(payload));
+            gone(undefined);
+            req.destroy();
+            return;
+          }
+          first = false;
+          onEvent(index, payload);
+        }),
+      );
+      res.on('close', () => gone('connection closed'));
+      done({ ok: true });
+    });
+    req.end(body);
+  });
+}
+
+/** One graphql-ws socket with `count` subscriptions, ids `first…first+count-1`. */
+function openWs(
+  origin: URL,
+  query: string,
+  variables: Record<string, unknown>,
+  first: number,
+  count: number,
+  localAddress: string,
+  timeoutMs: number,
+  onRefusal: (code: string) => void,
+): Promise<Settle> {
+  return new Promise((settle) => {
+    let settled = false;
+    const done = (result: Settle) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      settle(result);
+    };
+    const socket = new WebSocket(`ws://${origin.host}/graphql`, 'graphql-transport-ws', {
+      localAddress,
+      perMessageDeflate: false,
+    });
+    const timer = setTimeout(() => {
+      done({ ok: false, failure: 'timeout' });
+      socket.terminate();
+    }, timeoutMs);
+    const active = new Set<number>();
+    socket.on('open', () => {
+      socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+    });
+    socket.on('unexpected-response', (_req, res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        if (text.length < 4096) text += chunk;
+      });
+      res.on('end', () => {
+        let code = `HTTP ${res.statusCode}`;
+        try {
+          code = errorCode(JSON.parse(text) as Payload);
+        } catch {
+          // The status is the reason.
+        }
+        done({ ok: false, refusal: code });
+      });
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      done({ ok: false, failure: error.code ?? error.message });
+    });
+    socket.on('close', (code) => {
+      done({ ok: false, failure: `closed ${code}` });
+      if (active.size > 0) {
+        live -= active.size;
+        if (!closing) bump(ended, `socket closed ${code}`, active.size);
+        active.clear();
+      }
+    });
+    socket.on('message', (raw) => {
+      const message = JSON.parse(String(raw)) as {
+        type: string;
+        id?: string;
+        payload?: Payload | Payload['errors'];
+      };
+      switch (message.type) {
+        case 'connection_ack':
+          for (let i = 0; i < count; i += 1) {
+            const index = first + i;
+            socket.send(
+              JSON.stringify({
+                id: String(index),
+                type: 'subscribe',
+                payload: { query, variables },
+              }),
+            );
+            active.add(index);
+            live += 1;
+          }
+          // The gateway handles a socket's messages in order: the pong follows the subscribes.
+          socket.send(JSON.stringify({ type: 'ping' }));
+          closers.push(() => socket.terminate());
+          return;
+        case 'pong':
+          done({ ok: true });
+          return;
+        case 'ping':
+          socket.send(JSON.stringify({ type: 'pong' }));
+          return;
+        case 'next':
+          onEvent(Number(message.id), message.payload as Payload);
+          return;
+        case 'error': {
+          const index = Number(message.id);
+          if (active.delete(index)) {
+            live -= 1;
+            onRefusal(errorCode({ errors: message.payload as Payload['errors'] }));
+          }
+          return;
+        }
+        case 'complete': {
+          const index = Number(message.id);
+          if (active.delete(index)) {
+            live -= 1;
+            if (!closing) bump(ended, 'complete');
+          }
+          return;
+        }
+      }
+    });
+  });
+}
+
+/** Runs `tasks` with at most `limit` at once. */
+async function pool(count: number, limit: number, task: (index: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, count) }, async () => {
+      while (next < count) {
+        const index = next;
+        next += 1;
+        await task(index);
+      }
+    }),
+  );
+}
+
+async function open(command: OpenCommand): Promise<OpenedReport> {
+  const origin = new URL(command.origin);
+  receipts = new Float64Array(command.subscribers);
+  const refused: Record<string, number> = {};
+  const failed: Record<string, number> = {};
+  let accepted = 0;
+  const connections =
+    command.transport === 'sse'
+      ? command.subscribers
+      : Math.ceil(command.subscribers / command.perSocket);
+  const addresses = Math.max(1, Math.ceil(connections / command.perAddress));
+  const timeoutMs = 30_000;
+  if (command.probe) {
+    let probeRefusal: string | undefined;
+    const probe = await openSse(
+      origin,
+      JSON.stringify(command.probe),
+      sourceAddress(addresses),
+      -1,
+      timeoutMs,
+      (code) => {
+        probeRefusal = code;
+      },
+    );
+    await new Promise((done) => setTimeout(done, 200));
+    if (!probe.ok || probeRefusal) {
+      throw new Error(
+        `the probe subscriber was not opened: ${probeRefusal ?? JSON.stringify(probe)}`,
+      );
+    }
+  }
+  const startedAt = now();
+  const body = JSON.stringify({ query: command.query, variables: command.variables });
+  await pool(connections, command.concurrency, async (connection) => {
+    const localAddress = sourceAddress(connection % addresses);
+    if (command.transport === 'sse') {
+      const result = await openSse(origin, body, localAddress, connection, timeoutMs, (code) =>
+        bump(refused, code),
+      );
+      if (result.ok) accepted += 1;
+      else if (result.refusal) bump(refused, result.refusal);
+      else bump(failed, result.failure ?? '?');
+      return;
+    }
+    const first = connection * command.perSocket;
+    const count = Math.min(command.perSocket, command.subscribers - first);
+    let refusedHere = 0;
+    const result = await openWs(
+      origin,
+      command.query,
+      command.variables,
+      first,
+      count,
+      localAddress,
+      timeoutMs,
+      (code) => {
+        refusedHere += 1;
+        bump(refused, code);
+      },
+    );
+    if (result.ok) accepted += count - refusedHere;
+    else if (result.refusal) bump(refused, result.refusal, count);
+    else bump(failed, result.failure ?? '?', count);
+  });
+  const settledAt = now();
+  // Refusals on sockets that had already settled arrive a little later.
+  await new Promise((done) => setTimeout(done, 500));
+  return {
+    type: 'opened',
+    // Refused streams were settled as open and have been taken off `live` since.
+    open: Math.min(accepted, live),
+    refused,
+    failed,
+    connections,
+    addresses,
+    startedAt,
+    settledAt,
+  };
+}
+
+function receiptReport(): ReceiptReport {
+  const times: number[] = [];
+  for (const at of receipts) if (at !== 0) times.push(at);
+  times.sort((a, b) => a - b);
+  const at = (q: number) =>
+    times.length ? (times[Math.ceil(q * times.length) - 1] ?? null) : null;
+  return {
+    type: 'receipts',
+    live,
+    received: receivedCount,
+    unexpected,
+    first: times[0] ?? null,
+    last: times.at(-1) ?? null,
+    p50: at(0.5),
+    p99: at(0.99),
+    probeDetectedAt,
+    probeReceivedAt,
+    ended: { ...ended },
+    errors: { ...errors },
+  };
+}
+
+const send = (message: OpenedReport | ReceiptReport | { type: 'failed'; error: string }) =>
+  process.send?.(message);
+
+process.on('message', (command: CrowdCommand) => {
+  switch (command.type) {
+    case 'open':
+      open(command).then(send, (error: unknown) => send({ type: 'failed', error: String(error) }));
+      return;
+    case 'arm':
+      armed = true;
+      armedStatus = command.status;
+      receipts.fill(0);
+      receivedCount = 0;
+      unexpected = 0;
+      probeDetectedAt = null;
+      probeReceivedAt = null;
+      return;
+    case 'report':
+      send(receiptReport());
+      return;
+    case 'close':
+      closing = true;
+      for (const close of closers) close();
+      setTimeout(() => process.exit(0), 200).unref();
+      process.disconnect?.();
+      return;
+  }
+});
+// The bench went away: nothing to report to.
+process.on('disconnect', () => {
+  closing = true;
+  for (const close of closers) close();
+  process.exit(0);
+});
