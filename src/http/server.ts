@@ -1,6 +1,7 @@
 import {
   createServer,
   type IncomingMessage,
+  maxHeaderSize,
   type OutgoingHttpHeaders,
   type RequestListener,
   type Server,
@@ -9,6 +10,8 @@ import {
 import { Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config.js';
+import type { ErrorCode } from '../errors/error-code.js';
+import { writeRawRefusal } from './raw-refusal.js';
 
 /** How often a draining server looks for the connections it may close. */
 const IDLE_SWEEP_MS = 50;
@@ -75,9 +78,10 @@ export function createHttpServer(
   if (upgrade) {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (draining) {
-        socket.end(
-          'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
-        );
+        writeRawRefusal(socket, 503, {
+          message: 'The gateway is shutting down.',
+          extensions: { code: 'BAD_REQUEST' },
+        });
         return;
       }
       upgraded.add(socket);
@@ -85,6 +89,7 @@ export function createHttpServer(
       upgrade(req, socket, head);
     });
   }
+  server.on('clientError', answerClientError);
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -145,4 +150,37 @@ export function createHttpServer(
       clearInterval(idleSweep);
     },
   };
+}
+
+/**
+ * What node's HTTP parser refuses before any listener sees a request: each with the status node
+ * would answer, and a JSON body with a code like every other refusal of the gateway's.
+ */
+const CLIENT_ERRORS: Record<string, { status: number; code: ErrorCode; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'BAD_REQUEST',
+    message: `The request's URL and headers are larger than ${maxHeaderSize} bytes: send the operation in a POST body.`,
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'REQUEST_TIMEOUT',
+    message: 'The request did not arrive in time.',
+  },
+};
+const MALFORMED = {
+  status: 400,
+  code: 'BAD_REQUEST',
+  message: 'The request is not valid HTTP/1.1.',
+} as const;
+
+/** Answers a request node could not parse, as node does but with the gateway's error body. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const answering = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (error.code !== 'ECONNRESET' && socket.writable && !answering?.headersSent) {
+    const { status, code, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
+    writeRawRefusal(socket, status, { message, extensions: { code } });
+    return;
+  }
+  socket.destroy(error);
 }

@@ -7,6 +7,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { ErrorCode } from '../errors/error-code.js';
 import { clientAddressOf } from './client-address.js';
 import type { GatewayYoga } from './gateway-yoga.js';
+import { writeRawRefusal } from './raw-refusal.js';
 import { requestIdOf } from './request-id.js';
 import { MessageRefusal, readClientMessage } from './websocket-client-message.js';
 import { createGraphQLWebSocketServer, type SocketExtra } from './websocket-graphql-server.js';
@@ -241,7 +242,12 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
         extensions: Record<string, unknown> = {},
       ) => {
         logger.info({ requestId, path: req.url, status, code, ...extensions }, 'websocket refused');
-        refuseUpgrade(socket, status, requestId, { message, extensions: { code, ...extensions } });
+        writeRawRefusal(
+          socket,
+          status,
+          { message, extensions: { code, ...extensions } },
+          requestId,
+        );
       };
       const host = req.headers.host;
       if (host === undefined || !URL.canParse(`http://${host}/`)) {
@@ -299,31 +305,6 @@ function isAllowedOrigin(origin: string, host: string, allowed: readonly string[
   const url = new URL(origin);
   return url.host === host || allowed.some((entry) => new URL(entry).origin === url.origin);
 }
-
-/** Answers an upgrade request with an HTTP error and closes the socket. */
-function refuseUpgrade(
-  socket: Duplex,
-  status: number,
-  requestId: string,
-  error: { message: string; extensions: Record<string, unknown> },
-) {
-  const body = JSON.stringify({ errors: [error] });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
-      'Connection: close\r\n' +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      `x-request-id: ${requestId}\r\n\r\n${body}`,
-  );
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  403: 'Forbidden',
-  404: 'Not Found',
-  429: 'Too Many Requests',
-  503: 'Service Unavailable',
-};
 
 /** Hop-by-hop and handshake headers: no Fetch request carries them. */
 const HANDSHAKE_HEADERS =

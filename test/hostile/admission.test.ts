@@ -255,8 +255,9 @@ describe('one admission rule for HTTP POST, HTTP GET, SSE and graphql-ws', () =>
     );
     expect(post).toMatchObject({ errors: [{ extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
     expect(sse).toEqual(post);
-    // A URL that long is over node's header limit: node answers it before the gateway sees it.
-    expect(get).toEqual({ refused: 431 });
+    // A URL that long is over node's header limit: refused (431) by the server before any
+    // listener sees it, with the gateway's error body.
+    expect(get).toMatchObject({ errors: [{ extensions: { code: 'BAD_REQUEST' } }] });
     // A message over MAX_BODY_BYTES: ws stops at the frame's header, before buffering it.
     expect(socket).toEqual({ refused: 1009 });
   });

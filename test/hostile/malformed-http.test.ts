@@ -1,0 +1,62 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+/*
+ * What node's HTTP parser refuses never reaches a listener: node answered it with a bare status
+ * line. The gateway answers it with the same JSON error body and code as every other refusal.
+ */
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** Sends `bytes` on a raw connection and resolves with all it received once the server closes. */
+async function exchange(bytes: string): Promise<{ status: number; body: unknown }> {
+  const { port } = new URL(harness.origin);
+  const socket = connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  let received = '';
+  socket.on('data', (chunk) => {
+    received += String(chunk);
+  });
+  socket.on('error', () => {});
+  socket.write(bytes);
+  await once(socket, 'close');
+  const [head = '', body = ''] = received.split('\r\n\r\n');
+  return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
+}
+
+describe('requests node cannot parse', () => {
+  it('answers a URL past the header limit with 431 and a code', async () => {
+    const answer = await exchange(
+      `GET /graphql?query=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+    );
+    expect(answer).toEqual({
+      status: 431,
+      body: {
+        errors: [
+          {
+            message: expect.stringContaining('POST body'),
+            extensions: { code: 'BAD_REQUEST' },
+          },
+        ],
+      },
+    });
+  });
+
+  it('answers bytes that are not HTTP with 400 and a code', async () => {
+    const answer = await exchange('\u0000\u0001 not http at all\r\n\r\n');
+    expect(answer).toEqual({
+      status: 400,
+      body: { errors: [{ message: expect.any(String), extensions: { code: 'BAD_REQUEST' } }] },
+    });
+    // And keeps serving.
+    expect((await harness.fetch('/health')).status).toBe(200);
+  });
+});
