@@ -15,7 +15,8 @@
  *    the event, less what the queries cost at the same rate before it, is the event's CPU.
  *
  * `npm run bench:fanout -- --subscribers 1000 [--transport sse|ws] [--field component|page]`
- * (`--concurrency 100` opens at once, `--rate 200` queries a second, `--ttl 1000`).
+ * (`--concurrency 100` opens at once, `--rate 200` queries a second, `--ttl 1000`, and
+ * `--gateway-env KEY=VALUE`, repeatable, to run the gateway with other settings).
  * Writes bench/results/fanout-<timestamp>.json. The bench re-runs itself under `ulimit -n
  * 1048576` so that the gateway and the crowd may hold that many sockets.
  */
@@ -75,6 +76,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '100' },
     rate: { type: 'string', default: '200' },
     ttl: { type: 'string', default: '1000' },
+    /** KEY=VALUE for the gateway's environment, after the bench's own (repeatable). */
+    'gateway-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const subscribers = Number(values.subscribers);
@@ -89,6 +92,13 @@ if (!(subscribers >= 1) || !(concurrency >= 1) || !(rate > 0) || !(ttlMs >= 0)) 
 if (values.transport !== transport || values.field !== field) {
   throw new Error('--transport is sse or ws, --field component or page');
 }
+const gatewayOverrides = Object.fromEntries(
+  values['gateway-env'].map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--gateway-env takes KEY=VALUE, not ${pair}`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
 const PER_SOCKET = 10;
 // The gateway holds a socket per SSE subscriber (and the crowd as many): past the limit, accept()
 // fails with EMFILE, and those failures, not the gateway's design, would be measured.
@@ -230,6 +240,7 @@ const gateway = await startContender({
     HTTP_MAX_CONNECTIONS: String(2 * subscribers + 2_000),
     MAX_WEBSOCKETS: room,
     MAX_WEBSOCKETS_PER_CLIENT: room,
+    ...gatewayOverrides,
   },
 });
 let gatewayExit: string | null = null;
@@ -338,9 +349,11 @@ try {
     ttlMs,
     nodeFlags: spec.nodeFlags,
     openFilesLimit: openFiles,
+    gatewayEnv: gatewayOverrides,
     open: {
       requested: subscribers,
       open: opened.open,
+      peakOpen: opened.peakOpen,
       gatewayOpen: after.metrics?.subscriptionsOpen ?? null,
       refused: opened.refused,
       gatewayRefused: after.metrics?.refused ?? null,
@@ -349,6 +362,8 @@ try {
       sourceAddresses: opened.addresses,
       seconds: round(openSeconds, 2),
       perSecond: round(opened.open / openSeconds),
+      /** Answered, opened or refused, a second. */
+      attemptsPerSecond: round(subscribers / openSeconds),
       /** CPU time over the opening's wall time: 1 is one core busy throughout. */
       gatewayCpuShare: cpuShare(0),
       crowdCpuShare: cpuShare(1),
@@ -427,7 +442,10 @@ try {
         : String(value);
   const rows: [string, unknown][] = [
     ['subscribers (transport, field)', `${subscribers} (${transport}, ${field})`],
-    ['open / gateway count', `${result.open.open} / ${text(result.open.gatewayOpen)}`],
+    [
+      'open / gateway count',
+      `${result.open.open} / ${text(result.open.gatewayOpen)} (peak ${result.open.peakOpen})`,
+    ],
     [
       'refused (client / gateway)',
       `${text(result.open.refused)} / ${text(result.open.gatewayRefused)}`,

@@ -42,6 +42,8 @@ export interface OpenedReport {
   refused: Record<string, number>;
   /** Connections that failed without an answer (reset, refused, timeout). */
   failed: Record<string, number>;
+  /** The most subscriptions open at once while opening (more than `open` if the gateway died). */
+  peakOpen: number;
   connections: number;
   addresses: number;
   /** Epoch ms (fractional): first request sent, last subscription settled. */
@@ -86,6 +88,7 @@ let receipts: Float64Array = new Float64Array(0);
 let receivedCount = 0;
 let unexpected = 0;
 let live = 0;
+let peakLive = 0;
 let probeDetectedAt: number | null = null;
 let probeReceivedAt: number | null = null;
 const ended: Record<string, number> = {};
@@ -226,7 +229,10 @@ function openSse(
         return;
       }
       open = true;
-      if (counted) live += 1;
+      if (counted) {
+        live += 1;
+        peakLive = Math.max(peakLive, live);
+      }
       closers.push(() => req.destroy());
       let first = true;
       let refused = false;
@@ -341,6 +347,7 @@ function openWs(
             );
             active.add(index);
             live += 1;
+            peakLive = Math.max(peakLive, live);
           }
           // The gateway handles a socket's messages in order: the pong follows the subscribes.
           socket.send(JSON.stringify({ type: 'ping' }));
@@ -461,6 +468,7 @@ async function open(command: OpenCommand): Promise<OpenedReport> {
     type: 'opened',
     // Refused streams were settled as open and have been taken off `live` since.
     open: Math.min(accepted, live),
+    peakOpen: peakLive,
     refused,
     failed,
     connections,
