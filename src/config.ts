@@ -489,7 +489,7 @@ export const CONFIG_VARIABLES = {
   WEBSOCKET_MAX_BUFFERED_BYTES: variable({
     section: 'Subscriptions',
     description:
-      'Bytes one WebSocket may have waiting to be sent to its client (each message counted with 512 bytes of overhead); past 64 KiB its reads pause until its writes drain, past this it is closed with 1008. A single larger message still goes out to a client that reads.',
+      "Bytes one WebSocket may have waiting to be sent to its client (each message counted with 512 bytes of overhead): past 64 KiB its reads pause until its writes drain; past this, a socket that completes no write for 2 s is closed with 1008. A burst the gateway queues itself (many subscriptions' first events at once) still reaches a client that reads.",
     default: '1048576',
     schema: wholeNumber(1024),
   }),

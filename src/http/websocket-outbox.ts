@@ -16,17 +16,23 @@ export const OUTBOX_OVERFLOW_CLOSE_CODE = 1008;
 export interface WebSocketOutboxOptions {
   /**
    * Bytes one socket may have waiting to be written (`WEBSOCKET_MAX_BUFFERED_BYTES`), each
-   * message counted with `MESSAGE_OVERHEAD_BYTES`. A message always fits an empty outbox, so an
-   * answer larger than this still goes out to a client that reads.
+   * message counted with `MESSAGE_OVERHEAD_BYTES`, before the client has `stallMs` to read; more
+   * than this queued by the server in one burst still goes out to a client that reads.
    * @default 1048576 (1 MiB)
    */
   readonly maxBytes?: number;
+  /**
+   * How long more than `maxBytes` may wait without a single write completing before the client is
+   * taken for one that does not read.
+   * @default 2000
+   */
+  readonly stallMs?: number;
   /**
    * What every socket's outbox together may hold (`OutboxBudget`): a crowd of slow readers is
    * bounded as one is.
    */
   readonly budget?: OutboxBudget;
-  /** Called once the outbox would go past `maxBytes` or the shared budget: the client is not reading. */
+  /** Called once the client is taken for one that does not read (see `WebSocketOutbox`). */
   readonly onOverflow: () => void;
 }
 
@@ -64,25 +70,34 @@ export class OutboxBudget {
  * a client that stops reading while it sends (pings that each get a pong) or while its
  * subscriptions produce events must not hold more than `maxBytes`. Past `PAUSE_READING_BYTES`
  * queued, the socket's reads pause until its writes drain (a client that floods while not reading
- * stalls itself, and no pong it answers is read either, so the keep-alive ends it); past
- * `maxBytes`, `onOverflow` closes the socket.
+ * stalls itself, and no pong it answers is read either, so the keep-alive ends it). Past
+ * `maxBytes`, the socket has `stallMs` to write something: a burst the server made itself (twenty
+ * subscriptions' first events queued in one turn) drains at once for a client that reads, while
+ * one that does not is closed (`onOverflow`). What may queue meanwhile is bounded all the same:
+ * graphql-ws sends an operation's next event only once its last is written, reads are paused,
+ * and every byte is taken from the shared `budget`, past which the socket is closed at once.
  */
 export class WebSocketOutbox {
   readonly #socket: WebSocket;
   readonly #maxBytes: number;
+  readonly #stallMs: number;
   readonly #onOverflow: () => void;
   readonly #budget: OutboxBudget | undefined;
   #queuedBytes = 0;
   #paused = false;
   #overflowed = false;
+  /** Armed while more than `maxBytes` waits; a write that completes meanwhile is progress. */
+  #stall: NodeJS.Timeout | undefined;
+  #progressed = false;
 
   constructor(
     socket: WebSocket,
-    { maxBytes = 1_048_576, budget, onOverflow }: WebSocketOutboxOptions,
+    { maxBytes = 1_048_576, stallMs = 2_000, budget, onOverflow }: WebSocketOutboxOptions,
   ) {
     this.#socket = socket;
     this.#budget = budget;
     this.#maxBytes = maxBytes;
+    this.#stallMs = stallMs;
     this.#onOverflow = onOverflow;
   }
 
@@ -101,12 +116,8 @@ export class WebSocketOutbox {
     const socket = this.#socket;
     if (socket.readyState !== socket.OPEN || this.#overflowed) return Promise.resolve();
     const cost = Buffer.byteLength(data) + MESSAGE_OVERHEAD_BYTES;
-    if (
-      (this.#queuedBytes > 0 && this.#queuedBytes + cost > this.#maxBytes) ||
-      (this.#budget !== undefined && !this.#budget.take(cost))
-    ) {
-      this.#overflowed = true;
-      this.#onOverflow();
+    if (this.#budget !== undefined && !this.#budget.take(cost)) {
+      this.#overflow();
       return Promise.resolve();
     }
     this.#queuedBytes += cost;
@@ -114,11 +125,14 @@ export class WebSocketOutbox {
       this.#paused = true;
       socket.pause();
     }
+    if (this.#queuedBytes > this.#maxBytes) this.#watchStall();
     return new Promise<void>((resolve) => {
       // A failed write means the socket is going: its close is handled by the transport.
       socket.send(data, () => {
         this.#queuedBytes -= cost;
         this.#budget?.give(cost);
+        this.#progressed = true;
+        if (this.#queuedBytes <= this.#maxBytes) this.#unwatchStall();
         if (this.#paused && this.#queuedBytes <= PAUSE_READING_BYTES / 2) {
           this.#paused = false;
           socket.resume();
@@ -126,5 +140,34 @@ export class WebSocketOutbox {
         resolve();
       });
     });
+  }
+
+  /** Ends the wait for progress: nothing is over the bound any more, or the socket is going. */
+  dispose(): void {
+    this.#unwatchStall();
+  }
+
+  #watchStall(): void {
+    if (this.#stall) return;
+    this.#progressed = false;
+    this.#stall = setTimeout(() => {
+      this.#stall = undefined;
+      if (this.#queuedBytes <= this.#maxBytes) return;
+      if (this.#progressed) this.#watchStall();
+      else this.#overflow();
+    }, this.#stallMs);
+    this.#stall.unref();
+  }
+
+  #unwatchStall(): void {
+    clearTimeout(this.#stall);
+    this.#stall = undefined;
+  }
+
+  #overflow(): void {
+    this.#unwatchStall();
+    if (this.#overflowed) return;
+    this.#overflowed = true;
+    this.#onOverflow();
   }
 }

@@ -215,6 +215,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     socket.on('error', (error) => logger.debug({ err: error, requestId }, 'WebSocket error'));
     socket.once('close', (code, reason) => {
       clearInterval(ping);
+      outbox.dispose();
       sockets.delete(socket);
       void closed(code, reason.toString());
       logger.info(

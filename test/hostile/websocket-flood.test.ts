@@ -188,4 +188,44 @@ describe('a client that floods a socket and never reads', () => {
       await crowd.close();
     }
   });
+
+  it('serves a client that reads a burst larger than WEBSOCKET_MAX_BUFFERED_BYTES, queued at once', async () => {
+    const burst = await startHarness({ env: { WEBSOCKET_MAX_BUFFERED_BYTES: 16 * 1024 } });
+    const client = wsClient(burst.origin);
+    try {
+      // Twenty subscriptions' first events, the whole page each, queued in the same turn.
+      const firsts = Array.from(
+        { length: 20 },
+        () =>
+          new Promise((resolve, reject) => {
+            const dispose = client.subscribe(
+              { query: `subscription { statusPageChanged { ${PAGE_SELECTION} } }` },
+              {
+                next: (result) => {
+                  resolve(result);
+                  dispose();
+                },
+                error: reject,
+                complete: () => {},
+              },
+            );
+          }),
+      );
+      for (const first of await Promise.all(firsts)) {
+        expect(first).toMatchObject({ data: { statusPageChanged: { name: expect.any(String) } } });
+      }
+      expect(
+        burst.logs.some(
+          (line) => line.msg === 'websocket closed: the client does not read what it is sent',
+        ),
+      ).toBe(false);
+    } finally {
+      await client.dispose();
+      await burst.close();
+    }
+  });
 });
+
+/** A large part of the page: each first event is several KB. */
+const PAGE_SELECTION =
+  'name components { id name status description group { id name } } incidents { id name status updates { body status } }';
