@@ -11,8 +11,6 @@ export type StreamItem =
 export interface ChangeStreamOptions {
   /** Which events this subscription wants; the others are never queued. */
   readonly accept: (event: StatusChangeEvent) => boolean;
-  /** Sent before anything published: `statusPageChanged` starts with the whole page. */
-  readonly initial?: StatusChangeEvent | undefined;
   /**
    * Events that may wait for the reader; past it the stream hands an `overflow` item and ends.
    * Whole-page events replace each other while they wait.
@@ -42,7 +40,6 @@ export class ChangeStream implements AsyncIterableIterator<StreamItem> {
 
   constructor(options: ChangeStreamOptions) {
     this.#options = options;
-    if (options.initial) this.#queue.push(options.initial);
   }
 
   /** Queues `event` if the subscription wants it. */

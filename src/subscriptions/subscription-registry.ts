@@ -83,9 +83,14 @@ export class SubscriptionRegistry {
     this.#options = options;
     this.#unsubscribe = options.bus.subscribe((event) => {
       options.metrics.statusChange(event.type);
-      this.#fanOuts.push({ event, streams: [...this.#streams], next: 0 });
-      if (this.#fanOuts.length === 1) this.#fanOut();
+      this.#handOut(event, [...this.#streams]);
     });
+  }
+
+  /** Queues `event` for `streams`, after every event queued before it. */
+  #handOut(event: StatusChangeEvent, streams: ChangeStream[]): void {
+    this.#fanOuts.push({ event, streams, next: 0 });
+    if (this.#fanOuts.length === 1) this.#fanOut();
   }
 
   /**
@@ -159,9 +164,6 @@ export class SubscriptionRegistry {
     this.#byClient.set(clientAddress, byClient + 1);
     const stream: ChangeStream = new ChangeStream({
       accept: request.accept,
-      initial: request.startWithPage
-        ? { type: 'page', pageId: '', detectedAt: new Date().toISOString() }
-        : undefined,
       backlog: limits.backlog,
       ...(request.beforeEach ? { beforeEach: request.beforeEach } : {}),
       onEnd: (reason: StreamEndReason) => {
@@ -187,6 +189,18 @@ export class SubscriptionRegistry {
     this.#streams.add(stream);
     metrics.subscriptionOpened(field, transport);
     logger.info({ requestId, subscription: field, transport }, 'subscription opened');
+    if (request.startWithPage) {
+      const page: StatusChangeEvent = {
+        type: 'page',
+        pageId: '',
+        detectedAt: new Date().toISOString(),
+      };
+      // The first page is an answer built like any event's: handed out in the same batches, so
+      // that a crowd subscribing at once (each first page a whole page tree) does not build them
+      // all in one turn of the event loop while /health and every other request wait.
+      if (this.#closed) stream.push(page);
+      else this.#handOut(page, [stream]);
+    }
     if (this.#closed) stream.end('shutdown');
     return stream;
   }
