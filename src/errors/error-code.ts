@@ -5,7 +5,7 @@
  */
 export const ERROR_CODES = {
   BAD_REQUEST:
-    'The HTTP request is not a GraphQL request the gateway can read: a body that is not a JSON object, a batch, a bad `variables` parameter, a malformed `documentId` or persisted query hash, or an invalid Host header.',
+    "The HTTP request is not a GraphQL request the gateway can read: a body that is not a JSON object, a batch, a bad `variables` parameter, a malformed `documentId` or persisted query hash, an invalid Host header, or bytes node's HTTP parser refuses (431 for a URL and headers past its limit: send the operation in a POST body).",
   PERSISTED_QUERY_NOT_FOUND:
     'The `documentId` (or APQ `sha256Hash`) names no persisted document: use an id of persisted-documents.json, or (APQ) send the query with its hash to register it.',
   PERSISTED_DOCUMENT_REQUIRED:
@@ -13,7 +13,7 @@ export const ERROR_CODES = {
   CSRF_BLOCKED:
     'A POST a browser could send cross-site without a preflight (a form, `text/plain`); send JSON with `Content-Type: application/json`.',
   PAYLOAD_TOO_LARGE: 'The request body is larger than `MAX_BODY_BYTES`.',
-  REQUEST_TIMEOUT: 'The request body did not arrive in time.',
+  REQUEST_TIMEOUT: 'The request, its headers or its body, did not arrive in time.',
   BAD_USER_INPUT:
     'An argument was refused (`extensions.field` names it), or the operation is over a limit (depth, aliases, cost, tokens, directives).',
   UPSTREAM_UNAVAILABLE:
