@@ -8,7 +8,7 @@
  * Messages from the bench: `open` (what to open), `arm` (the change is about to be made: the next
  * event counts), `report` (how many got it, and when), `close`. See `CrowdCommand`/`CrowdReport`.
  */
-import { type ClientRequest, request } from 'node:http';
+import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import WebSocket from 'ws';
 
 export interface OpenCommand {
@@ -213,19 +213,7 @@ function openSse(
       const type = res.headers['content-type'] ?? '';
       res.setEncoding('utf8');
       if (res.statusCode !== 200 || !type.includes('text/event-stream')) {
-        let text = '';
-        res.on('data', (chunk: string) => {
-          if (text.length < 4096) text += chunk;
-        });
-        res.on('end', () => {
-          let code = `HTTP ${res.statusCode}`;
-          try {
-            code = errorCode(JSON.parse(text) as Payload);
-          } catch {
-            // Not JSON: the status is the reason.
-          }
-          done({ ok: false, refusal: code });
-        });
+        refusalOf(res, (refusal) => done({ ok: false, refusal }));
         return;
       }
       open = true;
@@ -302,20 +290,8 @@ function openWs(
       socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
     });
     socket.on('unexpected-response', (_req, res) => {
-      let text = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        if (text.length < 4096) text += chunk;
-      });
-      res.on('end', () => {
-        let code = `HTTP ${res.statusCode}`;
-        try {
-          code = errorCode(JSON.parse(text) as Payload);
-        } catch {
-          // The status is the reason.
-        }
-        done({ ok: false, refusal: code });
-      });
+      refusalOf(res, (refusal) => done({ ok: false, refusal }));
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       done({ ok: false, failure: error.code ?? error.message });
@@ -534,3 +510,20 @@ process.on('disconnect', () => {
   for (const close of closers) close();
   process.exit(0);
 });
+
+/** Why an answer refused a subscriber: its error's code, or its status when it has no JSON body. */
+function refusalOf(res: IncomingMessage, then: (refusal: string) => void): void {
+  let text = '';
+  res.on('data', (chunk: string) => {
+    if (text.length < 4096) text += chunk;
+  });
+  res.on('end', () => {
+    let code = `HTTP ${res.statusCode}`;
+    try {
+      code = errorCode(JSON.parse(text) as Payload);
+    } catch {
+      // Not JSON: the status is the reason.
+    }
+    then(code);
+  });
+}

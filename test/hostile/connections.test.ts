@@ -1,21 +1,7 @@
-import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
-
-/** A raw TCP connection to the gateway, with everything it received. */
-async function openSocket(harness: Harness) {
-  const { port } = new URL(harness.origin);
-  const socket = connect(Number(port), '127.0.0.1');
-  await once(socket, 'connect');
-  let received = '';
-  socket.on('data', (chunk) => {
-    received += String(chunk);
-  });
-  socket.on('error', () => {});
-  const closed = once(socket, 'close');
-  return { socket, closed, received: () => received };
-}
+import { openRawSocket } from '../helpers/raw-socket.js';
 
 const closedWithin = (closed: Promise<unknown>, ms: number) =>
   Promise.race([
@@ -47,7 +33,7 @@ describe('connections', () => {
 
   it('closes a connection whose headers never finish', async () => {
     harness = await startHarness({ env: { HTTP_HEADERS_TIMEOUT_MS: 300 } });
-    const client = await openSocket(harness);
+    const client = await openRawSocket(harness.origin);
     sockets.push(client.socket);
     client.socket.write('POST /graphql HTTP/1.1\r\nHost: x\r\n');
     expect(await closedWithin(client.closed, 5_000)).toBe(true);
@@ -56,7 +42,7 @@ describe('connections', () => {
 
   it('answers 408 to a body that trickles in, on the cached path too', async () => {
     harness = await startHarness({ env: { HTTP_REQUEST_TIMEOUT_MS: 400 } });
-    const client = await openSocket(harness);
+    const client = await openRawSocket(harness.origin);
     sockets.push(client.socket);
     client.socket.write(
       'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query"',
@@ -67,9 +53,9 @@ describe('connections', () => {
 
   it('refuses connections past HTTP_MAX_CONNECTIONS, and serves again once they close', async () => {
     harness = await startHarness({ env: { HTTP_MAX_CONNECTIONS: 2 } });
-    const kept = [await openSocket(harness), await openSocket(harness)];
+    const kept = [await openRawSocket(harness.origin), await openRawSocket(harness.origin)];
     sockets.push(...kept.map((client) => client.socket));
-    const refused = await openSocket(harness);
+    const refused = await openRawSocket(harness.origin);
     sockets.push(refused.socket);
     expect(await closedWithin(refused.closed, 2_000)).toBe(true);
     for (const client of kept) client.socket.destroy();

@@ -1,9 +1,8 @@
-import { once } from 'node:events';
 import { Agent, request } from 'node:http';
-import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { openRawSocket } from '../helpers/raw-socket.js';
 
 const BODY = JSON.stringify({ query: '{ statusPage { name } }' });
 
@@ -58,23 +57,6 @@ function send(agent: Agent, port: number) {
   });
 }
 
-/** A raw TCP connection to the gateway, with everything it received and how it ended. */
-async function openSocket(port: number) {
-  const socket = connect(port, '127.0.0.1');
-  await once(socket, 'connect');
-  let received = '';
-  let error: NodeJS.ErrnoException | undefined;
-  socket.on('data', (chunk) => {
-    received += String(chunk);
-  });
-  socket.on('error', (failure) => {
-    error = failure;
-  });
-  const ended = once(socket, 'end');
-  const closed = once(socket, 'close');
-  return { socket, ended, closed, received: () => received, error: () => error };
-}
-
 const answers = (text: string) => text.match(/HTTP\/1\.1 \d+/g) ?? [];
 
 const REQUEST = `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`;
@@ -118,7 +100,7 @@ describe('a drain under keep-alive load', () => {
 
   it('answers, with Connection: close, a request sent on a connection idle when the drain began', async () => {
     harness = await startHarness({ logLevel: 'warn' });
-    const client = await openSocket(Number(new URL(harness.origin).port));
+    const client = await openRawSocket(harness.origin);
     client.socket.write(REQUEST);
     await eventually(() => client.received().includes('"statusPage"'));
     expect(client.received()).not.toMatch(/connection: close/i);
@@ -136,7 +118,7 @@ describe('a drain under keep-alive load', () => {
 
   it('closes a connection that stays idle with a FIN, not a reset, well before the grace ends', async () => {
     harness = await startHarness({ logLevel: 'warn' });
-    const client = await openSocket(Number(new URL(harness.origin).port));
+    const client = await openRawSocket(harness.origin);
     client.socket.write(REQUEST);
     await eventually(() => client.received().includes('"statusPage"'));
 
@@ -152,7 +134,7 @@ describe('a drain under keep-alive load', () => {
 
   it('destroys at the grace deadline a connection whose client never closes its side', async () => {
     harness = await startHarness({ logLevel: 'warn' });
-    const client = await openSocket(Number(new URL(harness.origin).port));
+    const client = await openRawSocket(harness.origin);
     client.socket.write(REQUEST);
     await eventually(() => client.received().includes('"statusPage"'));
     // A half-open client: reads the server's FIN and never sends its own.

@@ -1,7 +1,6 @@
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { openRawSocket } from '../helpers/raw-socket.js';
 
 /*
  * What node's HTTP parser refuses never reaches a listener: node answered it with a bare status
@@ -18,17 +17,10 @@ afterAll(async () => {
 
 /** Sends `bytes` on a raw connection and resolves with all it received once the server closes. */
 async function exchange(bytes: string): Promise<{ status: number; body: unknown }> {
-  const { port } = new URL(harness.origin);
-  const socket = connect(Number(port), '127.0.0.1');
-  await once(socket, 'connect');
-  let received = '';
-  socket.on('data', (chunk) => {
-    received += String(chunk);
-  });
-  socket.on('error', () => {});
+  const { socket, closed, received } = await openRawSocket(harness.origin);
   socket.write(bytes);
-  await once(socket, 'close');
-  const [head = '', body = ''] = received.split('\r\n\r\n');
+  await closed;
+  const [head = '', body = ''] = received().split('\r\n\r\n');
   return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
 }
 
