@@ -35,14 +35,15 @@ export interface ChangeStreamOptions {
  * event that may never come.
  */
 export class ChangeStream implements AsyncIterableIterator<StreamItem> {
-  readonly #options: ChangeStreamOptions;
+  readonly #options: Omit<ChangeStreamOptions, 'initial'>;
   readonly #queue: StreamItem[] = [];
   #waiting: ((result: IteratorResult<StreamItem>) => void) | undefined;
   #ended = false;
 
-  constructor(options: ChangeStreamOptions) {
+  constructor({ initial, ...options }: ChangeStreamOptions) {
+    // Not kept past its reading: what was made from an event lives as long as the event does.
     this.#options = options;
-    if (options.initial) this.#queue.push(options.initial);
+    if (initial) this.#queue.push(initial);
   }
 
   /** Queues `event` if the subscription wants it. */
