@@ -51,7 +51,12 @@ export function useMultiplexedSubscriptions(options: MultiplexedSubscriptionsOpt
     return `${id}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
   };
 
-  const executeEvent = (args: ExecutionArgs, field: string, event: unknown): Execution => {
+  const executeEvent = (
+    args: ExecutionArgs,
+    key: string,
+    field: string,
+    event: unknown,
+  ): Execution => {
     const run = async (): Promise<ExecutionResult> => {
       options.metrics.subscriptionExecuted(field);
       const result = (await execute({ ...args, rootValue: event })) as ExecutionResult;
@@ -59,7 +64,6 @@ export function useMultiplexedSubscriptions(options: MultiplexedSubscriptionsOpt
       return sharedResult(settlePartialErrors(context, settleFieldBudget(context, result)));
     };
     if (typeof event !== 'object' || event === null) return run();
-    const key = keyOf(args);
     let byOperation = executions.get(event);
     if (!byOperation) {
       byOperation = new Map();
@@ -80,8 +84,11 @@ export function useMultiplexedSubscriptions(options: MultiplexedSubscriptionsOpt
     if (!('schema' in buildExecutionContext(args))) return original(args);
     const source = await createSourceEventStream(args);
     if (!isAsyncIterable(source)) return source;
+    const key = keyOf(args);
     const field = rootFieldOf(args);
-    return eventsOf(source[Symbol.asyncIterator](), (event) => executeEvent(args, field, event));
+    return eventsOf(source[Symbol.asyncIterator](), (event) =>
+      executeEvent(args, key, field, event),
+    );
   };
 
   return {
