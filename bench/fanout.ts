@@ -153,6 +153,7 @@ async function scrape(origin: string) {
       refused: sum('graphql_subscriptions_ended_total', 'reason="refused"') ?? 0,
       ended: sum('graphql_subscriptions_ended_total'),
       statusChanges: sum('status_changes_total'),
+      executions: sum('graphql_subscription_executions_total') ?? 0,
     };
   } catch {
     return null;
@@ -406,6 +407,9 @@ try {
         3,
       ),
       gatewayCpuWindowMs: round(changeEnd - changedAt),
+      /** Subscription events executed for the change: one per distinct operation when shared. */
+      executions:
+        end === null || after.metrics === null ? null : end.executions - after.metrics.executions,
       baselineCpuShare: round(baselineRate, 3),
       rssMiB: mib(gateway.rss()),
       peakRssMiB: mib(gateway.peakRss()),
@@ -479,6 +483,7 @@ try {
       'gateway CPU for the event',
       `${text(result.fanout.gatewayCpuMs)} ms (${text(result.fanout.gatewayCpuPerSubscriberMs)} ms per subscriber)`,
     ],
+    ['executions for the event', text(result.fanout.executions)],
     ['RSS now / peak', `${text(result.fanout.rssMiB)} / ${text(result.fanout.peakRssMiB)} MiB`],
     [
       'cached queries before (p50/p99/max)',

@@ -28,12 +28,12 @@ import { useFieldBudget } from './plugins/use-field-budget.js';
 import { useGetParams } from './plugins/use-get-params.js';
 import { useGraphiQLOffNotice } from './plugins/use-graphiql-off-notice.js';
 import { useMetrics } from './plugins/use-metrics.js';
+import { useMultiplexedSubscriptions } from './plugins/use-multiplexed-subscriptions.js';
 import { useNoStore } from './plugins/use-no-store.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useReadiness } from './plugins/use-readiness.js';
-import { useReleasedEvents } from './plugins/use-released-events.js';
 import { useRequestLog } from './plugins/use-request-log.js';
 import { readStatusBoardDocument, useStatusBoard } from './plugins/use-status-board.js';
 import { useSubscriptionAbort } from './plugins/use-subscription-abort.js';
@@ -183,8 +183,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       errorCache: parserCache.errorCache,
     },
     plugins: [
-      // First: the subscription event it lets go of must be the executor's own.
-      useReleasedEvents(),
+      // Subscribers of the same operation share each event's execution and its text.
+      useMultiplexedSubscriptions({ metrics }),
       useSubscriptionAbort(),
       ...(tracing ? [useTracing(tracing)] : []),
       useRequestLog(log),

@@ -7,10 +7,11 @@ import {
   type GraphQLFormattedError,
   parse,
 } from 'graphql';
-import { makeServer, type ServerOptions } from 'graphql-ws';
+import { makeServer, type Server, type ServerOptions } from 'graphql-ws';
 import { isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { tooManySubscriptions } from '../errors/subscription-error.js';
+import { serialisedOf } from '../subscriptions/shared-result.js';
 import type { ConnectionSubscriptions } from '../subscriptions/subscription-registry.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { paramsOf } from './websocket-client-message.js';
@@ -54,8 +55,11 @@ const PRODUCED = parse('{ __typename }');
  * are refused as over GET), the context factory, execution and masking. Errors go out shaped as
  * HTTP shapes them: without Yoga's internal `extensions.http` and `extensions.unexpected`.
  */
-export function createGraphQLWebSocketServer(options: GraphQLWebSocketServerOptions) {
+export function createGraphQLWebSocketServer(
+  options: GraphQLWebSocketServerOptions,
+): Server<SocketExtra> {
   const { yoga, maxOperations, connectionInitWaitMs = 3_000, logger } = options;
+  const sharedText = new SharedText();
   const serverOptions: ServerOptions<Record<string, unknown> | undefined, SocketExtra> = {
     connectionInitWaitTimeout: connectionInitWaitMs,
     execute: (args) => (args.rootValue as ProducedRoot).result as never,
@@ -89,11 +93,52 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketServerOpti
       };
       return args;
     },
-    onNext: (_ctx, _id, _payload, _args, result) => withoutInternals(result),
+    onNext: (_ctx, _id, _payload, _args, result) => {
+      const text = serialisedOf(result);
+      return text === undefined ? withoutInternals(result) : sharedText.standIn(text);
+    },
     onError: (_ctx, _id, _payload, errors) => errors.map(formattedWithoutInternals),
   };
-  return makeServer(serverOptions);
+  const server = makeServer(serverOptions);
+  return {
+    opened: (socket, extra) =>
+      server.opened({ ...socket, send: (data) => socket.send(sharedText.spliced(data)) }, extra),
+  };
 }
+
+/**
+ * Writes a shared subscription result's text (`sharedResult`: made once for all its subscribers)
+ * into each `next` message as it is, rather than graphql-ws serialising the result again for
+ * every subscriber. graphql-ws serialises its message and hands the text to the socket at once,
+ * in one turn: the payload's stand-in serialises as `null` and leaves its text to be put in its
+ * place by the `send` that follows.
+ */
+class SharedText {
+  #pending: string | undefined;
+
+  /** What graphql-ws is given as the payload of a `next` message that carries `text`. */
+  standIn(text: string): FormattedExecutionResult {
+    return {
+      toJSON: () => {
+        this.#pending = text;
+        return null;
+      },
+    } as FormattedExecutionResult;
+  }
+
+  /** The message text graphql-ws made, with the shared text in its payload's place. */
+  spliced(data: string): string {
+    const text = this.#pending;
+    if (text === undefined) return data;
+    this.#pending = undefined;
+    return data.endsWith(PAYLOAD_STAND_IN)
+      ? `${data.slice(0, -PAYLOAD_STAND_IN.length)}"payload":${text}}`
+      : data;
+  }
+}
+
+/** How a `next` message with a stand-in payload ends: the payload is its last property. */
+const PAYLOAD_STAND_IN = '"payload":null}';
 
 const asGraphQLError = (error: Error): GraphQLError =>
   error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });

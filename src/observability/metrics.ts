@@ -3,6 +3,7 @@ import { ERROR_CODES } from '../errors/error-code.js';
 import type { UpstreamEndpoint } from '../errors/upstream-error.js';
 import { routeOf } from '../http/route.js';
 import type { RedisState } from '../redis/redis-connection.js';
+import { SUBSCRIPTION_FIELDS } from '../subscriptions/subscription-registry.js';
 import type { CircuitState } from '../upstreams/circuit-breaker.js';
 import type { SnapshotCacheEvent } from '../upstreams/snapshot-cache.js';
 import type { UpstreamObserver } from '../upstreams/upstream-client.js';
@@ -134,6 +135,13 @@ export class GatewayMetrics implements UpstreamObserver {
     registers: [this.registry],
   });
 
+  readonly #subscriptionExecutions = new Counter({
+    name: 'graphql_subscription_executions_total',
+    help: 'Subscription events executed, by root field: subscribers of the same operation share one execution of an event, so this grows with the distinct operations, not the subscribers.',
+    labelNames: ['field'] as const,
+    registers: [this.registry],
+  });
+
   readonly #statusChanges = new Counter({
     name: 'status_changes_total',
     help: 'Changes of the status feed delivered to this replica, by type (page, component, incident, maintenance).',
@@ -240,6 +248,12 @@ export class GatewayMetrics implements UpstreamObserver {
   subscriptionEnded(field: string, transport: string, reason: string) {
     if (reason !== 'refused') this.#subscriptionsOpen.dec({ field, transport });
     this.#subscriptionsEnded.inc({ field, transport, reason });
+  }
+
+  subscriptionExecuted(field: string) {
+    this.#subscriptionExecutions.inc({
+      field: (SUBSCRIPTION_FIELDS as readonly string[]).includes(field) ? field : 'other',
+    });
   }
 
   statusChange(type: string) {

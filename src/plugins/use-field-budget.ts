@@ -1,4 +1,4 @@
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { wrapResolvers } from '../schema/wrap-resolvers.js';
 
@@ -6,7 +6,8 @@ import { wrapResolvers } from '../schema/wrap-resolvers.js';
 interface Budget {
   fields: number;
   bytes: number;
-  readonly maxExecutionMs: number;
+  /** What it started with. */
+  readonly limits: FieldBudgetOptions;
   /** Set when the first field resolves: a subscription's event starts its clock when it is sent. */
   deadline: number | undefined;
   exceeded: GraphQLError | undefined;
@@ -37,13 +38,7 @@ export interface FieldBudgetOptions {
  * operation of its own: it gets a whole budget.
  */
 export function useFieldBudget(options: FieldBudgetOptions): Plugin {
-  const fresh = (): Budget => ({
-    fields: options.maxResolvedFields,
-    bytes: options.maxAnswerBytes,
-    maxExecutionMs: options.maxExecutionMs,
-    deadline: undefined,
-    exceeded: undefined,
-  });
+  const fresh = () => freshBudget(options);
   return {
     onExecute({ args }) {
       const context = args.contextValue as FieldBudgetContext;
@@ -60,17 +55,38 @@ export function useFieldBudget(options: FieldBudgetOptions): Plugin {
       context.fieldBudget = fresh();
       return {
         onSubscribeResult: () => ({
-          onNext({ setResult }) {
-            const exceeded = context.fieldBudget?.exceeded;
-            if (exceeded) setResult({ errors: [exceeded] });
-            // Events are executed one after another: the next one starts afresh.
-            context.fieldBudget = fresh();
+          onNext({ result, setResult }) {
+            const settled = settleFieldBudget(context, result);
+            if (settled !== result) setResult(settled);
           },
         }),
       };
     },
   };
 }
+
+/**
+ * A subscription event's result as its budget leaves it: one error if the event overspent it, the
+ * result itself otherwise. The budget is made whole again: events are executed one after another,
+ * each with a budget of its own.
+ */
+export function settleFieldBudget(
+  context: FieldBudgetContext,
+  result: ExecutionResult,
+): ExecutionResult {
+  const budget = context.fieldBudget;
+  if (!budget) return result;
+  context.fieldBudget = freshBudget(budget.limits);
+  return budget.exceeded ? { errors: [budget.exceeded] } : result;
+}
+
+const freshBudget = (limits: FieldBudgetOptions): Budget => ({
+  fields: limits.maxResolvedFields,
+  bytes: limits.maxAnswerBytes,
+  limits,
+  deadline: undefined,
+  exceeded: undefined,
+});
 
 const LIMITS = {
   MAX_RESOLVED_FIELDS:
@@ -98,7 +114,7 @@ export function spendFieldBudget(schema: GraphQLSchema): GraphQLSchema {
     if (budget.exceeded) throw budget.exceeded;
     if (--budget.fields < 0) stop(budget, 'MAX_RESOLVED_FIELDS');
     const now = Date.now();
-    budget.deadline ??= now + budget.maxExecutionMs;
+    budget.deadline ??= now + budget.limits.maxExecutionMs;
     if (now > budget.deadline) stop(budget, 'MAX_EXECUTION_MS');
     const value = resolve(source, args, context, info);
     if (typeof value === 'string') {

@@ -1,4 +1,4 @@
-import type { GraphQLError } from 'graphql';
+import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /** The part of the context where resolvers report errors while still answering with data. */
@@ -26,14 +26,26 @@ export function usePartialErrors(): Plugin<PartialErrorsContext> {
       return {
         onSubscribeResult: () => ({
           onNext({ result, setResult }) {
-            const { partialErrors } = args.contextValue;
-            if (partialErrors.length === 0) return;
-            setResult({ ...result, errors: [...(result.errors ?? []), ...partialErrors] });
-            // Each event reports its own.
-            partialErrors.length = 0;
+            const settled = settlePartialErrors(args.contextValue, result);
+            if (settled !== result) setResult(settled);
           },
         }),
       };
     },
   };
+}
+
+/**
+ * A subscription event's result with the errors its resolvers reported appended, which are then
+ * let go of: each event reports its own.
+ */
+export function settlePartialErrors(
+  context: PartialErrorsContext,
+  result: ExecutionResult,
+): ExecutionResult {
+  const { partialErrors } = context;
+  if (partialErrors.length === 0) return result;
+  const settled = { ...result, errors: [...(result.errors ?? []), ...partialErrors] };
+  partialErrors.length = 0;
+  return settled;
 }

@@ -14,8 +14,8 @@ import { type Harness, startHarness } from '../helpers/harness.js';
  * Finding: an idle `statusPageChanged` subscriber selecting the page tree held about 390 KB on a
  * 500-component page: the executor kept the last event's whole result reachable while it waited
  * for the next event, and the subscription's loaders kept the feed snapshot that event was read
- * from (a new one each refetch). Now the result is let go once handed on (`useReleasedEvents`),
- * and an idle subscription holds no loader state.
+ * from (a new one each refetch). Now no result is kept once handed on
+ * (`useMultiplexedSubscriptions`), and an idle subscription holds no loader state.
  */
 
 setFlagsFromString('--expose-gc');

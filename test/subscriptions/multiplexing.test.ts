@@ -1,0 +1,274 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
+import { eventually } from '../helpers/eventually.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+/*
+ * Subscribers of the same operation share one execution of each event, and are sent the same
+ * bytes. Every subscriber here keeps the text of each payload as it came off the wire.
+ */
+
+const SUMMARY = '/status/api/v2/summary.json';
+const COMPONENT = /* GraphQL */ `
+  subscription Component($ids: [ID!]) {
+    componentStatusChanged(ids: $ids) { component { id name status } previousStatus status }
+  }
+`;
+const PAGE = 'subscription { statusPageChanged { status { indicator } components { id status } } }';
+
+/** A subscriber's payloads as sent: the text of each `next`. */
+interface Raw {
+  readonly payloads: string[];
+  close(): void;
+}
+
+/** Subscribes over SSE, keeping each event's `data` as sent. */
+async function sse(
+  harness: Harness,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<Raw> {
+  const controller = new AbortController();
+  const response = await fetch(`${harness.origin}/graphql`, {
+    method: 'POST',
+    headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+    signal: controller.signal,
+  });
+  const payloads: string[] = [];
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body ?? []) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const message = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = /^data: (.+)$/m.exec(message)?.[1];
+          if (/^event: next$/m.test(message) && data) payloads.push(data);
+        }
+      }
+    } catch {
+      // Closed.
+    }
+  })();
+  return { payloads, close: () => controller.abort() };
+}
+
+/** A graphql-ws socket whose operations keep each `next` payload's text as sent. */
+async function socket(harness: Harness) {
+  const ws = new WebSocket(
+    `${harness.origin.replace('http', 'ws')}/graphql`,
+    'graphql-transport-ws',
+  );
+  const byId = new Map<string, string[]>();
+  ws.on('message', (data) => {
+    const text = String(data);
+    const { id, type } = JSON.parse(text) as { id?: string; type: string };
+    if (type !== 'next' || id === undefined) return;
+    // The payload is the message's last property.
+    byId.get(id)?.push(text.slice(text.indexOf('"payload":') + '"payload":'.length, -1));
+  });
+  const acked = new Promise<void>((resolve) =>
+    ws.on('message', (data) => {
+      if (String(data).includes('"connection_ack"')) resolve();
+    }),
+  );
+  await new Promise((resolve) => ws.once('open', resolve));
+  ws.send(JSON.stringify({ type: 'connection_init' }));
+  await acked;
+  let next = 0;
+  return {
+    subscribe(query: string, variables?: Record<string, unknown>): Raw {
+      const id = String(++next);
+      const payloads: string[] = [];
+      byId.set(id, payloads);
+      ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } }));
+      return { payloads, close: () => ws.send(JSON.stringify({ id, type: 'complete' })) };
+    },
+    close: () => ws.close(),
+  };
+}
+
+async function metric(harness: Harness, series: string): Promise<number> {
+  const text = await (await harness.fetch('/metrics')).text();
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+const executions = (harness: Harness, field: string) =>
+  metric(harness, `graphql_subscription_executions_total{field="${field}"}`);
+
+async function openSubscriptions(harness: Harness): Promise<number> {
+  const text = await (await harness.fetch('/metrics')).text();
+  return [...text.matchAll(/^graphql_subscriptions_open\{[^}]*\} (\d+)$/gm)].reduce(
+    (sum, [, value]) => sum + Number(value),
+    0,
+  );
+}
+
+/** Resolves once the poller has read the feed as it is now, so that the next edit is a change. */
+async function polledOnce(harness: Harness): Promise<void> {
+  harness.simulator.resetRequests();
+  await eventually(() => harness.simulator.requestCount(SUMMARY) >= 2);
+}
+
+/** Components in a group that are operational now. */
+const leaves = (harness: Harness) =>
+  harness.simulator.statusFeed.summary.components.filter(
+    (c) => !c.group && c.group_id && c.status === 'operational',
+  );
+
+describe('subscribers of the same operation', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({
+      env: {
+        STATUS_CACHE_TTL_MS: 150,
+        MAX_SUBSCRIPTIONS_PER_CLIENT: 1_000,
+        MAX_SUBSCRIPTIONS_PER_CONNECTION: 100,
+      },
+      logLevel: 'silent',
+    });
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('share one execution per change and get the same bytes, over SSE and graphql-ws; other variables get their own', async () => {
+    const [a, b] = leaves(harness);
+    if (!a || !b) throw new Error('the feed has no two grouped components');
+    const ws = await socket(harness);
+    const sameA: Raw[] = [];
+    const sameB: Raw[] = [];
+    for (let i = 0; i < 25; i += 1) {
+      sameA.push(await sse(harness, COMPONENT, { ids: [a.id] }));
+      sameA.push(ws.subscribe(COMPONENT, { ids: [a.id] }));
+    }
+    for (let i = 0; i < 5; i += 1) {
+      sameB.push(await sse(harness, COMPONENT, { ids: [b.id] }));
+      sameB.push(ws.subscribe(COMPONENT, { ids: [b.id] }));
+    }
+    await eventually(async () => (await openSubscriptions(harness)) === 60);
+    await polledOnce(harness);
+    const before = await executions(harness, 'componentStatusChanged');
+
+    harness.simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [a.id]: 'major_outage', [b.id]: 'partial_outage' }),
+    );
+    await eventually(() => [...sameA, ...sameB].every(({ payloads }) => payloads.length === 1));
+    const [sentA] = sameA[0]?.payloads ?? [];
+    const [sentB] = sameB[0]?.payloads ?? [];
+    expect(JSON.parse(sentA ?? '')).toEqual({
+      data: {
+        componentStatusChanged: {
+          component: { id: a.id, name: a.name, status: 'MAJOR_OUTAGE' },
+          previousStatus: 'OPERATIONAL',
+          status: 'MAJOR_OUTAGE',
+        },
+      },
+    });
+    expect(JSON.parse(sentB ?? '')).toMatchObject({
+      data: { componentStatusChanged: { component: { id: b.id }, status: 'PARTIAL_OUTAGE' } },
+    });
+    for (const { payloads } of sameA) expect(payloads).toEqual([sentA]);
+    for (const { payloads } of sameB) expect(payloads).toEqual([sentB]);
+    // One execution for each operation, not one per subscriber.
+    expect((await executions(harness, 'componentStatusChanged')) - before).toBe(2);
+
+    // Those that leave (the first, which executed the last change, among them) end no other.
+    for (const subscriber of sameA.slice(0, 10)) subscriber.close();
+    await eventually(async () => (await openSubscriptions(harness)) === 50);
+    await polledOnce(harness);
+    harness.simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [a.id]: 'operational' }),
+    );
+    const staying = sameA.slice(10);
+    await eventually(() => staying.every(({ payloads }) => payloads.length === 2));
+    const recovered = staying[0]?.payloads[1];
+    expect(JSON.parse(recovered ?? '')).toMatchObject({
+      data: { componentStatusChanged: { status: 'OPERATIONAL', previousStatus: 'MAJOR_OUTAGE' } },
+    });
+    for (const { payloads } of staying) expect(payloads[1]).toBe(recovered);
+    for (const { payloads } of sameA.slice(0, 10)) expect(payloads).toHaveLength(1);
+    expect((await executions(harness, 'componentStatusChanged')) - before).toBe(3);
+
+    for (const subscriber of [...sameA, ...sameB]) subscriber.close();
+    ws.close();
+    await eventually(async () => (await openSubscriptions(harness)) === 0);
+  });
+
+  it('each get their own first page when they join, then share each change', async () => {
+    const ws = await socket(harness);
+    const pages: Raw[] = [];
+    const initial = await executions(harness, 'statusPageChanged');
+    for (let i = 0; i < 3; i += 1) {
+      pages.push(await sse(harness, PAGE));
+      pages.push(ws.subscribe(PAGE));
+      // Joining while others are open: still a first page of its own.
+      await eventually(() => pages.every(({ payloads }) => payloads.length === 1));
+    }
+    expect((await executions(harness, 'statusPageChanged')) - initial).toBe(6);
+    const [first] = pages[0]?.payloads ?? [];
+    for (const { payloads } of pages) expect(payloads).toEqual([first]);
+
+    await polledOnce(harness);
+    const before = await executions(harness, 'statusPageChanged');
+    const pageEvents = await metric(harness, 'status_changes_total{type="page"}');
+    const [leaf] = leaves(harness);
+    harness.simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [leaf?.id ?? '']: 'degraded_performance' }),
+    );
+    await eventually(() => pages.every(({ payloads }) => payloads.length >= 2));
+    const changed = pages[0]?.payloads[1];
+    expect(changed).toContain('DEGRADED_PERFORMANCE');
+    for (const { payloads } of pages) expect(payloads[1]).toBe(changed);
+    const events = (await metric(harness, 'status_changes_total{type="page"}')) - pageEvents;
+    expect(events).toBeGreaterThanOrEqual(1);
+    expect((await executions(harness, 'statusPageChanged')) - before).toBe(events);
+
+    for (const page of pages) page.close();
+    ws.close();
+    await eventually(async () => (await openSubscriptions(harness)) === 0);
+  });
+});
+
+describe('a shared event past the field budget', () => {
+  it('gives every subscriber the same single error', async () => {
+    const harness = await startHarness({
+      env: { STATUS_CACHE_TTL_MS: 150, MAX_RESOLVED_FIELDS: 10 },
+      logLevel: 'silent',
+    });
+    const ws = await socket(harness);
+    const pages: Raw[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      pages.push(await sse(harness, PAGE));
+      pages.push(ws.subscribe(PAGE));
+    }
+    await eventually(() => pages.every(({ payloads }) => payloads.length === 1));
+    await polledOnce(harness);
+    const before = await executions(harness, 'statusPageChanged');
+    const pageEvents = await metric(harness, 'status_changes_total{type="page"}');
+    const [leaf] = leaves(harness);
+    harness.simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [leaf?.id ?? '']: 'major_outage' }),
+    );
+    await eventually(() => pages.every(({ payloads }) => payloads.length >= 2));
+    const exceeded = pages.map(({ payloads }) => JSON.parse(payloads[1] ?? ''));
+    for (const payload of exceeded) {
+      expect(payload).toEqual(exceeded[0]);
+      expect(payload).not.toHaveProperty('data');
+      expect(payload.errors).toMatchObject([
+        { extensions: { code: 'BAD_USER_INPUT', limit: 'MAX_RESOLVED_FIELDS' } },
+      ]);
+      expect(payload.errors).toHaveLength(1);
+    }
+    const events = (await metric(harness, 'status_changes_total{type="page"}')) - pageEvents;
+    expect((await executions(harness, 'statusPageChanged')) - before).toBe(events);
+    for (const page of pages) page.close();
+    ws.close();
+    await harness.close();
+  });
+});
