@@ -77,6 +77,8 @@ export class SubscriptionRegistry {
   readonly #unsubscribe: () => void;
   /** Events being handed out, oldest first, each to the streams open when it came. */
   readonly #fanOuts: { event: StatusChangeEvent; streams: ChangeStream[]; next: number }[] = [];
+  /** The first page of the subscriptions opened in this turn (see `#firstPage`). */
+  #openingPage: StatusChangeEvent | undefined;
   #closed = false;
 
   constructor(options: SubscriptionRegistryOptions) {
@@ -85,6 +87,26 @@ export class SubscriptionRegistry {
       options.metrics.statusChange(event.type);
       this.#handOut(event, [...this.#streams]);
     });
+  }
+
+  /**
+   * The first page of a subscription opened now: one event for all those opened in the same turn
+   * of the event loop, which read the same snapshots, so that subscribers of the same operation
+   * share its execution (`useMultiplexedSubscriptions`) as they share a change's: a crowd arriving
+   * at once costs one page tree, not one each. A later turn gets a page of its own.
+   */
+  #firstPage(): StatusChangeEvent {
+    if (this.#openingPage) return this.#openingPage;
+    const page: StatusChangeEvent = {
+      type: 'page',
+      pageId: '',
+      detectedAt: new Date().toISOString(),
+    };
+    this.#openingPage = page;
+    setImmediate(() => {
+      this.#openingPage = undefined;
+    });
+    return page;
   }
 
   /** Queues `event` for `streams`, after every event queued before it. */
@@ -190,11 +212,7 @@ export class SubscriptionRegistry {
     metrics.subscriptionOpened(field, transport);
     logger.info({ requestId, subscription: field, transport }, 'subscription opened');
     if (request.startWithPage) {
-      const page: StatusChangeEvent = {
-        type: 'page',
-        pageId: '',
-        detectedAt: new Date().toISOString(),
-      };
+      const page = this.#firstPage();
       // The first page is an answer built like any event's: handed out in the same batches, so
       // that a crowd subscribing at once (each first page a whole page tree) does not build them
       // all in one turn of the event loop while /health and every other request wait.

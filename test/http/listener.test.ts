@@ -90,14 +90,16 @@ describe('the response cache in front of Yoga', () => {
   });
 
   it('rebuilds an answer once when many clients ask for it as its snapshot is replaced', async () => {
-    await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
+    // A TTL long enough that the new snapshot is still fresh when the 30 arrive, however busy the
+    // machine: with 100 ms, a slow landing left them past it (a second refetch).
+    await start({ env: { STATUS_CACHE_TTL_MS: 1_000 } });
     const query = PAGE_TREE_QUERY;
     const first = await post(query);
-    await sleep(150);
+    await sleep(1_050);
     // Past the TTL: served from memory while the refetch runs; wait for it to land.
     await post(query);
     await eventually(() => harness.simulator.requestCount(SUMMARY) === 2);
-    await sleep(20);
+    await sleep(100);
     const stored = await metric('response_cache_reads_total{result="stored"}');
     // 30 at once: one runs the pipeline, the others wait for its answer.
     const answers = await Promise.all(Array.from({ length: 30 }, () => post(query)));
