@@ -1,3 +1,5 @@
+import { ClientCounts } from '../subscriptions/client-counts.js';
+
 /** Which cap refused a socket: the variable that sets it. */
 export type WebSocketCap = 'MAX_WEBSOCKETS' | 'MAX_WEBSOCKETS_PER_CLIENT';
 
@@ -16,7 +18,7 @@ export interface WebSocketSlotsOptions {
 export class WebSocketSlots {
   readonly #maxTotal: number;
   readonly #maxPerClient: number;
-  readonly #byClient = new Map<string, number>();
+  readonly #byClient = new ClientCounts();
   #total = 0;
 
   constructor({ maxTotal, maxPerClient }: WebSocketSlotsOptions) {
@@ -31,19 +33,16 @@ export class WebSocketSlots {
 
   /** Takes a slot for `client`: its release (call it once), or the cap that refuses it. */
   take(client: string): (() => void) | WebSocketCap {
-    const held = this.#byClient.get(client) ?? 0;
-    if (held >= this.#maxPerClient) return 'MAX_WEBSOCKETS_PER_CLIENT';
+    if (this.#byClient.of(client) >= this.#maxPerClient) return 'MAX_WEBSOCKETS_PER_CLIENT';
     if (this.#total >= this.#maxTotal) return 'MAX_WEBSOCKETS';
-    this.#byClient.set(client, held + 1);
+    const releaseClient = this.#byClient.add(client);
     this.#total += 1;
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#total -= 1;
-      const left = (this.#byClient.get(client) ?? 1) - 1;
-      if (left === 0) this.#byClient.delete(client);
-      else this.#byClient.set(client, left);
+      releaseClient();
     };
   }
 }

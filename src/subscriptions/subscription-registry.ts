@@ -8,6 +8,7 @@ import type { StatusChangeEvent } from '../upstreams/status-feed/change-event.js
 import type { FeedPoller } from '../upstreams/status-feed/feed-poller.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
 import { ChangeStream, type StreamEndReason, type StreamItem } from './change-stream.js';
+import { ClientCounts } from './client-counts.js';
 
 /** The root fields of `Subscription`: the only values the `field` label takes. */
 export const SUBSCRIPTION_FIELDS = [
@@ -73,7 +74,7 @@ export class SubscriptionRegistry {
   readonly #options: SubscriptionRegistryOptions;
   readonly #streams = new Set<ChangeStream>();
   /** Subscriptions open now, by client address; a client with none has no entry. */
-  readonly #byClient = new Map<string, number>();
+  readonly #byClient = new ClientCounts();
   readonly #unsubscribe: () => void;
   /** Events being handed out, oldest first, each to the streams open when it came. */
   readonly #fanOuts: { event: StatusChangeEvent; streams: ChangeStream[]; next: number }[] = [];
@@ -142,7 +143,7 @@ export class SubscriptionRegistry {
 
   /** Subscriptions `clientAddress` holds open now. */
   openBy(clientAddress: string): number {
-    return this.#byClient.get(clientAddress) ?? 0;
+    return this.#byClient.of(clientAddress);
   }
 
   /**
@@ -169,8 +170,7 @@ export class SubscriptionRegistry {
         tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CONNECTION', limits.maxPerConnection),
       );
     }
-    const byClient = this.openBy(clientAddress);
-    if (byClient >= limits.maxPerClient) {
+    if (this.openBy(clientAddress) >= limits.maxPerClient) {
       throw refused(tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CLIENT', limits.maxPerClient));
     }
     // Whatever the counts allow: what a subscription holds depends on its selection, the page and
@@ -183,7 +183,7 @@ export class SubscriptionRegistry {
     const started = performance.now();
     const release = this.#closed ? () => {} : poller.acquire(request.documents);
     if (connection) connection.open += 1;
-    this.#byClient.set(clientAddress, byClient + 1);
+    const releaseClient = this.#byClient.add(clientAddress);
     const stream: ChangeStream = new ChangeStream({
       accept: request.accept,
       backlog: limits.backlog,
@@ -192,9 +192,7 @@ export class SubscriptionRegistry {
         this.#streams.delete(stream);
         release();
         if (connection) connection.open -= 1;
-        const left = this.openBy(clientAddress) - 1;
-        if (left > 0) this.#byClient.set(clientAddress, left);
-        else this.#byClient.delete(clientAddress);
+        releaseClient();
         metrics.subscriptionEnded(field, transport, reason);
         logger.info(
           {

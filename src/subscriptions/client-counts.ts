@@ -1,0 +1,26 @@
+/**
+ * How many of something each client holds open now (sockets, subscriptions), by the client's
+ * address as the rate limits know it: a client with none has no entry, so the map holds only the
+ * clients that hold something.
+ */
+export class ClientCounts {
+  readonly #byClient = new Map<string, number>();
+
+  /** What `client` holds now. */
+  of(client: string): number {
+    return this.#byClient.get(client) ?? 0;
+  }
+
+  /** Counts one more for `client`: its release, which counts it down once however often called. */
+  add(client: string): () => void {
+    this.#byClient.set(client, this.of(client) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = this.of(client) - 1;
+      if (left > 0) this.#byClient.set(client, left);
+      else this.#byClient.delete(client);
+    };
+  }
+}
