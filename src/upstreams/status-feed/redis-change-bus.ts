@@ -16,10 +16,11 @@ import { InMemoryChangeBus } from './in-memory-change-bus.js';
 const MAX_CHANGE_MESSAGE_BYTES = 1024 * 1024;
 
 /**
- * How many received events may wait for their check against Redis; past it the newest are
- * dropped (a flood on the channel), with a line in the log.
+ * What received events waiting for their check against Redis may hold, counted by their messages'
+ * length (a decoded message holds about as much): past it the newest are dropped (a flood on the
+ * channel), with a line in the log. A count alone would let a thousand 1 MiB messages wait.
  */
-const MAX_PENDING_EVENTS = 1_000;
+const MAX_PENDING_BYTES = 8 * 1024 * 1024;
 
 /**
  * What travels on the channel: the event, which replica published it, and the snapshot it was
@@ -60,7 +61,7 @@ export class RedisChangeBus implements ChangeBus {
   #subscribers = 0;
   /** The received events being checked, in order. */
   #checking: Promise<void> = Promise.resolve();
-  #pending = 0;
+  #pendingBytes = 0;
 
   constructor({
     redis,
@@ -128,18 +129,19 @@ export class RedisChangeBus implements ChangeBus {
       return;
     }
     if (message.origin === this.#origin) return;
-    if (this.#pending >= MAX_PENDING_EVENTS) {
+    const bytes = text.length;
+    if (this.#pendingBytes + bytes > MAX_PENDING_BYTES) {
       this.#redis.refused('change events beyond what can be checked', { channel: this.#channel });
       return;
     }
-    this.#pending += 1;
+    this.#pendingBytes += bytes;
     this.#checking = this.#checking
       .then(() => this.#deliver(message))
       .catch((error: unknown) => {
         this.#logger.error({ err: error }, 'checking a change event failed');
       })
       .finally(() => {
-        this.#pending -= 1;
+        this.#pendingBytes -= bytes;
       });
   }
 
