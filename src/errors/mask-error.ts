@@ -8,6 +8,12 @@ import { isExpectedError } from './expected-error.js';
  * bug: Yoga logs it with its stack, and clients get "Unexpected error.".
  */
 export const maskError: MaskError = (error, message, isDev) => {
-  if (error instanceof GraphQLError && isExpectedError(error.originalError)) return error;
+  if (error instanceof GraphQLError && isExpectedError(error.originalError)) {
+    // As the client's error alone: Yoga counts an error wrapping anything but a GraphQL error as
+    // unexpected, and answers 500 when no data comes with it (a subscription refused for its
+    // arguments), where the error is the client's.
+    const { nodes, source, positions, path, extensions } = error;
+    return new GraphQLError(error.message, { nodes, source, positions, path, extensions });
+  }
   return maskUnexpectedError(error, message, isDev);
 };

@@ -118,3 +118,24 @@ describe('subscriptions and the heap', () => {
     expect(body.data?.statusPage.name).toBe(harness.simulator.statusFeed.summary.page.name);
   });
 });
+
+describe('a subscription refused for its arguments', () => {
+  it("is the client's error over SSE: 200 with the error as an event, logged as a request, not a fault", async () => {
+    const harness = await startHarness();
+    closers.push(() => harness.close());
+    const subscription = await subscribeSse(
+      harness.origin,
+      'subscription { componentStatusChanged(ids: ["nope"]) { status } }',
+    );
+    closers.push(() => subscription.close());
+    expect(subscription.response.status).toBe(200);
+    expect(await subscription.next()).toMatchObject({
+      errors: [{ extensions: { code: 'BAD_USER_INPUT', field: 'ids' } }],
+    });
+    // Its request line is the client's (info), not the gateway's fault (error).
+    const line = await eventually(() =>
+      harness.logs.find((entry) => entry.msg === 'request' && entry.code === 'BAD_USER_INPUT'),
+    );
+    expect(line).toMatchObject({ level: 30, status: 200 });
+  });
+});
