@@ -9,11 +9,11 @@ import { isExpectedError } from './expected-error.js';
  */
 export const maskError: MaskError = (error, message, isDev) => {
   if (error instanceof GraphQLError && isExpectedError(error.originalError)) {
-    // As the client's error alone: Yoga counts an error wrapping anything but a GraphQL error as
-    // unexpected, and answers 500 when no data comes with it (a subscription refused for its
-    // arguments), where the error is the client's.
-    const { nodes, source, positions, path, extensions } = error;
-    return new GraphQLError(error.message, { nodes, source, positions, path, extensions });
+    // The client's error alone, the same object (Yoga logs any error masking replaces): Yoga counts
+    // an error wrapping anything but a GraphQL error as unexpected, and answers 500 when no data
+    // comes with it (a subscription refused for its arguments), where the error is the client's.
+    Object.defineProperty(error, 'originalError', { value: undefined });
+    return error;
   }
   return maskUnexpectedError(error, message, isDev);
 };
