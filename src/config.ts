@@ -1,5 +1,12 @@
+import { getHeapStatistics } from 'node:v8';
 import type { LevelWithSilent } from 'pino';
 import { z } from 'zod';
+
+/**
+ * The heap an idle subscriber holds, at most, as `npm run bench:fanout` measured it for
+ * subscribers sharing a subscription (docs/performance.md): what `MAX_SUBSCRIPTIONS` is derived from.
+ */
+const SUBSCRIBER_HEAP_BYTES = 16 * 1024;
 
 /*
  * The gateway's whole configuration: every environment variable once, with its default and its
@@ -426,8 +433,9 @@ export const CONFIG_VARIABLES = {
   MAX_SUBSCRIPTIONS: variable({
     section: 'Subscriptions',
     description:
-      'Subscriptions open at once on this replica, over SSE and WebSocket together; more are refused with `TOO_MANY_SUBSCRIPTIONS`.',
-    default: '1000',
+      'Subscriptions open at once on this replica, over SSE and WebSocket together; more are refused with `TOO_MANY_SUBSCRIPTIONS`. An SSE subscriber also holds one of `HTTP_MAX_CONNECTIONS`, and the process one open file per connection (`ulimit -n`).',
+    unset:
+      "as many as fit in the heap `SUBSCRIPTION_HEAP_LIMIT` leaves them: node's heap limit (`--max-old-space-size`) times `SUBSCRIPTION_HEAP_LIMIT`, over 16 KiB, the most an idle subscriber of a shared subscription was measured to hold (`npm run bench:fanout`, docs/performance.md); 12,288 under the Dockerfile's 256 MiB",
     schema: wholeNumber(0),
   }),
   MAX_SUBSCRIPTIONS_PER_CONNECTION: variable({
@@ -464,6 +472,13 @@ export const CONFIG_VARIABLES = {
       'Events one subscription may have waiting for its client; a client that falls further behind gets `SLOW_SUBSCRIBER` and its subscription ends. Whole-page events replace each other and count once.',
     default: '100',
     schema: wholeNumber(1),
+  }),
+  SUBSCRIPTION_MAX_BUFFERED_BYTES: variable({
+    section: 'Subscriptions',
+    description:
+      "Bytes one SSE subscriber may leave unread; past them it is sent `SLOW_SUBSCRIBER` and its stream ends. Subscribers of the same operation are written the same event buffers, so a crowd that reads slowly holds each event's bytes once, not once each.",
+    default: '1048576',
+    schema: wholeNumber(1024),
   }),
   MAX_WEBSOCKETS: variable({
     section: 'Subscriptions',
@@ -753,6 +768,8 @@ export interface Config {
     readonly keepAliveMs: number;
     /** Events one subscription may have waiting for its client. */
     readonly backlog: number;
+    /** Bytes one SSE subscriber may leave unread. */
+    readonly maxBufferedBytes: number;
   };
   /** What the WebSockets of this replica may hold. */
   readonly websockets: {
@@ -918,12 +935,18 @@ function shape(values: Values): Config {
       introspection: values.INTROSPECTION ?? !production,
     },
     subscriptions: {
-      maxTotal: values.MAX_SUBSCRIPTIONS,
+      maxTotal:
+        values.MAX_SUBSCRIPTIONS ??
+        Math.floor(
+          (getHeapStatistics().heap_size_limit * values.SUBSCRIPTION_HEAP_LIMIT) /
+            SUBSCRIBER_HEAP_BYTES,
+        ),
       maxPerConnection: values.MAX_SUBSCRIPTIONS_PER_CONNECTION,
       maxPerClient: values.MAX_SUBSCRIPTIONS_PER_CLIENT,
       maxHeapShare: values.SUBSCRIPTION_HEAP_LIMIT,
       keepAliveMs: values.SUBSCRIPTION_KEEP_ALIVE_MS,
       backlog: values.SUBSCRIPTION_BACKLOG,
+      maxBufferedBytes: values.SUBSCRIPTION_MAX_BUFFERED_BYTES,
     },
     websockets: {
       maxTotal:

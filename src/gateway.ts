@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { maskError } from './errors/mask-error.js';
 import { clientAddressOf } from './http/client-address.js';
 import { corsOptionsOf, createCorsHeaders } from './http/cors.js';
+import { createEventStreamChannels } from './http/event-stream-channels.js';
 import type { GatewayServerContext } from './http/gateway-yoga.js';
 import { createGraphiQLPage } from './http/graphiql-page.js';
 import { createListener } from './http/listener.js';
@@ -221,6 +222,14 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   });
 
   const responseCache = createCachedHandler({
+    eventStreams: createEventStreamChannels({
+      yoga,
+      registry: subscriptions,
+      metrics,
+      trustedProxies: config.server.trustedProxies,
+      maxBufferedBytes: config.subscriptions.maxBufferedBytes,
+      logger,
+    }),
     yoga,
     store: new ResponseCache(),
     currencyOf: statusFeed.currencyOf,
@@ -254,6 +263,9 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       ? {}
       : { maxTotalBufferedBytes: config.websockets.maxTotalBufferedBytes }),
     allowedOrigins: config.cors?.origins ?? [],
+    registry: subscriptions,
+    metrics,
+    backlog: config.subscriptions.backlog,
     logger,
   });
   let socketsClosed: Promise<void> | undefined;

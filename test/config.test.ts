@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../src/config.js';
 
@@ -71,12 +72,14 @@ describe('loadConfig', () => {
         introspection: true,
       },
       subscriptions: {
-        maxTotal: 1_000,
+        // As many 16 KiB subscribers as fit in three quarters of the heap limit.
+        maxTotal: Math.floor((getHeapStatistics().heap_size_limit * 0.75) / 16_384),
         maxPerConnection: 20,
         maxPerClient: 100,
         maxHeapShare: 0.75,
         keepAliveMs: 12_000,
         backlog: 100,
+        maxBufferedBytes: 1_048_576,
       },
       websockets: {
         maxTotal: 750,

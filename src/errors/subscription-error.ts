@@ -33,9 +33,15 @@ export const tooManySubscriptions = (limit: SubscriptionLimit, max: number) =>
     extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit },
   });
 
-/** The client fell more than `backlog` events behind: its subscription ends with this. */
-export const slowSubscriber = (backlog: number) =>
+/**
+ * The client fell too far behind: more than `max` events (`SUBSCRIPTION_BACKLOG`) or bytes
+ * (`SUBSCRIPTION_MAX_BUFFERED_BYTES`) waiting for it. Its subscription ends with this.
+ */
+export const slowSubscriber = (
+  limit: 'SUBSCRIPTION_BACKLOG' | 'SUBSCRIPTION_MAX_BUFFERED_BYTES',
+  max: number,
+) =>
   new GraphQLError(
-    `This subscription fell more than ${backlog} events behind its client and was ended. Subscribe again.`,
-    { extensions: { code: 'SLOW_SUBSCRIBER', limit: 'SUBSCRIPTION_BACKLOG' } },
+    `This subscription fell more than ${max} ${limit === 'SUBSCRIPTION_BACKLOG' ? 'events' : 'bytes'} behind its client and was ended. Subscribe again.`,
+    { extensions: { code: 'SLOW_SUBSCRIBER', limit } },
   );

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
   type ExecutionArgs,
@@ -11,8 +12,15 @@ import { makeServer, type Server, type ServerOptions } from 'graphql-ws';
 import { isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { tooManySubscriptions } from '../errors/subscription-error.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import { ResultQueue } from '../subscriptions/result-queue.js';
 import { serialisedOf } from '../subscriptions/shared-result.js';
-import type { ConnectionSubscriptions } from '../subscriptions/subscription-registry.js';
+import { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
+import type {
+  ConnectionSubscriptions,
+  SharedSource,
+  SubscriptionRegistry,
+} from '../subscriptions/subscription-registry.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { paramsOf } from './websocket-client-message.js';
 
@@ -23,12 +31,24 @@ export interface SocketExtra {
   readonly request: Request;
   readonly req: IncomingMessage;
   readonly connection: ConnectionSubscriptions;
+  /** The client as the rate limits know it (`clientAddressOf`). */
+  readonly clientAddress: string;
+  /**
+   * What of the upgrade request an operation's answer depends on besides the operation (its
+   * `Origin` and cookies): part of the key of the subscriptions its operations share.
+   */
+  readonly sharingKey: string;
 }
 
 export interface GraphQLWebSocketServerOptions {
   readonly yoga: GatewayYoga;
   /** Operations one socket may run at once (`MAX_SUBSCRIPTIONS_PER_CONNECTION`). */
   readonly maxOperations: number;
+  /** Admits each subscriber of a shared subscription. */
+  readonly registry: Pick<SubscriptionRegistry, 'admit'>;
+  readonly metrics: Pick<GatewayMetrics, 'error'>;
+  /** Results one subscriber may leave unread (`SUBSCRIPTION_BACKLOG`). */
+  readonly backlog: number;
   /**
    * Time a socket gets to send `connection_init` before it is closed with 4408.
    * @default 3000
@@ -58,8 +78,16 @@ const PRODUCED = parse('{ __typename }');
 export function createGraphQLWebSocketServer(
   options: GraphQLWebSocketServerOptions,
 ): Server<SocketExtra> {
-  const { yoga, maxOperations, connectionInitWaitMs = 3_000, logger } = options;
+  const { yoga, maxOperations, registry, metrics, backlog, logger } = options;
+  const { connectionInitWaitMs = 3_000 } = options;
   const sharedText = new SharedText();
+  const shared = new SharedSubscriptions<ExecutionResult, undefined>({ registry, metrics });
+  /** An `onParams` refusal, as HTTP's handler answers it; anything else is unexpected. */
+  const refusalOf = (error: unknown): GraphQLError[] => {
+    if (error instanceof GraphQLError) return [error];
+    logger.error({ err: error }, 'a WebSocket operation failed');
+    return [new GraphQLError('Unexpected error.')];
+  };
   const serverOptions: ServerOptions<Record<string, unknown> | undefined, SocketExtra> = {
     connectionInitWaitTimeout: connectionInitWaitMs,
     execute: (args) => (args.rootValue as ProducedRoot).result as never,
@@ -68,30 +96,49 @@ export function createGraphQLWebSocketServer(
       if (Object.keys(ctx.subscriptions).length > maxOperations) {
         return [tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CONNECTION', maxOperations)];
       }
-      const { request, req, connection, requestId } = ctx.extra;
-      let result: ExecutionResult | AsyncIterable<ExecutionResult> | undefined;
-      try {
-        result = await yoga.getResultForParams({ params: paramsOf(payload) as never, request }, {
+      const { request, req, connection, requestId, clientAddress, sharingKey } = ctx.extra;
+      const params = paramsOf(payload) as never;
+      const run = (sharedBy?: SharedSource) =>
+        yoga.getResultForParams({ params, request }, {
           req,
-          subscriber: { transport: 'websocket', connection },
-        } as never);
-      } catch (error) {
-        // An `onParams` refusal; HTTP's handler catches these the same way.
-        if (error instanceof GraphQLError) return [error];
-        logger.error({ err: error, requestId }, 'a WebSocket operation failed');
-        return [new GraphQLError('Unexpected error.')];
-      }
-      if (result === undefined) return [new GraphQLError('Unexpected error.')];
-      if (!isAsyncIterable(result) && result.errors?.length && !('data' in result)) {
-        return result.errors.map(asGraphQLError);
-      }
-      const args: ExecutionArgs = {
-        // graphql-ws reads no schema when the operation is executed already.
-        schema: undefined as never,
-        document: PRODUCED,
-        rootValue: { result } satisfies ProducedRoot,
-      };
-      return args;
+          subscriber: { transport: 'websocket', ...(sharedBy ? { sharedBy } : { connection }) },
+        } as never) as Promise<ExecutionResult | AsyncIterable<ExecutionResult> | undefined>;
+      const key = `${sharingKey}\n${hash('sha256', JSON.stringify(payload), 'base64url')}`;
+      return new Promise<ExecutionArgs | readonly GraphQLError[]>((resolve) => {
+        const queue = new ResultQueue({
+          backlog,
+          onSlow: () => leave('slow'),
+          onReturn: () => leave('client'),
+        });
+        const leave = shared.join(
+          key,
+          { requestId, transport: 'websocket', clientAddress, connection },
+          {
+            begin: () => resolve(produced(queue)),
+            next: (result) => queue.push(result),
+            complete: () => queue.end(),
+            refuse: (error) => resolve([error]),
+            answer: (answer) => resolve(argsOrErrors(answer as ExecutionResult | undefined)),
+            alone: (own) => {
+              if (own) resolve(produced(iterableOf(own.items)));
+              else resolve(run().then(argsOrErrors, refusalOf));
+            },
+            fail: (error) => resolve(refusalOf(error)),
+          },
+          async (sharedBy) => {
+            const result = await run(sharedBy);
+            if (!result || !isAsyncIterable(result)) return { kind: 'answer', answer: result };
+            const items = result[Symbol.asyncIterator]();
+            return {
+              kind: 'stream',
+              items,
+              meta: undefined,
+              replayable: () => true,
+              stop: () => void items.return?.(),
+            };
+          },
+        );
+      });
     },
     onNext: (_ctx, _id, _payload, _args, result) => {
       const text = serialisedOf(result);
@@ -139,6 +186,33 @@ class SharedText {
 
 /** How a `next` message with a stand-in payload ends: the payload is its last property. */
 const PAYLOAD_STAND_IN = '"payload":null}';
+
+/** What graphql-ws is handed for an operation Yoga has run: its result, or its errors alone. */
+function argsOrErrors(
+  result: ExecutionResult | AsyncIterable<ExecutionResult> | undefined,
+): ExecutionArgs | GraphQLError[] {
+  if (result === undefined) return [new GraphQLError('Unexpected error.')];
+  if (!isAsyncIterable(result) && result.errors?.length && !('data' in result)) {
+    return result.errors.map(asGraphQLError);
+  }
+  return produced(result);
+}
+
+function produced(result: ExecutionResult | AsyncIterable<ExecutionResult>): ExecutionArgs {
+  return {
+    // graphql-ws reads no schema when the operation is executed already.
+    schema: undefined as never,
+    document: PRODUCED,
+    rootValue: { result } satisfies ProducedRoot,
+  };
+}
+
+const iterableOf = <Item>(iterator: AsyncIterator<Item>): AsyncIterableIterator<Item> =>
+  Object.assign(iterator, {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  }) as AsyncIterableIterator<Item>;
 
 const asGraphQLError = (error: Error): GraphQLError =>
   error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });

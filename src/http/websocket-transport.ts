@@ -5,10 +5,14 @@ import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { ErrorCode } from '../errors/error-code.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { SubscriptionRegistry } from '../subscriptions/subscription-registry.js';
 import { clientAddressOf } from './client-address.js';
+import { fetchRequestOf } from './fetch-request.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { writeRawRefusal } from './raw-refusal.js';
 import { requestIdOf } from './request-id.js';
+import { sharingKeyOf } from './sharing-key.js';
 import { MessageRefusal, readClientMessage } from './websocket-client-message.js';
 import { createGraphQLWebSocketServer, type SocketExtra } from './websocket-graphql-server.js';
 import { OUTBOX_OVERFLOW_CLOSE_CODE, OutboxBudget, WebSocketOutbox } from './websocket-outbox.js';
@@ -76,6 +80,11 @@ export interface WebSocketTransportOptions {
    * opens a WebSocket to any site, with its cookies, and no CORS preflight guards it.
    */
   readonly allowedOrigins: readonly string[];
+  /** Admits each subscriber of a subscription its operation shares with others. */
+  readonly registry: Pick<SubscriptionRegistry, 'admit'>;
+  readonly metrics: Pick<GatewayMetrics, 'error'>;
+  /** Results one subscriber may leave unread (`SUBSCRIPTION_BACKLOG`). */
+  readonly backlog: number;
   readonly logger: Logger;
 }
 
@@ -119,6 +128,9 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     maxInitBytes = 4_096,
     connectionInitWaitMs,
     allowedOrigins,
+    registry,
+    metrics,
+    backlog,
     logger,
   } = options;
   const sockets = new Map<WebSocket, { operations: () => number }>();
@@ -138,6 +150,9 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
   const server = createGraphQLWebSocketServer({
     yoga,
     maxOperations,
+    registry,
+    metrics,
+    backlog,
     ...(connectionInitWaitMs === undefined ? {} : { connectionInitWaitMs }),
     logger,
   });
@@ -147,8 +162,10 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     const extra: SocketExtra = {
       requestId,
       req,
-      request: fetchRequestOf(req, requestId),
+      request: fetchRequestOf(req, { without: HANDSHAKE_HEADERS, requestId }),
       connection: { open: 0 },
+      clientAddress: clientAddressOf(req, trustedProxies),
+      sharingKey: sharingKeyOf(req),
     };
     // Messages being handled (a subscription's until it completes), and operations among them.
     let inFlight = 0;
@@ -310,14 +327,3 @@ function isAllowedOrigin(origin: string, host: string, allowed: readonly string[
 /** Hop-by-hop and handshake headers: no Fetch request carries them. */
 const HANDSHAKE_HEADERS =
   /^(connection|upgrade|sec-websocket-.*|host|keep-alive|transfer-encoding)$/;
-
-/** The upgrade request as a Fetch request, for the context factory (cookies, request id). */
-function fetchRequestOf(req: IncomingMessage, requestId: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || HANDSHAKE_HEADERS.test(name)) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  headers.set('x-request-id', requestId);
-  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { headers });
-}

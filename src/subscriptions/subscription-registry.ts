@@ -34,7 +34,24 @@ export interface Subscriber {
   /** The client as the rate limits know it (`clientAddressOf`), whatever its transport. */
   readonly clientAddress: string;
   readonly connection?: ConnectionSubscriptions | undefined;
+  /**
+   * Set when the subscription is the source a crowd of subscribers share (`SharedSubscriptions`),
+   * not one client's: it is not admitted or counted itself (each of its subscribers is, through
+   * `admit`), and it tells its sharer what it is.
+   */
+  readonly sharedBy?: SharedSource | undefined;
 }
+
+/** What a shared subscription's source tells the subscribers who share it. */
+export interface SharedSource {
+  /** The source is a subscription of `field`; each subscriber is admitted to it from now on. */
+  opened(field: SubscriptionField, options: { readonly startsWithPage: boolean }): void;
+  /** The source's stream ended, for this reason. */
+  ended(reason: StreamEndReason): void;
+}
+
+/** A subscriber let in by `admit`: its end, called once, counts it out and logs why. */
+export type Admission = (reason: StreamEndReason) => void;
 
 export interface SubscriptionRequest {
   readonly field: SubscriptionField;
@@ -73,6 +90,8 @@ export interface SubscriptionRegistryOptions {
 export class SubscriptionRegistry {
   readonly #options: SubscriptionRegistryOptions;
   readonly #streams = new Set<ChangeStream>();
+  /** Subscribers admitted and not yet ended. */
+  #open = 0;
   /** Subscriptions open now, by client address; a client with none has no entry. */
   readonly #byClient = new ClientCounts();
   readonly #unsubscribe: () => void;
@@ -136,9 +155,9 @@ export class SubscriptionRegistry {
     if (this.#fanOuts.length > 0) setImmediate(() => this.#fanOut());
   }
 
-  /** Subscriptions open now. */
+  /** Subscribers open now, every transport together. */
   get size(): number {
-    return this.#streams.size;
+    return this.#open;
   }
 
   /** Subscriptions `clientAddress` holds open now. */
@@ -147,13 +166,14 @@ export class SubscriptionRegistry {
   }
 
   /**
-   * Opens a subscription's stream, or throws `TOO_MANY_SUBSCRIPTIONS` when a limit is reached (or
-   * the gateway is shutting down: then it completes at once).
+   * Lets a subscriber of `field` in, or throws `TOO_MANY_SUBSCRIPTIONS` when a limit is reached:
+   * counts it (in total, on its connection, for its client), logs it and counts it in the metrics.
+   * Its end undoes that, once. Every subscriber on every transport is admitted here, whether its
+   * subscription has a stream of its own (`open`) or shares one (`SharedSubscriptions`).
    */
-  open(subscriber: Subscriber, request: SubscriptionRequest): AsyncIterableIterator<StreamItem> {
-    const { limits, logger, metrics, poller } = this.#options;
+  admit(subscriber: Subscriber, field: SubscriptionField): Admission {
+    const { limits, logger, metrics } = this.#options;
     const { requestId, transport, connection, clientAddress } = subscriber;
-    const { field } = request;
     const refused = (error: ReturnType<typeof tooManySubscriptions>) => {
       metrics.subscriptionEnded(field, transport, 'refused');
       logger.info(
@@ -162,7 +182,7 @@ export class SubscriptionRegistry {
       );
       return error;
     };
-    if (this.#streams.size >= limits.maxTotal) {
+    if (this.#open >= limits.maxTotal) {
       throw refused(tooManySubscriptions('MAX_SUBSCRIPTIONS', limits.maxTotal));
     }
     if (connection && connection.open >= limits.maxPerConnection) {
@@ -179,11 +199,43 @@ export class SubscriptionRegistry {
     if (heap.used_heap_size > limits.maxHeapShare * heap.heap_size_limit) {
       throw refused(tooManySubscriptions('SUBSCRIPTION_HEAP_LIMIT', limits.maxHeapShare));
     }
-
     const started = performance.now();
-    const release = this.#closed ? () => {} : poller.acquire(request.documents);
+    this.#open += 1;
     if (connection) connection.open += 1;
     const releaseClient = this.#byClient.add(clientAddress);
+    metrics.subscriptionOpened(field, transport);
+    logger.info({ requestId, subscription: field, transport }, 'subscription opened');
+    let ended = false;
+    return (reason) => {
+      if (ended) return;
+      ended = true;
+      this.#open -= 1;
+      if (connection) connection.open -= 1;
+      releaseClient();
+      metrics.subscriptionEnded(field, transport, reason);
+      logger.info(
+        {
+          requestId,
+          subscription: field,
+          transport,
+          reason,
+          ms: Math.round(performance.now() - started),
+        },
+        'subscription closed',
+      );
+    };
+  }
+
+  /**
+   * Opens a subscription's stream, or throws `TOO_MANY_SUBSCRIPTIONS` when a limit is reached (or
+   * the gateway is shutting down: then it completes at once). A shared source (`sharedBy`) is not
+   * admitted: its subscribers are.
+   */
+  open(subscriber: Subscriber, request: SubscriptionRequest): AsyncIterableIterator<StreamItem> {
+    const { limits, poller } = this.#options;
+    const { sharedBy } = subscriber;
+    const admission = sharedBy ? undefined : this.admit(subscriber, request.field);
+    const release = this.#closed ? () => {} : poller.acquire(request.documents);
     const stream: ChangeStream = new ChangeStream({
       accept: request.accept,
       backlog: limits.backlog,
@@ -191,24 +243,12 @@ export class SubscriptionRegistry {
       onEnd: (reason: StreamEndReason) => {
         this.#streams.delete(stream);
         release();
-        if (connection) connection.open -= 1;
-        releaseClient();
-        metrics.subscriptionEnded(field, transport, reason);
-        logger.info(
-          {
-            requestId,
-            subscription: field,
-            transport,
-            reason,
-            ms: Math.round(performance.now() - started),
-          },
-          'subscription closed',
-        );
+        admission?.(reason);
+        sharedBy?.ended(reason);
       },
     });
     this.#streams.add(stream);
-    metrics.subscriptionOpened(field, transport);
-    logger.info({ requestId, subscription: field, transport }, 'subscription opened');
+    sharedBy?.opened(request.field, { startsWithPage: request.startWithPage === true });
     if (request.startWithPage) {
       const page = this.#firstPage();
       // The first page is an answer built like any event's: handed out in the same batches, so
@@ -240,6 +280,6 @@ export class SubscriptionRegistry {
 
 /** The event a stream item carries, or the error its subscription ends with. */
 export function changeOf<Event extends StatusChangeEvent>(item: Event | StreamItem): Event {
-  if (item.type === 'overflow') throw slowSubscriber(item.backlog);
+  if (item.type === 'overflow') throw slowSubscriber('SUBSCRIPTION_BACKLOG', item.backlog);
   return item as Event;
 }

@@ -5,6 +5,8 @@ import type { GatewayMetrics } from '../../observability/metrics.js';
 import { type RequestScope, runInRequestScope } from '../../observability/request-scope.js';
 import type { CorsHeaders } from '../cors.js';
 import { answerHash, type EncodedAnswer, encodeAnswer, VARY } from '../encoded-answer.js';
+import type { EventStreamChannels } from '../event-stream-channels.js';
+import { fetchRequestOf } from '../fetch-request.js';
 import type { GatewayYoga } from '../gateway-yoga.js';
 import type { GraphiQLPage } from '../graphiql-page.js';
 import type { RequestLog } from '../request-log.js';
@@ -33,6 +35,8 @@ export interface CachedHandlerOptions {
   readonly freshness: { readonly ttlMs: number; readonly maxStaleMs: number };
   /** GraphiQL's page, served from memory; `undefined` when GraphiQL is off. */
   readonly graphiql: GraphiQLPage | undefined;
+  /** Subscriptions over SSE, shared by the clients who send the same request. */
+  readonly eventStreams: EventStreamChannels;
 }
 
 /** What an answer built from a stand-in snapshot says to browsers and CDNs, as Yoga's would. */
@@ -51,7 +55,8 @@ const LARGEST_CACHED_REQUEST = 16 * 1024;
  * that is not one complete JSON document is streamed through, never buffered.
  */
 export function createCachedHandler(options: CachedHandlerOptions) {
-  const { yoga, store, currencyOf, metrics, log, logger, cors, freshness, graphiql } = options;
+  const { yoga, store, currencyOf, metrics, log, logger, cors, freshness, graphiql, eventStreams } =
+    options;
   const endpoint = yoga.graphqlEndpoint;
   const vary = cors ? `${VARY}, Origin` : VARY;
   const corsHeadersOf = (req: IncomingMessage) => {
@@ -133,6 +138,12 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     key: string,
     body: Buffer | undefined,
   ): void {
+    if (eventStreams.accepts(req)) {
+      eventStreams.serve(req, res, scope, key, body, () =>
+        runMiss(req, res, scope, key, body, false),
+      );
+      return;
+    }
     const now = Date.now();
     const cached = store.lookup(key, now);
     if (cached) {
@@ -229,14 +240,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     res.once('close', () => {
       if (!res.writableFinished) aborted.abort();
     });
-    // A fixed origin: the client's Host header is not trusted to make a valid URL.
-    const request = new Request(`http://gateway${req.url}`, {
-      method: req.method as string,
-      headers: toHeaders(req),
-      // Socket bytes sit in plain ArrayBuffers, never shared ones.
-      ...(body ? { body: body as Uint8Array<ArrayBuffer> } : {}),
-      signal: aborted.signal,
-    });
+    const request = fetchRequestOf(req, { body, signal: aborted.signal });
     const response = await yoga.handleRequest(request, { req, cacheability: record });
     const contentType = response.headers.get('content-type');
     if (!isCompleteJson(contentType)) {
@@ -315,13 +319,4 @@ export type CachedHandler = ReturnType<typeof createCachedHandler>;
  */
 function requestKey(method: 'GET' | 'POST', accept: string, request: string | Buffer): string {
   return `${method} ${accept}\n${hash('sha256', request, 'base64url')}`;
-}
-
-function toHeaders(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.set(name, value);
-  }
-  return headers;
 }

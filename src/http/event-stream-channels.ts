@@ -1,0 +1,225 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { slowSubscriber } from '../errors/subscription-error.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
+import {
+  SharedSubscriptions,
+  type SourceStart,
+  type SubscriptionSink,
+} from '../subscriptions/shared-subscriptions.js';
+import type { SubscriptionRegistry } from '../subscriptions/subscription-registry.js';
+import { clientAddressOf } from './client-address.js';
+import { fetchRequestOf } from './fetch-request.js';
+import type { GatewayYoga } from './gateway-yoga.js';
+import { nodeHeadersOf } from './send-response.js';
+import { sharingKeyOf } from './sharing-key.js';
+
+type Headers = Record<string, string | string[]>;
+
+/** An answer without a stream, the same for every subscriber of the operation. */
+interface WholeAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Buffer;
+}
+
+type Frames = Extract<SourceStart<Buffer, Headers>, { kind: 'stream' }>;
+
+export interface EventStreamChannelsOptions {
+  readonly yoga: GatewayYoga;
+  readonly registry: Pick<SubscriptionRegistry, 'admit'>;
+  readonly metrics: Pick<GatewayMetrics, 'error'>;
+  /** Proxies in front of the gateway (`TRUSTED_PROXIES`), to find the client. */
+  readonly trustedProxies: number;
+  /**
+   * Bytes one SSE subscriber may leave unread (`SUBSCRIPTION_MAX_BUFFERED_BYTES`): with more than
+   * that still unsent when an event comes, it is sent `SLOW_SUBSCRIBER` instead and its answer ends.
+   */
+  readonly maxBufferedBytes: number;
+  readonly logger: Logger;
+}
+
+const encoder = new TextEncoder();
+/** What every SSE answer starts with: some browsers show nothing of a stream until a first byte. */
+const FIRST_PING = encoder.encode(':\n\n');
+const NEXT = encoder.encode('event: next\n');
+const COMPLETE = encoder.encode('event: complete\ndata:\n\n');
+
+/** The end of an SSE frame: JSON text never holds a raw newline, so this is only ever one. */
+const endsFrame = (chunk: Uint8Array) =>
+  chunk.length >= 2 && chunk[chunk.length - 1] === 10 && chunk[chunk.length - 2] === 10;
+
+/**
+ * SSE subscriptions over HTTP (`Accept: text/event-stream`), shared by every client who sends the
+ * same request (`SharedSubscriptions`): the first one's request runs through Yoga in full, on a
+ * signal of the subscription's own rather than that client's; every client of it, the first
+ * included, is then one more node:http response written the stream's frames, the same bytes for
+ * each, with its own request id. The key is what the answer depends on: the request (method, URL
+ * or body, `Accept`) and `sharingKeyOf` the rest.
+ */
+export function createEventStreamChannels(options: EventStreamChannelsOptions) {
+  const { yoga, registry, metrics, trustedProxies, maxBufferedBytes, logger } = options;
+  const shared = new SharedSubscriptions<Buffer, Headers>({ registry, metrics });
+
+  /** Whether the request asks for an event stream and nothing else: those are shared. */
+  function accepts(req: IncomingMessage): boolean {
+    const accept = req.headers.accept ?? '';
+    return accept.startsWith('text/event-stream') && !accept.includes(',');
+  }
+
+  /**
+   * Serves `req`, whose answer's key (as the response cache makes it) is `requestKey`; `alone`
+   * runs it the way every other request is run, for an operation a crowd may not share.
+   */
+  function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    scope: RequestScope,
+    requestKey: string,
+    body: Buffer | undefined,
+    alone: () => void,
+  ): void {
+    const key = `${requestKey}\n${sharingKeyOf(req)}`;
+    const subscriber = {
+      requestId: scope.requestId,
+      transport: 'http' as const,
+      clientAddress: clientAddressOf(req, trustedProxies),
+    };
+    const sink: SubscriptionSink<Buffer, Headers> = {
+      begin(headers) {
+        res.writeHead(200, { ...headers, 'x-request-id': scope.requestId });
+        res.write(FIRST_PING);
+      },
+      next(frame) {
+        if (res.destroyed || res.writableEnded) return;
+        // What is still unsent of the events before: a client reading along has none of it.
+        if (res.writableLength <= maxBufferedBytes) {
+          res.write(frame);
+          return;
+        }
+        leave('slow');
+        res.end(errorFrame(slowSubscriber('SUBSCRIPTION_MAX_BUFFERED_BYTES', maxBufferedBytes)));
+      },
+      complete() {
+        if (!res.writableEnded) res.end();
+      },
+      refuse(error, headers) {
+        res.writeHead(200, { ...headers, 'x-request-id': scope.requestId });
+        res.end(errorFrame(error));
+      },
+      answer(answer) {
+        const { status, headers, body } = answer as WholeAnswer;
+        if (!res.destroyed) {
+          res.writeHead(status, { ...headers, 'x-request-id': scope.requestId }).end(body);
+        }
+      },
+      alone(own) {
+        if (own) void streamFrames(res, own, scope.requestId);
+        else alone();
+      },
+      fail(error) {
+        logger.error(
+          { err: error, requestId: scope.requestId },
+          'a shared SSE subscription failed',
+        );
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      },
+    };
+    const leave = shared.join(key, subscriber, sink, (sharedBy) =>
+      runInRequestScope(scope, async () => {
+        const controller = new AbortController();
+        const response = await yoga.handleRequest(
+          fetchRequestOf(req, { body, signal: controller.signal }),
+          {
+            req,
+            subscriber: { transport: 'http', sharedBy },
+          },
+        );
+        const headers = nodeHeadersOf(response);
+        if (
+          response.status === 200 &&
+          response.body &&
+          response.headers.get('content-type')?.startsWith('text/event-stream')
+        ) {
+          delete headers['set-cookie'];
+          delete headers['x-request-id'];
+          const reader = response.body.getReader();
+          return {
+            kind: 'stream',
+            items: framesOf(reader),
+            meta: headers,
+            replayable: (frame: Buffer) => frame.subarray(0, NEXT.length).equals(NEXT),
+            stop: () => {
+              controller.abort();
+              void reader.cancel().catch(() => {});
+            },
+          } satisfies Frames;
+        }
+        delete headers['x-request-id'];
+        const answer: WholeAnswer = {
+          status: response.status,
+          headers,
+          body: Buffer.from(await response.arrayBuffer()),
+        };
+        return { kind: 'answer', answer } as const;
+      }),
+    );
+    res.once('close', () => leave('client'));
+  }
+
+  return {
+    accepts,
+    serve,
+    get channels() {
+      return shared.size;
+    },
+  };
+}
+
+export type EventStreamChannels = ReturnType<typeof createEventStreamChannels>;
+
+/** An SSE `next` event carrying `error`, then `complete`: how Yoga ends a stream with an error. */
+function errorFrame(error: { toJSON(): unknown }): Buffer {
+  return Buffer.concat([
+    NEXT,
+    encoder.encode(`data: ${JSON.stringify({ errors: [error.toJSON()] })}\n\n`),
+    COMPLETE,
+  ]);
+}
+
+/** The whole frames of an SSE body, each one buffer, whatever chunks the stream came in. */
+async function* framesOf(reader: ReadableStreamDefaultReader<Uint8Array>): AsyncGenerator<Buffer> {
+  let parts: Uint8Array[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    parts.push(value);
+    if (endsFrame(value)) {
+      yield parts.length === 1 ? Buffer.from(value) : Buffer.concat(parts);
+      parts = [];
+    }
+  }
+}
+
+/** Writes a stream nobody else shares to its one client, as `streamResponse` would. */
+async function streamFrames(res: ServerResponse, own: Frames, requestId: string): Promise<void> {
+  res.once('close', own.stop);
+  res.writeHead(200, { ...own.meta, 'x-request-id': requestId });
+  try {
+    for (;;) {
+      const { done, value } = await own.items.next();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
+      }
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
