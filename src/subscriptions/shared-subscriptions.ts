@@ -58,7 +58,7 @@ export interface SharedSubscriptionsOptions {
   /**
    * Subscribers written to in one turn of the event loop; the fan-out lets other work through
    * between batches.
-   * @default 256
+   * @default 64
    */
   readonly batch?: number;
 }
@@ -83,7 +83,7 @@ export class SharedSubscriptions<Item, Meta> {
   readonly #channels = new Map<string, Channel<Item, Meta>>();
 
   constructor(options: SharedSubscriptionsOptions) {
-    this.#options = { batch: 256, ...options };
+    this.#options = { batch: 64, ...options };
   }
 
   /** Operations with a shared subscription now. */
