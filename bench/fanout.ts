@@ -154,6 +154,7 @@ async function scrape(origin: string) {
       ended: sum('graphql_subscriptions_ended_total'),
       statusChanges: sum('status_changes_total'),
       executions: sum('graphql_subscription_executions_total') ?? 0,
+      fanOutSeconds: sum('graphql_subscription_fanout_seconds_sum') ?? 0,
     };
   } catch {
     return null;
@@ -410,6 +411,16 @@ try {
       /** Subscription events executed for the change: one per distinct operation when shared. */
       executions:
         end === null || after.metrics === null ? null : end.executions - after.metrics.executions,
+      /**
+       * The gateway's own fan-out of the event (`graphql_subscription_fanout_seconds`): from the
+       * event to the last subscriber's write, summed over the shared subscriptions (the crowd's
+       * and the probe's, whose single write is next to nothing). What the crowd's receipts add is
+       * its own reading, on the same two cores.
+       */
+      gatewayFanOutMs:
+        end === null || after.metrics === null
+          ? null
+          : round((end.fanOutSeconds - after.metrics.fanOutSeconds) * 1000),
       baselineCpuShare: round(baselineRate, 3),
       rssMiB: mib(gateway.rss()),
       peakRssMiB: mib(gateway.peakRss()),
@@ -484,6 +495,7 @@ try {
       `${text(result.fanout.gatewayCpuMs)} ms (${text(result.fanout.gatewayCpuPerSubscriberMs)} ms per subscriber)`,
     ],
     ['executions for the event', text(result.fanout.executions)],
+    ['gateway fan-out (event → last write)', `${text(result.fanout.gatewayFanOutMs)} ms`],
     ['RSS now / peak', `${text(result.fanout.rssMiB)} / ${text(result.fanout.peakRssMiB)} MiB`],
     [
       'cached queries before (p50/p99/max)',

@@ -435,7 +435,7 @@ export const CONFIG_VARIABLES = {
     description:
       'Subscriptions open at once on this replica, over SSE and WebSocket together; more are refused with `TOO_MANY_SUBSCRIPTIONS`. An SSE subscriber also holds one of `HTTP_MAX_CONNECTIONS`, and the process one open file per connection (`ulimit -n`).',
     unset:
-      "as many as fit in the heap `SUBSCRIPTION_HEAP_LIMIT` leaves them: node's heap limit (`--max-old-space-size`) times `SUBSCRIPTION_HEAP_LIMIT`, over 16 KiB, the most an idle subscriber of a shared subscription was measured to hold (`npm run bench:fanout`, docs/performance.md); 12,288 under the Dockerfile's 256 MiB",
+      "as many as fit in the heap `SUBSCRIPTION_HEAP_LIMIT` leaves them: node's heap limit (`--max-old-space-size`) times `SUBSCRIPTION_HEAP_LIMIT`, over 16 KiB, the most an idle subscriber of a shared subscription was measured to hold (`npm run bench:fanout`, docs/performance.md); 13,440 under the Dockerfile's flags (a 280 MiB heap limit)",
     schema: wholeNumber(0),
   }),
   MAX_SUBSCRIPTIONS_PER_CONNECTION: variable({
@@ -455,7 +455,7 @@ export const CONFIG_VARIABLES = {
   SUBSCRIPTION_HEAP_LIMIT: variable({
     section: 'Subscriptions',
     description:
-      "Share of node's heap limit (`--max-old-space-size`) in use above which new subscriptions are refused with `TOO_MANY_SUBSCRIPTIONS`, whatever `MAX_SUBSCRIPTIONS` allows: an idle `statusPageChanged` subscriber holds about 40 KB, and more while its events are sent. Garbage not yet collected counts as in use.",
+      "Share of node's heap limit (`--max-old-space-size`) in use above which new subscriptions are refused with `TOO_MANY_SUBSCRIPTIONS`, whatever `MAX_SUBSCRIPTIONS` allows: an idle subscriber sharing its subscription with others who sent the same request holds about 9 KB over SSE and 5 KB over graphql-ws, one alone about 40 KB, and more while events are sent. Garbage not yet collected counts as in use.",
     default: '0.75',
     schema: ratio,
   }),

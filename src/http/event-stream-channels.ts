@@ -29,7 +29,7 @@ type Frames = Extract<SourceStart<Buffer, Headers>, { kind: 'stream' }>;
 export interface EventStreamChannelsOptions {
   readonly yoga: GatewayYoga;
   readonly registry: Pick<SubscriptionRegistry, 'admit'>;
-  readonly metrics: Pick<GatewayMetrics, 'error'>;
+  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
   /** Proxies in front of the gateway (`TRUSTED_PROXIES`), to find the client. */
   readonly trustedProxies: number;
   /**

@@ -46,7 +46,7 @@ export interface GraphQLWebSocketServerOptions {
   readonly maxOperations: number;
   /** Admits each subscriber of a shared subscription. */
   readonly registry: Pick<SubscriptionRegistry, 'admit'>;
-  readonly metrics: Pick<GatewayMetrics, 'error'>;
+  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
   /** Results one subscriber may leave unread (`SUBSCRIPTION_BACKLOG`). */
   readonly backlog: number;
   /**

@@ -82,7 +82,7 @@ export interface WebSocketTransportOptions {
   readonly allowedOrigins: readonly string[];
   /** Admits each subscriber of a subscription its operation shares with others. */
   readonly registry: Pick<SubscriptionRegistry, 'admit'>;
-  readonly metrics: Pick<GatewayMetrics, 'error'>;
+  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
   /** Results one subscriber may leave unread (`SUBSCRIPTION_BACKLOG`). */
   readonly backlog: number;
   readonly logger: Logger;

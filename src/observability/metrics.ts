@@ -135,6 +135,14 @@ export class GatewayMetrics implements UpstreamObserver {
     registers: [this.registry],
   });
 
+  readonly #subscriptionFanOuts = new Histogram({
+    name: 'graphql_subscription_fanout_seconds',
+    help: 'Events of shared subscriptions handed to every subscriber, by root field: from the event to its last subscriber’s write.',
+    labelNames: ['field'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
   readonly #subscriptionExecutions = new Counter({
     name: 'graphql_subscription_executions_total',
     help: 'Subscription events executed, by root field: subscribers of the same operation share one execution of an event, so this grows with the distinct operations, not the subscribers.',
@@ -254,6 +262,13 @@ export class GatewayMetrics implements UpstreamObserver {
     this.#subscriptionExecutions.inc({
       field: (SUBSCRIPTION_FIELDS as readonly string[]).includes(field) ? field : 'other',
     });
+  }
+
+  subscriptionFannedOut(field: string, seconds: number) {
+    this.#subscriptionFanOuts.observe(
+      { field: (SUBSCRIPTION_FIELDS as readonly string[]).includes(field) ? field : 'other' },
+      seconds,
+    );
   }
 
   statusChange(type: string) {

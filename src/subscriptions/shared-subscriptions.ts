@@ -53,8 +53,11 @@ export type Leave = (reason: StreamEndReason) => void;
 
 export interface SharedSubscriptionsOptions {
   readonly registry: Pick<SubscriptionRegistry, 'admit'>;
-  /** Counts the errors subscribers are sent here (refusals, `SLOW_SUBSCRIBER`), as answers' are. */
-  readonly metrics: Pick<GatewayMetrics, 'error'>;
+  /**
+   * Counts the errors subscribers are sent here (refusals, `SLOW_SUBSCRIBER`), as answers' are, and
+   * times each fan-out.
+   */
+  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
   /**
    * Subscribers written to in one turn of the event loop; the fan-out lets other work through
    * between batches.
@@ -234,12 +237,17 @@ class Channel<Item, Meta> {
         if (result.done || this.#done) break;
         const item = result.value;
         if (this.#startsWithPage && this.#source?.replayable(item)) this.#last = item;
+        const started = performance.now();
         const members = [...this.#members];
         for (let i = 0; i < members.length; i += 1) {
           const member = members[i] as Member<Item, Meta>;
           if (!member.left) member.sink.next(item);
           if ((i + 1) % this.#options.batch === 0 && i + 1 < members.length) await nextTurn();
         }
+        this.#options.metrics.subscriptionFannedOut(
+          this.#field as SubscriptionField,
+          (performance.now() - started) / 1000,
+        );
       }
     } catch {
       // The source failed: its subscribers end as at its end.
