@@ -237,6 +237,7 @@ const gateway = await startContender({
     ...spec.env,
     STATUS_CACHE_TTL_MS: String(ttlMs),
     MAX_SUBSCRIPTIONS: room,
+    MAX_SSE_SUBSCRIPTIONS: room,
     MAX_SUBSCRIPTIONS_PER_CLIENT: room,
     MAX_SUBSCRIPTIONS_PER_CONNECTION: String(PER_SOCKET * 2),
     HTTP_MAX_CONNECTIONS: String(2 * subscribers + 2_000),

@@ -438,6 +438,13 @@ export const CONFIG_VARIABLES = {
       "as many as fit in the heap `SUBSCRIPTION_HEAP_LIMIT` leaves them: node's heap limit (`--max-old-space-size`) times `SUBSCRIPTION_HEAP_LIMIT`, over 16 KiB, the most an idle subscriber of a shared subscription was measured to hold (`npm run bench:fanout`, docs/performance.md); 13,440 under the Dockerfile's flags (a 280 MiB heap limit)",
     schema: wholeNumber(0),
   }),
+  MAX_SSE_SUBSCRIPTIONS: variable({
+    section: 'Subscriptions',
+    description:
+      'SSE subscriptions open at once on this replica, each holding one of `HTTP_MAX_CONNECTIONS`; more are refused with `TOO_MANY_SUBSCRIPTIONS`. It must stay below `HTTP_MAX_CONNECTIONS`, so that a crowd on SSE leaves HTTP (`/health`, `/readiness`, queries) connections of its own; with WebSockets, keep `MAX_SSE_SUBSCRIPTIONS` plus `MAX_WEBSOCKETS` below it too.',
+    unset: 'three quarters of `HTTP_MAX_CONNECTIONS`',
+    schema: wholeNumber(1),
+  }),
   MAX_SUBSCRIPTIONS_PER_CONNECTION: variable({
     section: 'Subscriptions',
     description:
@@ -758,6 +765,8 @@ export interface Config {
   readonly subscriptions: {
     /** Open at once on this replica, every transport together. */
     readonly maxTotal: number;
+    /** SSE streams open at once: each holds an HTTP connection. */
+    readonly maxSse: number;
     /** Open at once on one WebSocket connection. */
     readonly maxPerConnection: number;
     /** Open at once by one client address, every transport together. */
@@ -866,6 +875,12 @@ export function loadConfig(
       `MAX_WEBSOCKETS (${maxSockets}) must be below HTTP_MAX_CONNECTIONS (${maxConnections}): WebSockets would leave no connection for /health and HTTP`,
     );
   }
+  const { MAX_SSE_SUBSCRIPTIONS: maxSse } = values;
+  if (maxSse !== undefined && maxConnections !== undefined && maxSse >= maxConnections) {
+    problems.push(
+      `MAX_SSE_SUBSCRIPTIONS (${maxSse}) must be below HTTP_MAX_CONNECTIONS (${maxConnections}): SSE streams would leave no connection for /health and HTTP`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return shape(values as Values);
 }
@@ -941,6 +956,9 @@ function shape(values: Values): Config {
           (getHeapStatistics().heap_size_limit * values.SUBSCRIPTION_HEAP_LIMIT) /
             SUBSCRIBER_HEAP_BYTES,
         ),
+      maxSse:
+        values.MAX_SSE_SUBSCRIPTIONS ??
+        Math.max(1, Math.floor((values.HTTP_MAX_CONNECTIONS * 3) / 4)),
       maxPerConnection: values.MAX_SUBSCRIPTIONS_PER_CONNECTION,
       maxPerClient: values.MAX_SUBSCRIPTIONS_PER_CLIENT,
       maxHeapShare: values.SUBSCRIPTION_HEAP_LIMIT,

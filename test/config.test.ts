@@ -74,6 +74,7 @@ describe('loadConfig', () => {
       subscriptions: {
         // As many 16 KiB subscribers as fit in three quarters of the heap limit.
         maxTotal: Math.floor((getHeapStatistics().heap_size_limit * 0.75) / 16_384),
+        maxSse: 750,
         maxPerConnection: 20,
         maxPerClient: 100,
         maxHeapShare: 0.75,

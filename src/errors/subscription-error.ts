@@ -9,6 +9,7 @@ import { GraphQLError } from 'graphql';
 /** A limit on open subscriptions; each is named by the variable that sets it. */
 export type SubscriptionLimit =
   | 'MAX_SUBSCRIPTIONS'
+  | 'MAX_SSE_SUBSCRIPTIONS'
   | 'MAX_SUBSCRIPTIONS_PER_CONNECTION'
   | 'MAX_SUBSCRIPTIONS_PER_CLIENT'
   | 'SUBSCRIPTION_HEAP_LIMIT';
@@ -16,6 +17,8 @@ export type SubscriptionLimit =
 const MESSAGES: Record<SubscriptionLimit, (max: number) => string> = {
   MAX_SUBSCRIPTIONS: (max) =>
     `The gateway already serves ${max} subscriptions, as many as it allows. Retry later.`,
+  MAX_SSE_SUBSCRIPTIONS: (max) =>
+    `The gateway already serves ${max} subscriptions over SSE, as many as it keeps connections for. Retry later, or subscribe over graphql-ws.`,
   MAX_SUBSCRIPTIONS_PER_CONNECTION: (max) =>
     `This connection already runs ${max} operations (subscriptions and queries), as many as one connection may. Close one first.`,
   MAX_SUBSCRIPTIONS_PER_CLIENT: (max) =>

@@ -92,6 +92,8 @@ export class SubscriptionRegistry {
   readonly #streams = new Set<ChangeStream>();
   /** Subscribers admitted and not yet ended. */
   #open = 0;
+  /** Of them, those over SSE: each holds an HTTP connection. */
+  #openOverHttp = 0;
   /** Subscriptions open now, by client address; a client with none has no entry. */
   readonly #byClient = new ClientCounts();
   readonly #unsubscribe: () => void;
@@ -185,6 +187,9 @@ export class SubscriptionRegistry {
     if (this.#open >= limits.maxTotal) {
       throw refused(tooManySubscriptions('MAX_SUBSCRIPTIONS', limits.maxTotal));
     }
+    if (transport === 'http' && this.#openOverHttp >= limits.maxSse) {
+      throw refused(tooManySubscriptions('MAX_SSE_SUBSCRIPTIONS', limits.maxSse));
+    }
     if (connection && connection.open >= limits.maxPerConnection) {
       throw refused(
         tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CONNECTION', limits.maxPerConnection),
@@ -201,6 +206,7 @@ export class SubscriptionRegistry {
     }
     const started = performance.now();
     this.#open += 1;
+    if (transport === 'http') this.#openOverHttp += 1;
     if (connection) connection.open += 1;
     const releaseClient = this.#byClient.add(clientAddress);
     metrics.subscriptionOpened(field, transport);
@@ -210,6 +216,7 @@ export class SubscriptionRegistry {
       if (ended) return;
       ended = true;
       this.#open -= 1;
+      if (transport === 'http') this.#openOverHttp -= 1;
       if (connection) connection.open -= 1;
       releaseClient();
       metrics.subscriptionEnded(field, transport, reason);

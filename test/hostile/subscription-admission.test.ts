@@ -139,3 +139,27 @@ describe('a subscription refused for its arguments', () => {
     expect(line).toMatchObject({ level: 30, status: 200 });
   });
 });
+
+describe('SSE subscriptions and the connections', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    // MAX_SSE_SUBSCRIPTIONS is unset: three quarters of HTTP_MAX_CONNECTIONS, 6.
+    harness = await startHarness({ env: { HTTP_MAX_CONNECTIONS: 8 }, logLevel: 'silent' });
+  });
+  afterAll(() => harness?.close());
+
+  it('refuses SSE past MAX_SSE_SUBSCRIPTIONS, so that a crowd on SSE leaves /health its connections', async () => {
+    const name = harness.simulator.statusFeed.summary.page.name;
+    for (let i = 0; i < 6; i += 1) {
+      expect(await firstOverSse(harness, `203.0.113.${i}`)).toEqual({
+        data: { statusPageChanged: { name } },
+      });
+    }
+    expect(limitOf(await firstOverSse(harness, '203.0.113.99'))).toEqual({
+      code: 'TOO_MANY_SUBSCRIPTIONS',
+      limit: 'MAX_SSE_SUBSCRIPTIONS',
+    });
+    // Six streams and the refused one's connection gone: /health still has one.
+    expect((await harness.fetch('/health')).status).toBe(200);
+  });
+});
