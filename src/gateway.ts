@@ -42,6 +42,7 @@ import { useVerificationSession } from './plugins/use-verification-session.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { createContext, type GatewayContext } from './schema/context.js';
 import { schema } from './schema/index.js';
+import { isSourceVerification } from './schema/verification-sources.js';
 import { SubscriptionRegistry } from './subscriptions/subscription-registry.js';
 import { RedisSnapshotStore } from './upstreams/redis-snapshot-store.js';
 import type { ChangeBus } from './upstreams/status-feed/change-bus.js';
@@ -144,6 +145,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     logger,
     observer: metrics,
     tracing,
+    redis,
   });
 
   const clientQuota: ClientQuota = redis
@@ -189,7 +191,15 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       ...(tracing ? [useTracing(tracing)] : []),
       useRequestLog(log),
       useNoStore(),
-      useBodyLimit({ maxBytes: config.limits.maxBodyBytes }),
+      useBodyLimit({
+        maxBytes: config.limits.maxBodyBytes,
+        // Standard JSON inputs run to megabytes: their mutations alone may send that much.
+        uploads: {
+          maxBytes: config.limits.maxBodyBytes + config.verification.maxSourceBytes,
+          maxConcurrent: config.verification.maxConcurrentUploads,
+          accepts: isSourceVerification,
+        },
+      }),
       useCsrfPrevention(),
       useGetParams(),
       usePersistedDocuments({
