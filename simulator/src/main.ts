@@ -2,7 +2,7 @@
  * Standalone simulator: `npm run simulator` (`tsx simulator/src/main.ts`).
  * Env: SIMULATOR_PORT (default 4010), SIMULATOR_HOST (default 127.0.0.1),
  * SIMULATOR_PRESET (demo | realistic | large; default demo), SIMULATOR_SOURCIFY (latest | 3.12.1 |
- * 3.9.1 | session-only | mixed; default mixed).
+ * 3.9.1 | session-only | mixed; default latest).
  */
 import { type Simulator, type SourcifyServerVersion, startSimulator } from './server.js';
 import {
@@ -38,7 +38,7 @@ function readSettings(env: NodeJS.ProcessEnv): Settings | string {
   const presets = Object.keys(STATUS_FEED_PRESETS) as StatusFeedPreset[];
   const preset = presets.find((name) => name === rawPreset);
   if (!preset) return `SIMULATOR_PRESET must be one of ${presets.join(', ')}, got "${rawPreset}"`;
-  const rawSourcify = env.SIMULATOR_SOURCIFY?.trim() || 'mixed';
+  const rawSourcify = env.SIMULATOR_SOURCIFY?.trim() || 'latest';
   if (!Object.hasOwn(SOURCIFY_SERVERS, rawSourcify)) {
     return `SIMULATOR_SOURCIFY must be one of ${Object.keys(SOURCIFY_SERVERS).join(', ')}, got "${rawSourcify}"`;
   }

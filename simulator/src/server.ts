@@ -64,9 +64,9 @@ export interface SimulatorOptions {
    */
   requestLogCapacity?: number;
   /**
-   * The Sourcify server to model, and come back to on `verification.reset()`: `latest` (today's
-   * Sourcify: APIv2 only), `3.12.1`, `3.9.1` (the session API beside APIv2), `session-only`
-   * (before APIv2), or null (both APIs, the default).
+   * The Sourcify server to model, and come back to on `verification.reset()`: `latest` (the
+   * default, today's Sourcify: APIv2 only), `3.12.1`, `3.9.1` (the session API beside APIv2),
+   * `session-only` (before APIv2), or null (both APIs).
    */
   sourcify?: SourcifyServerVersion | null;
 }

@@ -9,7 +9,7 @@ import {
 import { fixtureContract } from '../src/verification/fixture.js';
 
 /*
- * Today's Sourcify (`latest`): APIv2 only, verification from source and
+ * Today's Sourcify (the simulator's default server): APIv2 only, verification from source and
  * from metadata, the bulk lookups, ETags on lookups, stuck jobs and the reaper's codes.
  */
 
@@ -22,7 +22,7 @@ const NOBODY = '0x0000000000000000000000000000000000000001';
 
 let sim: Simulator;
 beforeAll(async () => {
-  sim = await startSimulator({ sourcify: 'latest' });
+  sim = await startSimulator();
 });
 afterAll(() => sim.close());
 afterEach(() => {
@@ -84,7 +84,7 @@ async function finished(path: string, body: unknown): Promise<SourcifyV2Job> {
   return (await call<SourcifyV2Job>('GET', `/v2/verify/${submitted.body.verificationId}`)).body;
 }
 
-describe("today's Sourcify ('latest')", () => {
+describe("the default server: today's Sourcify", () => {
   it('has no session API, and APIv2 answers', async () => {
     expect(sim.verification.serverVersion).toBe('latest');
     const session = await call('POST', '/session/verify/etherscan', {

@@ -56,8 +56,9 @@ export interface VerificationUpstreamOptions {
   jobCapacity?: number;
   /**
    * The server to model (see `SourcifyServerVersion`), what `reset()` comes back to. Default
-   * null: both APIs (3.9.1's session API, today's APIv2). `latest` for today's Sourcify, APIv2
-   * only; `3.9.1` for a server with the session API too; `session-only` for one from before APIv2.
+   * `latest`: today's Sourcify, APIv2 only. `3.9.1` for a server with the session API too,
+   * `session-only` for one from before APIv2, null for both APIs (3.9.1's session API, today's
+   * APIv2).
    */
   serverVersion?: SourcifyServerVersion | null;
 }
@@ -106,12 +107,11 @@ export interface VerificationUpstream extends Upstream {
   /** Add or replace a contract the fake explorer knows. Throws a TypeError on a bad contract. */
   addContract(contract: VerifiableContract): void;
   /**
-   * Which real server to behave as where they differ (see `SourcifyServerVersion`): `latest` and
-   * `3.12.1` have APIv2 only (`/session/...` answers Express's 404 page) and answer
+   * Which real server to behave as where they differ (see `SourcifyServerVersion`): `latest` (the
+   * default) and `3.12.1` have APIv2 only (`/session/...` answers Express's 404 page) and answer
    * `unsupported_chain` with 400; `3.9.1` serves the session API too and answers APIv2's
-   * `unsupported_chain` with 404; `session-only` has no `/v2` route; null (the default) serves the
-   * session API as 3.9.1 does and APIv2 as `latest` does, so one simulator serves every
-   * `VERIFY_API` mode.
+   * `unsupported_chain` with 404; `session-only` has no `/v2` route; null serves the session API
+   * as 3.9.1 does and APIv2 as `latest` does, so one simulator serves every `VERIFY_API` mode.
    */
   readonly serverVersion: SourcifyServerVersion | null;
   /** Throws a TypeError unless null or one of `SourcifyServerVersion`. */
@@ -205,7 +205,7 @@ export function createVerificationUpstream(
   let contracts = new Map<string, VerifiableContract>();
   let storage = new MatchStorage();
   const defaultVersion =
-    options.serverVersion === undefined ? null : parseServerVersion(options.serverVersion);
+    options.serverVersion === undefined ? 'latest' : parseServerVersion(options.serverVersion);
   let serverVersion: SourcifyServerVersion | null = defaultVersion;
   let notModified = 0;
   let etherscan = new FakeEtherscan();
