@@ -21,7 +21,11 @@ for (const [api, jobDelayMs] of [
   ['v2', 150],
   ['v2', 2_000],
 ] as [VerifyApi, number][]) {
-  const running = await startInProcessGateway({ env: { VERIFY_API: api } });
+  // The simulator answers like today's Sourcify (APIv2 only): the session API needs 3.9.1.
+  const running = await startInProcessGateway({
+    env: { VERIFY_API: api },
+    ...(api === 'session' ? { simulator: { sourcify: '3.9.1' } } : {}),
+  });
   const { simulator, url } = running;
   simulator.verification.setJobDelay(jobDelayMs);
   const samples: number[] = [];

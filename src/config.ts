@@ -277,9 +277,9 @@ export const CONFIG_VARIABLES = {
   VERIFY_API: variable({
     section: 'Verification service',
     description:
-      "The service's API: `session` (Sourcify's session API, servers before 3.10) or `v2` (APIv2 jobs, today's Sourcify).",
-    default: 'session',
-    schema: oneOf(['session', 'v2']),
+      "The service's API: `auto` asks the server which it speaks (once, remembered, asked again after a failure that suggests the server changed) and prefers APIv2; `session` forces Sourcify's session API (servers before 3.10), `v2` forces APIv2 (today's Sourcify). The source mutations, `verificationJobChanged` and the bulk lookups need APIv2.",
+    default: 'auto',
+    schema: oneOf(['auto', 'session', 'v2']),
   }),
   VERIFY_TIMEOUT_MS: variable({
     section: 'Verification service',
@@ -302,6 +302,55 @@ export const CONFIG_VARIABLES = {
     default: '250',
     schema: wholeNumber(1),
   }),
+  VERIFY_WATCH_INTERVAL_MS: variable({
+    section: 'Verification service',
+    description:
+      'How often a job that `verificationJobChanged` subscribers follow is polled: once per interval whoever watches it (all subscribers of one job on a replica share each poll, and the replicas share it through Redis when `REDIS_URL` is set).',
+    default: '1000',
+    schema: wholeNumber(100, 600_000),
+  }),
+  VERIFY_JOB_STALE_MS: variable({
+    section: 'Verification service',
+    description:
+      'A job still running this long after it started is reported `stale` (`VerificationPending.stale`, with what the user can do in its `message`): Sourcify has had jobs stuck "running" for hours, which it cannot cancel and which block resubmitting the contract.',
+    default: '600000',
+    schema: wholeNumber(1),
+  }),
+  VERIFY_MAX_SOURCE_BYTES: variable({
+    section: 'Verification service',
+    description:
+      'Largest source input `verifyContractFromSource` (its `stdJsonInput`) and `verifyContractFromMetadata` (its `metadata` and `sources` together) accept, in bytes of JSON; larger is refused with `INPUT_TOO_LARGE` before anything is sent. A request carrying one of these mutations may be this much larger than `MAX_BODY_BYTES` (send the input as a variable, over HTTP POST); every other request keeps `MAX_BODY_BYTES`.',
+    default: '8388608',
+    schema: wholeNumber(1024, 64 * 1024 * 1024),
+  }),
+  VERIFY_MAX_CONCURRENT_UPLOADS: variable({
+    section: 'Verification service',
+    description:
+      'Request bodies above `MAX_BODY_BYTES` (source verifications) read at once on this replica; more are refused with 503 `TOO_MANY_UPLOADS` until one is done, so that large bodies hold at most this many times `VERIFY_MAX_SOURCE_BYTES` of memory.',
+    default: '4',
+    schema: wholeNumber(1, 1_000),
+  }),
+  VERIFY_LOOKUP_CONCURRENCY: variable({
+    section: 'Verification service',
+    description:
+      'Contract lookups one operation has in flight to the service at once (`contracts` with up to 100 addresses, `_entities`); the rest wait their turn.',
+    default: '8',
+    schema: wholeNumber(1, 100),
+  }),
+  VERIFY_LOOKUP_TTL_MS: variable({
+    section: 'Verification service',
+    description:
+      "How long a contract lookup is served from memory; after that it is asked again with the service's ETag (`If-None-Match`), and a `304 Not Modified` renews it without a body.",
+    default: '30000',
+    schema: wholeNumber(0),
+  }),
+  VERIFY_LOOKUP_CACHE_BYTES: variable({
+    section: 'Verification service',
+    description:
+      'Bytes of contract lookups kept in memory (each counted as its answer, its key and 512 bytes), least recently used dropped first.',
+    default: '8388608',
+    schema: wholeNumber(0),
+  }),
   VERIFY_CHAINS_TTL_MS: variable({
     section: 'Verification service',
     description:
@@ -312,7 +361,7 @@ export const CONFIG_VARIABLES = {
   VERIFY_RATE_LIMIT: variable({
     section: 'Verification service',
     description:
-      "`verifyContract` calls one client may make per `VERIFY_RATE_WINDOW_MS`; more answer `RateLimitedError` with `retryAfterSeconds`. The service limits by the gateway's address, so this keeps one client from spending every user's quota.",
+      "Verifications (`verifyContract`, `verifyContractFromSource`, `verifyContractFromMetadata`, counted together) one client may start per `VERIFY_RATE_WINDOW_MS`; more answer `RateLimitedError` with `retryAfterSeconds`. The service limits by the gateway's address, so this keeps one client from spending every user's quota.",
     default: '10',
     schema: wholeNumber(1),
   }),
@@ -746,8 +795,23 @@ export interface Config {
   };
   readonly verification: {
     readonly baseUrl: string;
-    readonly api: 'session' | 'v2';
+    /** `auto` finds out which API the server speaks. */
+    readonly api: 'auto' | 'session' | 'v2';
     readonly waitMs: number;
+    /** How often a watched job is polled (`verificationJobChanged`). */
+    readonly watchIntervalMs: number;
+    /** A job running longer than this is `stale`. */
+    readonly jobStaleMs: number;
+    /** Largest source input of the source mutations, in bytes of JSON. */
+    readonly maxSourceBytes: number;
+    /** Request bodies above `limits.maxBodyBytes` read at once. */
+    readonly maxConcurrentUploads: number;
+    /** Contract lookups one operation has in flight at once. */
+    readonly lookupConcurrency: number;
+    /** How long a contract lookup is served before it is revalidated. */
+    readonly lookupTtlMs: number;
+    /** Bytes of contract lookups kept in memory. */
+    readonly lookupCacheBytes: number;
     readonly pollIntervalMs: number;
     readonly chainsTtlMs: number;
     readonly sessionCookieSecure: boolean;
@@ -931,6 +995,13 @@ function shape(values: Values): Config {
       api: values.VERIFY_API,
       waitMs: values.VERIFY_WAIT_MS,
       pollIntervalMs: values.VERIFY_POLL_INTERVAL_MS,
+      watchIntervalMs: values.VERIFY_WATCH_INTERVAL_MS,
+      jobStaleMs: values.VERIFY_JOB_STALE_MS,
+      maxSourceBytes: values.VERIFY_MAX_SOURCE_BYTES,
+      maxConcurrentUploads: values.VERIFY_MAX_CONCURRENT_UPLOADS,
+      lookupConcurrency: values.VERIFY_LOOKUP_CONCURRENCY,
+      lookupTtlMs: values.VERIFY_LOOKUP_TTL_MS,
+      lookupCacheBytes: values.VERIFY_LOOKUP_CACHE_BYTES,
       chainsTtlMs: values.VERIFY_CHAINS_TTL_MS,
       sessionCookieSecure: values.SESSION_COOKIE_SECURE ?? production,
       clientQuota: { limit: values.VERIFY_RATE_LIMIT, windowMs: values.VERIFY_RATE_WINDOW_MS },

@@ -43,6 +43,7 @@ import { useVerificationSession } from './plugins/use-verification-session.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { createContext, type GatewayContext } from './schema/context.js';
 import { schema } from './schema/index.js';
+import { isSourceVerification } from './schema/verification-sources.js';
 import { SubscriptionRegistry } from './subscriptions/subscription-registry.js';
 import { RedisSnapshotStore } from './upstreams/redis-snapshot-store.js';
 import type { ChangeBus } from './upstreams/status-feed/change-bus.js';
@@ -145,6 +146,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     logger,
     observer: metrics,
     tracing,
+    redis,
   });
 
   const clientQuota: ClientQuota = redis
@@ -190,7 +192,15 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       ...(tracing ? [useTracing(tracing)] : []),
       useRequestLog(log),
       useNoStore(),
-      useBodyLimit({ maxBytes: config.limits.maxBodyBytes }),
+      useBodyLimit({
+        maxBytes: config.limits.maxBodyBytes,
+        // Standard JSON inputs run to megabytes: their mutations alone may send that much.
+        uploads: {
+          maxBytes: config.limits.maxBodyBytes + config.verification.maxSourceBytes,
+          maxConcurrent: config.verification.maxConcurrentUploads,
+          accepts: isSourceVerification,
+        },
+      }),
       useCsrfPrevention(),
       useGetParams(),
       usePersistedDocuments({

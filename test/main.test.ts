@@ -100,7 +100,7 @@ describe('npm start', () => {
     expect(verification).toMatchObject({ upstream: 'verification service', simulated: true });
     expect(verification?.url).not.toBe(simulator.verifyBaseUrl);
     expect(ready.statusFeed).toBe(simulator.statusBaseUrl);
-    expect(ready.verificationService).toBe(`${String(verification?.url)} (session)`);
+    expect(ready.verificationService).toBe(`${String(verification?.url)} (auto)`);
   });
 
   it('finishes in-flight operations on SIGTERM before it exits', async () => {

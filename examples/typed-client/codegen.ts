@@ -48,6 +48,7 @@ const config: CodegenConfig = {
           DateTime: 'string',
           LocalDate: 'string',
           URL: 'string',
+          JSON: 'unknown',
         },
       },
     },

@@ -20,7 +20,8 @@
  *   chains, serverVersion, etherscan }` (`received`: requests so far; `chains`: how many are
  *   listed, null when hidden; `etherscan`: the fake Etherscan's failure in force, or null)
  * - `PUT /_simulator/verification` `{ chains?: SourcifyChain[] | null,
- *   contracts?: VerifiableContract[], serverVersion?: '3.9.1' | '3.12.1' | null,
+ *   contracts?: VerifiableContract[], serverVersion?: 'latest' | '3.12.1' | '3.9.1' |
+ *   'session-only' | null,
  *   etherscan?: { failure, times? } | null }` → replaces the chain list, adds contracts, picks the
  *   server version to behave as, makes Etherscan fail (`unreachable`, `http-error`,
  *   `invalid-api-key`, `rate-limit`)
@@ -29,7 +30,8 @@
  * - `GET /_simulator/verification/v2` → `{ jobDelayMs, jobs, outcomes }` (APIv2 jobs with their
  *   state, scripted outcomes in force)
  * - `PUT /_simulator/verification/v2` `{ jobDelayMs?: number | null, outcomes?: Array<{ target:
- *   '*' | { chainId, address }, outcome: { reject } | { jobError } | null, times? }> }` → same
+ *   '*' | { chainId, address }, outcome: { reject } | { jobError } | { stuck: true } | null,
+ *   times? }>, abandonStuckJobs?: true }` → same
  */
 import {
   type FaultTable,
@@ -418,9 +420,16 @@ export function createControlApi(
     '/verification/v2': {
       GET: apiV2Overview,
       PUT: async (request) => {
-        const body = await readJsonObject(request, ['jobDelayMs', 'outcomes']);
-        if (body.jobDelayMs === undefined && body.outcomes === undefined) {
-          throw new BadRequestError('Expected "jobDelayMs" and/or "outcomes"');
+        const body = await readJsonObject(request, ['jobDelayMs', 'outcomes', 'abandonStuckJobs']);
+        if (
+          body.jobDelayMs === undefined &&
+          body.outcomes === undefined &&
+          body.abandonStuckJobs === undefined
+        ) {
+          throw new BadRequestError('Expected "jobDelayMs", "outcomes" and/or "abandonStuckJobs"');
+        }
+        if (body.abandonStuckJobs !== undefined && body.abandonStuckJobs !== true) {
+          throw new BadRequestError('"abandonStuckJobs" must be true');
         }
         // Everything is checked before anything changes.
         const delay =
@@ -431,6 +440,7 @@ export function createControlApi(
         for (const { target, outcome, times } of outcomes) {
           verification.setOutcome(target, outcome, times === null ? {} : { times });
         }
+        if (body.abandonStuckJobs === true) verification.abandonStuckJobs();
         return apiV2Overview();
       },
     },

@@ -1,9 +1,10 @@
 /**
  * Standalone simulator: `npm run simulator` (`tsx simulator/src/main.ts`).
  * Env: SIMULATOR_PORT (default 4010), SIMULATOR_HOST (default 127.0.0.1),
- * SIMULATOR_PRESET (demo | realistic | large; default demo).
+ * SIMULATOR_PRESET (demo | realistic | large; default demo), SIMULATOR_SOURCIFY (latest | 3.12.1 |
+ * 3.9.1 | session-only | mixed; default latest).
  */
-import { type Simulator, startSimulator } from './server.js';
+import { type Simulator, type SourcifyServerVersion, startSimulator } from './server.js';
 import {
   createSimulatedFeed,
   STATUS_FEED_PRESETS,
@@ -14,7 +15,16 @@ interface Settings {
   port: number;
   host: string;
   preset: StatusFeedPreset;
+  sourcify: SourcifyServerVersion | null;
 }
+
+const SOURCIFY_SERVERS: Record<string, SourcifyServerVersion | null> = {
+  latest: 'latest',
+  '3.12.1': '3.12.1',
+  '3.9.1': '3.9.1',
+  'session-only': 'session-only',
+  mixed: null,
+};
 
 function readSettings(env: NodeJS.ProcessEnv): Settings | string {
   const rawPort = env.SIMULATOR_PORT?.trim() || '4010';
@@ -28,7 +38,11 @@ function readSettings(env: NodeJS.ProcessEnv): Settings | string {
   const presets = Object.keys(STATUS_FEED_PRESETS) as StatusFeedPreset[];
   const preset = presets.find((name) => name === rawPreset);
   if (!preset) return `SIMULATOR_PRESET must be one of ${presets.join(', ')}, got "${rawPreset}"`;
-  return { port, host, preset };
+  const rawSourcify = env.SIMULATOR_SOURCIFY?.trim() || 'latest';
+  if (!Object.hasOwn(SOURCIFY_SERVERS, rawSourcify)) {
+    return `SIMULATOR_SOURCIFY must be one of ${Object.keys(SOURCIFY_SERVERS).join(', ')}, got "${rawSourcify}"`;
+  }
+  return { port, host, preset, sourcify: SOURCIFY_SERVERS[rawSourcify] ?? null };
 }
 
 function fail(message: string): void {
@@ -46,6 +60,7 @@ async function main(): Promise<void> {
       port: settings.port,
       host: settings.host,
       statusFeed: createSimulatedFeed(STATUS_FEED_PRESETS[settings.preset]),
+      sourcify: settings.sourcify,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

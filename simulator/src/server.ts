@@ -9,6 +9,7 @@ import {
   parseTimes,
   parseUpstreamName,
 } from './fault.js';
+import { InFlightRequests } from './in-flight.js';
 import { JSON_CONTENT_TYPE, jsonResponse } from './json-response.js';
 import { RequestBodyTooLargeError, readBody } from './read-body.js';
 import { type RecordedRequest, SimulatorRequestLog } from './request-log.js';
@@ -16,6 +17,7 @@ import { createSimulatedFeed, type SimulatedFeed } from './status-feed/fixture.j
 import { createStatusFeedUpstream } from './status-feed/routes.js';
 import type { SimulatorResponse, Upstream, UpstreamName, UpstreamRequest } from './upstream.js';
 import { createVerificationUpstream, type VerificationUpstream } from './verification/routes.js';
+import type { SourcifyServerVersion } from './verification/types.js';
 
 export type { ActiveFault, Fault } from './fault.js';
 export type { RecordedRequest } from './request-log.js';
@@ -36,6 +38,7 @@ export type {
   SourcifyServerVersion,
   SourcifyV2Contract,
   SourcifyV2ErrorBody,
+  SourcifyV2ExternalVerifications,
   SourcifyV2Job,
 } from './verification/types.js';
 export type { V2JobErrorCode, V2RejectCode } from './verification/v2-errors.js';
@@ -60,6 +63,12 @@ export interface SimulatorOptions {
    * `verification.received`. Default 10,000.
    */
   requestLogCapacity?: number;
+  /**
+   * The Sourcify server to model, and come back to on `verification.reset()`: `latest` (the
+   * default, today's Sourcify: APIv2 only), `3.12.1`, `3.9.1` (the session API beside APIv2),
+   * `session-only` (before APIv2), or null (both APIs).
+   */
+  sourcify?: SourcifyServerVersion | null;
 }
 
 /**
@@ -74,6 +83,8 @@ export type SimulatorVerification = Pick<
   | 'setChains'
   | 'addContract'
   | 'jobs'
+  | 'abandonStuckJobs'
+  | 'notModified'
   | 'jobDelayMs'
   | 'setJobDelay'
   | 'setOutcome'
@@ -120,6 +131,12 @@ export interface Simulator {
   readonly requests: ReadonlyArray<RecordedRequest>;
   /** Exact path match, e.g. '/status/api/v2/summary.json' (query ignored); no path = all. */
   requestCount(path?: string): number;
+  /**
+   * Requests in flight now under a path prefix (e.g. `/verify/v2/contract/`), and the most there
+   * were at once since the last `resetRequests`, from the moment one arrives until its answer is
+   * sent (a delay fault included).
+   */
+  concurrency(prefix: string): { current: number; peak: number };
   resetRequests(): void;
   /** The contract verification upstream mounted at `verifyBaseUrl`. */
   readonly verification: SimulatorVerification;
@@ -176,11 +193,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 0;
   const statusFeed = createStatusFeedUpstream(options.statusFeed ?? createSimulatedFeed());
-  const verification = createVerificationUpstream(
-    options.requestLogCapacity === undefined
+  const verification = createVerificationUpstream({
+    ...(options.requestLogCapacity === undefined
       ? {}
-      : { receivedCapacity: options.requestLogCapacity },
-  );
+      : { receivedCapacity: options.requestLogCapacity }),
+    ...(options.sourcify === undefined ? {} : { serverVersion: options.sourcify }),
+  });
+  const inFlight = new InFlightRequests();
   // The route table: one entry per simulated upstream, matched by path prefix.
   const upstreams: readonly Upstream[] = [statusFeed, verification];
   const faults = new FaultTable();
@@ -313,7 +332,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const relative = underPrefix(path, upstream.prefix);
       if (relative === null) continue;
       const upstreamRequest = toUpstreamRequest(request, relative, search, MAX_BODY_BYTES);
-      return serveUpstream(upstream, upstreamRequest, response);
+      const done = inFlight.begin(path);
+      try {
+        return await serveUpstream(upstream, upstreamRequest, response);
+      } finally {
+        done();
+      }
     }
     send(response, jsonResponse(404, { error: 'No simulated upstream at this path', path }));
   };
@@ -370,7 +394,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return log.entries();
     },
     requestCount: (path) => log.count(path),
-    resetRequests: () => log.reset(),
+    concurrency: (prefix) => inFlight.of(prefix),
+    resetRequests: () => {
+      log.reset();
+      inFlight.resetPeaks();
+    },
     verification,
     close() {
       closed ??= new Promise<void>((resolve) => {

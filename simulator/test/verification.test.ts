@@ -33,7 +33,8 @@ const COUNTER = fixture('Counter');
 let sim: Simulator;
 
 beforeAll(async () => {
-  sim = await startSimulator();
+  // Both APIs: 3.9.1's session API beside today's APIv2.
+  sim = await startSimulator({ sourcify: null });
 });
 
 afterAll(async () => {
@@ -197,7 +198,7 @@ describe('POST /session/verify/etherscan: sessions', () => {
     expect(sessionIdOf(answer.setCookie)).not.toBe(sessionIdOf(stale));
 
     // A cookie from another simulator is not ours either.
-    const other = await startSimulator();
+    const other = await startSimulator({ sourcify: null });
     try {
       const foreign = await fetch(`${other.verifyBaseUrl}${VERIFY}`, {
         method: 'POST',
@@ -920,7 +921,7 @@ describe('verification.received', () => {
   });
 
   it('is bounded like the request log', async () => {
-    const small = await startSimulator({ requestLogCapacity: 2 });
+    const small = await startSimulator({ requestLogCapacity: 2, sourcify: null });
     try {
       for (const apiKey of ['a', 'b', 'c']) {
         await fetch(`${small.verifyBaseUrl}${VERIFY}`, {

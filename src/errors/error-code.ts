@@ -16,6 +16,10 @@ export const ERROR_CODES = {
   REQUEST_TIMEOUT: 'The request, its headers or its body, did not arrive in time.',
   BAD_USER_INPUT:
     'An argument was refused (`extensions.field` names it), or the operation is over a limit (depth, aliases, cost, tokens, directives).',
+  INPUT_TOO_LARGE:
+    "A verification's source input (`stdJsonInput`, or `metadata` and `sources`) is larger than `VERIFY_MAX_SOURCE_BYTES`; nothing was sent to the service. Returned as `InvalidInputError` with `field` and `maxBytes`.",
+  TOO_MANY_UPLOADS:
+    'A request body above `MAX_BODY_BYTES` (a source verification) was refused with 503: `VERIFY_MAX_CONCURRENT_UPLOADS` such bodies are being read already. Retry shortly.',
   UPSTREAM_UNAVAILABLE:
     'An upstream could not be reached, timed out, answered an error status, or its circuit is open.',
   UPSTREAM_BAD_RESPONSE: 'An upstream answered a body that is not what its endpoint serves.',

@@ -13,6 +13,20 @@ export interface BodyLimitOptions {
    * @default 10000
    */
   readonly timeoutMs?: number;
+  /**
+   * Bodies above `maxBytes` accepted for the operations `accepts` takes (source verifications):
+   * up to `maxBytes` of their own, declared by `content-length`, and `maxConcurrent` at once
+   * (more get 503 `TOO_MANY_UPLOADS`); any other operation that large gets 413 as before.
+   * @default undefined (none)
+   */
+  readonly uploads?: UploadLimits | undefined;
+}
+
+export interface UploadLimits {
+  readonly maxBytes: number;
+  readonly maxConcurrent: number;
+  /** Whether a parsed body's operation may be that large. */
+  readonly accepts: (body: Record<string, unknown>) => boolean;
 }
 
 /**
@@ -23,28 +37,75 @@ export interface BodyLimitOptions {
 export function useBodyLimit({
   maxBytes = 262_144,
   timeoutMs = 10_000,
+  uploads,
 }: BodyLimitOptions = {}): Plugin {
   const tooLarge = `The request body is larger than the limit of ${maxBytes} bytes.`;
+  /** The upload slot each large request holds until its answer: what it will read, and free. */
+  const large = new WeakMap<Request, () => void>();
+  let uploading = 0;
   return {
     onRequest({ request, endResponse, fetchAPI }) {
-      if (Number(request.headers.get('content-length')) > maxBytes) {
+      const declared = Number(request.headers.get('content-length'));
+      if (declared <= maxBytes) return;
+      const refuse = (
+        code: 'PAYLOAD_TOO_LARGE' | 'TOO_MANY_UPLOADS',
+        message: string,
+        status: number,
+      ) =>
         endResponse(
-          new fetchAPI.Response(refusalBody('PAYLOAD_TOO_LARGE', tooLarge), {
-            status: 413,
+          new fetchAPI.Response(refusalBody(code, message), {
+            status,
             headers: { 'content-type': 'application/json; charset=utf-8' },
           }),
         );
+      if (!uploads || request.method !== 'POST' || declared > uploads.maxBytes) {
+        refuse(
+          'PAYLOAD_TOO_LARGE',
+          uploads
+            ? `${tooLarge} A source verification may send up to ${uploads.maxBytes} bytes.`
+            : tooLarge,
+          413,
+        );
+        return;
       }
+      if (uploading >= uploads.maxConcurrent) {
+        refuse(
+          'TOO_MANY_UPLOADS',
+          `${uploads.maxConcurrent} large request bodies are being handled already (VERIFY_MAX_CONCURRENT_UPLOADS); retry shortly.`,
+          503,
+        );
+        return;
+      }
+      uploading += 1;
+      let held = true;
+      const release = () => {
+        if (held) uploading -= 1;
+        held = false;
+      };
+      large.set(request, release);
+      request.signal?.addEventListener('abort', release, { once: true });
+    },
+    onResponse({ request }) {
+      large.get(request)?.();
     },
     onRequestParse({ request, setRequestParser }) {
       if (request.method !== 'POST') return;
       const contentType = request.headers.get('content-type');
-      // Every body is read through the same cap, whatever parser it is for.
-      const readBounded = async (request: Request): Promise<string> => {
+      // Every body is read through the same cap, whatever parser it is for; only a JSON body
+      // holding an upload slot may be read past `maxBytes`.
+      const readBounded = async (request: Request, limit = maxBytes): Promise<string> => {
         try {
-          return await readBodyText(request, { maxBytes, timeoutMs });
+          return await readBodyText(request, { maxBytes: limit, timeoutMs });
         } catch (error) {
-          if (error instanceof BodyTooLargeError) throw refusal('PAYLOAD_TOO_LARGE', tooLarge, 413);
+          if (error instanceof BodyTooLargeError) {
+            throw refusal(
+              'PAYLOAD_TOO_LARGE',
+              limit > maxBytes
+                ? `The request body is larger than the limit of ${limit} bytes for a source verification.`
+                : tooLarge,
+              413,
+            );
+          }
           if (error instanceof BodyTimeoutError) {
             throw refusal('REQUEST_TIMEOUT', 'The request body did not arrive in time.', 408);
           }
@@ -56,8 +117,9 @@ export function useBodyLimit({
         return;
       }
       if (!isJson(contentType)) return;
+      const limit = uploads && large.has(request) ? uploads.maxBytes : maxBytes;
       setRequestParser(async (request) => {
-        const text = await readBounded(request);
+        const text = await readBounded(request, limit);
         let body: unknown;
         try {
           body = JSON.parse(text);
@@ -76,6 +138,17 @@ export function useBodyLimit({
             'BAD_REQUEST',
             'The request body must be a JSON object with a "query".',
             400,
+          );
+        }
+        if (
+          limit > maxBytes &&
+          Buffer.byteLength(text) > maxBytes &&
+          !uploads?.accepts(body as Record<string, unknown>)
+        ) {
+          throw refusal(
+            'PAYLOAD_TOO_LARGE',
+            `${tooLarge} Only a source verification (verifyContractFromSource, verifyContractFromMetadata, sent as a query with variables) may be larger.`,
+            413,
           );
         }
         return body;

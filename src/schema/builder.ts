@@ -2,7 +2,7 @@ import SchemaBuilder from '@pothos/core';
 import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import { GraphQLScalarType } from 'graphql';
-import { DateTimeResolver, LocalDateResolver, URLResolver } from 'graphql-scalars';
+import { DateTimeResolver, JSONResolver, LocalDateResolver, URLResolver } from 'graphql-scalars';
 import type { GatewayContext } from './context.js';
 
 export const builder = new SchemaBuilder<{
@@ -12,6 +12,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     LocalDate: { Input: string; Output: string };
     URL: { Input: URL; Output: URL | string };
+    JSON: { Input: unknown; Output: unknown };
   };
 }>({
   plugins: [DirectivePlugin, FederationPlugin],
@@ -35,6 +36,11 @@ const URLAsWritten = new GraphQLScalarType({
 });
 builder.addScalarType('URL', URLAsWritten, {
   description: 'An absolute URL, e.g. `https://status.example-ledger.com`.',
+});
+
+builder.addScalarType('JSON', JSONResolver, {
+  description:
+    'Any JSON value: an object, array, string, number, boolean or null, e.g. a standard JSON input. Send large ones as variables, not in the document.',
 });
 
 builder.queryType({

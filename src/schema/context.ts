@@ -73,15 +73,9 @@ export interface ContextSources {
 
 export function createContext(sources: ContextSources): GatewayContext {
   const { requestId, verification, cacheability } = sources;
+  // One batch per turn of the event loop; the service bounds how many lookups are in flight.
   const contracts = new DataLoader<ContractLocation, Contract | null, string>(
-    (locations) =>
-      Promise.all(
-        locations.map((location) =>
-          verification
-            .contract(location.chainId, location.address, requestId)
-            .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
-        ),
-      ),
+    (locations) => verification.contracts(locations, requestId),
     { cacheKeyFn: ({ chainId, address }) => `${chainId}:${address.toLowerCase()}` },
   );
   let loaders = createStatusFeedLoaders(sources.statusFeed, requestId, cacheability);

@@ -73,7 +73,7 @@ builder.queryField('contract', (t) =>
     type: ContractRef,
     nullable: true,
     description:
-      "A contract's source verification, from the verification service's APIv2 lookup. Null when it is not verified. Answers are cached for up to 30 s.",
+      "A contract's source verification, from the verification service's APIv2 lookup. Null when it is not verified. Answers are served from memory for `VERIFY_LOOKUP_TTL_MS` (30 s), then revalidated with the service's ETag.",
     args: {
       chainId: t.arg.string({ required: true, description: 'Decimal chain id, e.g. "1".' }),
       address: t.arg.string({

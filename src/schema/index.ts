@@ -6,6 +6,7 @@ import './chain.js';
 import './component.js';
 import './component-status-change.js';
 import './contract.js';
+import './contract-lookups.js';
 import './errors.js';
 import './incident.js';
 import './incident-change.js';
@@ -14,6 +15,9 @@ import './maintenance-change.js';
 import './page.js';
 import './status-event.js';
 import './verification.js';
+import './verification-job.js';
+import './verification-job-changed.js';
+import './verification-sources.js';
 
 /**
  * The graph, as an Apollo Federation v2 subgraph: `_service` and `_entities` come with it. Fields

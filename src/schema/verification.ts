@@ -11,6 +11,7 @@ import type {
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
 import {
+  type ErrorResult,
   errorTypeName,
   InvalidInputErrorRef,
   RateLimitedErrorRef,
@@ -18,6 +19,7 @@ import {
   UpstreamUnavailableErrorRef,
   VerificationRejectedErrorRef,
 } from './errors.js';
+import { VerificationJobRef } from './verification-job.js';
 
 const ExplorerEnum = builder.enumType('Explorer', {
   description: 'A block explorer the verification service can fetch verified sources from.',
@@ -143,11 +145,10 @@ const VerifiedContractRef = builder.objectRef<VerifiedContract>('VerifiedContrac
       nullable: true,
       description: 'Decimal id of its chain; null until one is given.',
     }),
-    files: t.field({
+    files: t.expose('files', {
       type: ContractFilesRef,
       nullable: true,
       description: 'Its source files: found, missing and invalid; null with APIv2.',
-      resolve: (contract) => contract.files,
     }),
     status: t.expose('status', { type: VerificationStatusEnum, description: 'The match found.' }),
     statusMessage: t.exposeString('statusMessage', {
@@ -180,7 +181,13 @@ const VerificationResultRef = builder
       }),
       alreadyVerified: t.exposeBoolean('alreadyVerified', {
         description:
-          'True when the service already had this contract verified (APIv2): `contracts` shows the existing match, and nothing new was done.',
+          'True when the service already had this contract verified (APIv2; on submission, or found by the job): `contracts` shows the existing match, and nothing new was done.',
+      }),
+      job: t.expose('job', {
+        type: VerificationJobRef,
+        nullable: true,
+        description:
+          'The APIv2 job, with everything the service reported (times, compilation time, the explorers it also submitted to); null with the session API, and when the service refused the submission as already verified.',
       }),
     }),
   });
@@ -189,7 +196,7 @@ const VerificationPendingRef = builder
   .objectRef<VerificationPending>('VerificationPending')
   .implement({
     description:
-      'An APIv2 verification job still running when the gateway stopped waiting (`VERIFY_WAIT_MS`). Poll `verificationJob(id:)` with its id for the outcome.',
+      'An APIv2 verification job still running when the gateway stopped waiting (`VERIFY_WAIT_MS`). Follow it with `verificationJobChanged(id:)`, or ask `verificationJob(id:)`, with its id.',
     fields: (t) => ({
       verificationId: t.exposeID('verificationId', {
         description: 'The job id: pass it to `verificationJob`.',
@@ -199,10 +206,24 @@ const VerificationPendingRef = builder
         nullable: true,
         description: 'When the service started the job; null when it did not say.',
       }),
+      stale: t.exposeBoolean('stale', {
+        description:
+          'True once the job has run longer than `VERIFY_JOB_STALE_MS` (10 min by default): Sourcify has left jobs "running" for hours, and blocks the contract while they run. `message` says what the user can do.',
+      }),
+      message: t.exposeString('message', {
+        description:
+          'What the user can do now: follow the job while it runs; for a stale job, what to do about it.',
+      }),
+      job: t.expose('job', {
+        type: VerificationJobRef,
+        nullable: true,
+        description:
+          'The job as the service last reported it; null when the gateway stopped waiting before it saw the job.',
+      }),
     }),
   });
 
-const VerifyContractResultRef = builder.unionType('VerifyContractResult', {
+export const VerifyContractResultRef = builder.unionType('VerifyContractResult', {
   description:
     'The outcome of a verification: done, still running (APIv2), or why it did not happen. Switch on `__typename`.',
   types: [
@@ -225,6 +246,21 @@ const VerifyContractResultRef = builder.unionType('VerifyContractResult', {
   },
 });
 
+/**
+ * A verification mutation's answer: one verification taken from the client's allowance first,
+ * then `verify`, its expected failures returned as results.
+ */
+export const verifying = (
+  context: GatewayContext,
+  verify: () => Promise<VerificationOutcome>,
+): Promise<VerificationOutcome | ErrorResult> =>
+  settle(
+    (async () => {
+      await context.takeVerification();
+      return verify();
+    })(),
+  );
+
 builder.mutationField('verifyContract', (t) =>
   t.field({
     type: VerifyContractResultRef,
@@ -232,15 +268,8 @@ builder.mutationField('verifyContract', (t) =>
       'Verifies a deployed contract with the sources its block explorer has. With the session API, your session at the verification service travels in an HttpOnly cookie, so later calls add to the same session; with APIv2, the gateway waits for the verification job and answers `VerificationPending` if it takes longer. Expected failures are results: switch on `__typename`.',
     args: { input: t.arg({ type: VerifyContractInputRef, required: true }) },
     resolve: (_root, { input }, context) =>
-      settle(
-        (async () => {
-          await context.takeVerification();
-          return context.verification.verifyContract(
-            input,
-            context.verificationSession,
-            context.requestId,
-          );
-        })(),
+      verifying(context, () =>
+        context.verification.verifyContract(input, context.verificationSession, context.requestId),
       ),
   }),
 );
@@ -250,7 +279,7 @@ builder.queryField('verificationJob', (t) =>
     type: VerifyContractResultRef,
     nullable: true,
     description:
-      'The current state of an APIv2 verification job that `verifyContract` answered as `VerificationPending`. Null for an unknown id, and always with the session API, which has no jobs.',
+      'The current state of an APIv2 verification job that a verification answered as `VerificationPending` (`stale` once it has run longer than `VERIFY_JOB_STALE_MS`). Null for an unknown id, and always with the session API, which has no jobs. To follow a job, subscribe to `verificationJobChanged` instead of polling this.',
     args: { id: t.arg.id({ required: true, description: 'The `verificationId` of the job.' }) },
     resolve: (_root, { id }, { verification, requestId }) =>
       settle(verification.verificationJob(String(id), requestId)),

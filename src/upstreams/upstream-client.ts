@@ -368,7 +368,8 @@ function summarizeIssues(error: z.ZodError): string {
   return more > 0 ? `${shown.join('; ')}; and ${more} more` : shown.join('; ');
 }
 
-const isRedirect = (status: number) => status >= 300 && status < 400;
+/** A 304 is not a redirect: it answers a conditional request (`If-None-Match`) the caller made. */
+const isRedirect = (status: number) => status >= 300 && status < 400 && status !== 304;
 
 const redirectRefused = (endpoint: UpstreamEndpoint, status: number) =>
   new UpstreamUnavailableError(
@@ -379,7 +380,9 @@ const redirectRefused = (endpoint: UpstreamEndpoint, status: number) =>
 
 /** An HTTP error's answer as a Response again, with the body ky read into `data`. */
 function rebuiltResponse({ response, data }: HTTPError): Response {
-  return new Response(data === undefined ? null : dataText(data), {
+  // A 304 (or 204) has no body, and a Response refuses one for it.
+  const bodiless = response.status === 304 || response.status === 204;
+  return new Response(data === undefined || bodiless ? null : dataText(data), {
     status: response.status,
     headers: response.headers,
   });

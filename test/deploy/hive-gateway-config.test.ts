@@ -6,6 +6,7 @@ import { gatewayConfig, SESSION_COOKIE } from '../../deploy/gateway.config.js';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { printSchemaDocument } from '../../src/schema/print.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { sessionEra } from '../helpers/session-era.js';
 
 const VERIFY = /* GraphQL */ `
   mutation Verify($input: VerifyContractInput!) {
@@ -68,7 +69,7 @@ describe('deploy/gateway.config.ts', () => {
     let router: GatewayRuntime;
 
     beforeAll(async () => {
-      harness = await startHarness({ logLevel: 'silent' });
+      harness = await startHarness(sessionEra({ logLevel: 'silent' }));
       const url = `${harness.origin}/graphql`;
       const composed = composeServices([
         { name: 'ledger-status', url, typeDefs: parse(printSchemaDocument()) },

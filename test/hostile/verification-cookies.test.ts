@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { startHarness } from '../helpers/harness.js';
+import { sessionEra } from '../helpers/session-era.js';
 
 const contract = VERIFIABLE_CONTRACTS.find((candidate) => candidate.name === 'Greeter');
 const body = JSON.stringify({
@@ -10,7 +11,7 @@ const body = JSON.stringify({
 
 describe('odd session cookies from the verification service', () => {
   it('keeps a quoted cookie value and caps an absurd Max-Age', async () => {
-    const harness = await startHarness();
+    const harness = await startHarness(sessionEra());
     harness.simulator.setFault(
       'verify',
       '/session/verify/etherscan',

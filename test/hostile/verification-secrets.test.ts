@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { sessionEra } from '../helpers/session-era.js';
 
 // Shaped like an Etherscan key: 34 capital letters and digits.
 const API_KEY = 'K7QX2M9VD4HB8NRT3WZJ5FPC6LYG1SEA0U';
@@ -69,7 +70,7 @@ describe('the apiKey in every form an upstream could echo it in', () => {
 
 describe('an upstream Retry-After too large for a client to use', () => {
   it('is passed on as a day at most, never an Int overflow', async () => {
-    const harness = await startHarness();
+    const harness = await startHarness(sessionEra());
     harness.simulator.setFault('verify', '/session/verify/etherscan', {
       kind: 'status',
       status: 429,

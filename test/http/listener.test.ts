@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import { eventually, sleep } from '../helpers/eventually.js';
 import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
+import { sessionEra } from '../helpers/session-era.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 
@@ -148,7 +149,7 @@ describe('the response cache in front of Yoga', () => {
   });
 
   it('never keeps mutations, answers that read the verification service, or answers with errors', async () => {
-    await start();
+    await start(sessionEra());
     const mutation = `mutation { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }`;
     await post(mutation);
     const again = await post(mutation);

@@ -6,6 +6,7 @@ import {
   type ReceivedSpan,
   startOtlpReceiver,
 } from '../helpers/otlp-receiver.js';
+import { sessionEra } from '../helpers/session-era.js';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -32,13 +33,15 @@ describe('tracing over OTLP/HTTP', () => {
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
-    harness = await startHarness({
-      env: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-        OTEL_SERVICE_NAME: 'status-gateway-under-test',
-        OTEL_BSP_SCHEDULE_DELAY: 20,
-      },
-    });
+    harness = await startHarness(
+      sessionEra({
+        env: {
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+          OTEL_SERVICE_NAME: 'status-gateway-under-test',
+          OTEL_BSP_SCHEDULE_DELAY: 20,
+        },
+      }),
+    );
   });
   afterAll(async () => {
     await harness.close();

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { sessionEra } from '../helpers/session-era.js';
 
 describe('/metrics', () => {
   let harness: Harness;
   let text: string;
 
   beforeAll(async () => {
-    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
+    harness = await startHarness(sessionEra({ env: { UPSTREAM_RETRIES: 0 } }));
     harness.simulator.setFault('status', '*', { kind: 'delay', ms: 30 }, { times: 2 });
     await Promise.all([harness.execute(PAGE_TREE_QUERY), harness.execute(PAGE_TREE_QUERY)]);
     // Answered by the response cache: counted as an operation, no snapshot read.

@@ -4,6 +4,7 @@ import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.j
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import { startHarness } from '../helpers/harness.js';
 import { subscribeSse } from '../helpers/subscriptions.js';
+import { sourceInput } from '../helpers/verification-inputs.js';
 
 describe('query limits at their defaults', () => {
   it('let the page tree and every example query of the README and the API guide through', async () => {
@@ -24,6 +25,7 @@ describe('query limits at their defaults', () => {
       id: componentId,
       network: harness.simulator.statusFeed.summary.components.find((c) => c.group)?.id,
       input: { address: contract?.address, chainId: contract?.chainId },
+      source: sourceInput(),
     };
     for (const example of [PAGE_TREE_QUERY, ...examples]) {
       if (/^\s*subscription\b/.test(example)) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { sessionEra } from '../helpers/session-era.js';
 
 const VERIFY_PATH = '/verify/session/verify/etherscan';
 
@@ -76,7 +77,7 @@ if (!first || !second || !third) throw new Error('the simulator knows at least t
 describe('Mutation.verifyContract', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness();
+    harness = await startHarness(sessionEra());
   });
   afterAll(() => harness.close());
   beforeEach(() => {
@@ -351,7 +352,7 @@ describe('Mutation.verifyContract', () => {
 
   it('leaves the chain check to the service when it has no chain list', async () => {
     harness.simulator.verification.setChains(null);
-    const isolated = await startHarness();
+    const isolated = await startHarness(sessionEra());
     isolated.simulator.verification.setChains(null);
     const { body } = await client(isolated).verify({
       address: first.address,
@@ -366,7 +367,7 @@ describe('Mutation.verifyContract', () => {
 
 describe('Query.supportedChains', () => {
   it('lists the chains the service supports', async () => {
-    const harness = await startHarness();
+    const harness = await startHarness(sessionEra());
     const { body } = await harness.execute<{
       supportedChains: { id: string; name: string; supportsExplorerVerification: boolean }[];
     }>('{ supportedChains { id name supportsExplorerVerification } }');
@@ -384,7 +385,7 @@ describe('Query.supportedChains', () => {
   });
 
   it("reads the real servers' list: 260 chains, 182 of them supported (sourcify-server 3.9.1)", async () => {
-    const harness = await startHarness();
+    const harness = await startHarness(sessionEra());
     const chains = Array.from({ length: 260 }, (_, i) => ({
       name: `Chain ${i + 1}`,
       chainId: i + 1,
@@ -412,7 +413,7 @@ describe('Query.supportedChains', () => {
   });
 
   it('is empty, with an error beside it, when the service has no list', async () => {
-    const harness = await startHarness();
+    const harness = await startHarness(sessionEra());
     harness.simulator.verification.setChains(null);
     const { body } = await harness.execute('{ supportedChains { id } statusPage { name } }');
     expect(body.data?.supportedChains).toEqual([]);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { sessionEra } from '../helpers/session-era.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 const VERIFY = '/verify/session/verify/etherscan';
@@ -64,9 +65,9 @@ describe('circuit breakers', () => {
   });
 
   it('make verification fail fast while its upstream is down', async () => {
-    harness = await startHarness({
-      env: { CIRCUIT_FAILURE_THRESHOLD: 2, CIRCUIT_COOLDOWN_MS: 60_000 },
-    });
+    harness = await startHarness(
+      sessionEra({ env: { CIRCUIT_FAILURE_THRESHOLD: 2, CIRCUIT_COOLDOWN_MS: 60_000 } }),
+    );
     harness.simulator.setFault('verify', '/session/verify/etherscan', {
       kind: 'status',
       status: 500,
@@ -81,9 +82,9 @@ describe('circuit breakers', () => {
   });
 
   it("count a 503 from verification even with Sourcify's own body, never its 502 about Etherscan", async () => {
-    harness = await startHarness({
-      env: { CIRCUIT_FAILURE_THRESHOLD: 2, CIRCUIT_COOLDOWN_MS: 60_000 },
-    });
+    harness = await startHarness(
+      sessionEra({ env: { CIRCUIT_FAILURE_THRESHOLD: 2, CIRCUIT_COOLDOWN_MS: 60_000 } }),
+    );
     // Etherscan unreachable behind the service: relayed, not the service failing.
     harness.simulator.verification.setEtherscanFailure('unreachable', { times: 3 });
     for (let i = 0; i < 3; i += 1) await harness.execute(MUTATION);

@@ -12,12 +12,14 @@ import type {
   SourcifyMatchLevel,
   SourcifyV2Compilation,
   SourcifyV2Contract,
+  SourcifyV2ExternalVerifications,
   SourcifyV2Job,
   SourcifyV2JobError,
   SourcifyVerificationStatus,
 } from './types.js';
 import {
   defaultRejectionMessage,
+  missingImportErrors,
   SOURCIFY_V2_MESSAGES,
   V2_REJECTION_STATUS,
   type V2JobErrorCode,
@@ -25,12 +27,30 @@ import {
   v2Error,
   v2ErrorBody,
 } from './v2-errors.js';
+import { createV2Lookups } from './v2-lookups.js';
 import {
   type ActiveV2Outcome,
   type V2Outcome,
   V2OutcomeTable,
   type V2OutcomeTarget,
 } from './v2-outcomes.js';
+import {
+  ADDRESS_SCHEMA,
+  CHAIN_ID_SCHEMA,
+  decodeParam,
+  isRecord,
+  levelOf,
+  paramIssues,
+  unverified,
+  VERIFICATION_ID_SCHEMA,
+  wholeSeconds,
+} from './v2-shapes.js';
+import {
+  judgeSources,
+  type SourceMethod,
+  type SourceVerdict,
+  sourceBodyIssue,
+} from './v2-sources.js';
 
 /*
  * Sourcify's APIv2 over the same fake explorer, chains and match storage as the session API:
@@ -105,6 +125,8 @@ export interface ApiV2 {
   /** Inputs must be parsed. */
   setOutcome(target: V2OutcomeTarget, outcome: V2Outcome | null, times: number | null): void;
   outcomes(): ActiveV2Outcome[];
+  /** Fails every job that would never complete (stuck) with `job_abandoned`, as Sourcify's reaper does. */
+  abandonStuckJobs(): void;
   /** Jobs, outcomes and the delay back to their defaults. */
   reset(): void;
 }
@@ -114,9 +136,15 @@ interface Job {
   readonly key: string;
   readonly chainId: string;
   readonly address: string;
-  /** What the explorer gave when the request was accepted. */
+  /** How it was submitted. */
+  readonly method: 'etherscan' | SourceMethod;
+  /** What the explorer gave when the request was accepted, or the contract deployed there. */
   readonly contract: VerifiableContract;
   readonly scripted: { readonly code: V2JobErrorCode; readonly message?: string } | undefined;
+  /** What compiling the sent sources gives (source verifications). */
+  readonly verdict: SourceVerdict | undefined;
+  /** A job that never completes on its own (`{ stuck: true }`). */
+  readonly stuck: boolean;
   readonly startedAt: number;
   /** null: never. */
   dueAt: number | null;
@@ -127,31 +155,12 @@ interface Job {
 }
 
 const VERIFY_ETHERSCAN = /^\/v2\/verify\/etherscan\/([^/]+)\/([^/]+)$/i;
+const VERIFY_METADATA = /^\/v2\/verify\/metadata\/([^/]+)\/([^/]+)$/i;
+const VERIFY_STD_JSON = /^\/v2\/verify\/([^/]+)\/([^/]+)$/i;
 const JOB = /^\/v2\/verify\/([^/]+)$/i;
+const CONTRACT_ALL_CHAINS = /^\/v2\/contract\/all-chains\/([^/]+)$/i;
 const CONTRACT = /^\/v2\/contract\/([^/]+)\/([^/]+)$/i;
-
-const UUID_FORMAT = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
-
-/** A path parameter's schema in apiv2.yaml. */
-interface ParamSchema {
-  readonly minLength: number;
-  readonly maxLength: number;
-  readonly pattern: string;
-  readonly format?: 'uuid';
-}
-
-const CHAIN_ID_SCHEMA: ParamSchema = { minLength: 1, maxLength: 20, pattern: '^\\d+$' };
-const ADDRESS_SCHEMA: ParamSchema = {
-  minLength: 42,
-  maxLength: 42,
-  pattern: '(\\b0x[a-fA-F0-9]{40}\\b)',
-};
-const VERIFICATION_ID_SCHEMA: ParamSchema = {
-  minLength: 36,
-  maxLength: 36,
-  pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
-  format: 'uuid',
-};
+const CONTRACTS = /^\/v2\/contracts\/([^/]+)$/i;
 
 /** Fields `GET /v2/contract` knows, with their sub-fields (validateFieldsAndOmit). */
 const CONTRACT_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
@@ -202,68 +211,9 @@ const CONTRACT_FIELDS: Readonly<Record<string, readonly string[] | null>> = {
   signatures: ['function', 'event', 'error'],
 };
 
-/** The OpenAPI validator's complaints about one path parameter (ajv's wording), in its order. */
-function paramIssues(name: string, value: string, schema: ParamSchema): string[] {
-  const where = `request/params/${name}`;
-  const issues: string[] = [];
-  if (value.length > schema.maxLength) {
-    issues.push(`${where} must NOT have more than ${schema.maxLength} characters`);
-  }
-  if (value.length < schema.minLength) {
-    issues.push(`${where} must NOT have fewer than ${schema.minLength} characters`);
-  }
-  if (!new RegExp(schema.pattern, 'u').test(value)) {
-    issues.push(`${where} must match pattern "${schema.pattern}"`);
-  }
-  if (schema.format === 'uuid' && !UUID_FORMAT.test(value)) {
-    issues.push(`${where} must match format "uuid"`);
-  }
-  return issues;
-}
-
-/** Express decodes path parameters; a bad escape is left as is (and then fails the formats). */
-function decodeParam(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
-
-/** `2024-07-24T12:00:00Z`: how Sourcify's database formats its timestamps. */
-function wholeSeconds(time: number | string): string {
-  const ms = typeof time === 'number' ? time : Date.parse(time);
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function levelOf(status: SourcifyVerificationStatus): SourcifyMatchLevel | null {
-  if (status === 'perfect') return 'exact_match';
-  return status === 'partial' ? 'match' : null;
-}
-
 function rank(status: SourcifyVerificationStatus | undefined): number {
   if (status === 'perfect') return 2;
   return status === 'partial' ? 1 : 0;
-}
-
-function unverified(chainId: string, address: string): SourcifyV2Contract {
-  return { match: null, creationMatch: null, runtimeMatch: null, chainId, address };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The solc error a missing import gives, as Sourcify reports compiler errors. */
-function missingSourceErrors(contract: VerifiableContract): Array<Record<string, unknown>> {
-  return Object.keys(contract.missing ?? {}).map((path) => ({
-    component: 'general',
-    errorCode: '6275',
-    formattedMessage: `ParserError: Source "${path}" not found: File not found.\n`,
-    message: `Source "${path}" not found: File not found.`,
-    severity: 'error',
-    type: 'ParserError',
-  }));
 }
 
 export function createSimulatedApiV2(
@@ -289,6 +239,7 @@ export function createSimulatedApiV2(
     }
   };
   const outcomes = new V2OutcomeTable();
+  const lookups = createV2Lookups(context);
   const rejectionStatus = (code: V2RejectCode): number =>
     code === 'unsupported_chain' ? context.unsupportedChainStatus() : V2_REJECTION_STATUS[code];
 
@@ -307,6 +258,11 @@ export function createSimulatedApiV2(
       job.error = jobError(code, message ?? defaultJobMessage(code, chainId, address));
       return;
     }
+    if (job.verdict && !job.verdict.matches) {
+      const { code, message, errorData } = job.verdict;
+      job.error = jobError(code, message, errorData);
+      return;
+    }
     const level = levelOf(contract.status);
     if (level !== null) {
       const storage = context.storage();
@@ -321,7 +277,7 @@ export function createSimulatedApiV2(
     if (contract.status === 'extra-file-input-bug') {
       job.error = jobError('extra_file_input_bug', SOURCIFY_V2_MESSAGES.extraFileInputBug);
     } else if (Object.keys(contract.missing ?? {}).length > 0) {
-      const compilerErrors = missingSourceErrors(contract);
+      const compilerErrors = missingImportErrors(Object.keys(contract.missing ?? {}));
       job.error = jobError('compiler_error', SOURCIFY_V2_MESSAGES.compilerError(compilerErrors), {
         compilerErrors,
       });
@@ -344,7 +300,7 @@ export function createSimulatedApiV2(
     chainId: string,
     address: string,
     contract: VerifiableContract,
-    scripted: Job['scripted'],
+    { method, scripted, verdict, stuck }: Pick<Job, 'method' | 'scripted' | 'verdict' | 'stuck'>,
   ): Job => {
     const startedAt = now();
     const job: Job = {
@@ -352,10 +308,13 @@ export function createSimulatedApiV2(
       key: storageKey(chainId, address),
       chainId,
       address,
+      method,
       contract,
       scripted,
+      verdict,
+      stuck,
       startedAt,
-      dueAt: jobDelayMs === null ? null : startedAt + jobDelayMs,
+      dueAt: jobDelayMs === null || stuck ? null : startedAt + jobDelayMs,
       finishedAt: null,
       match: null,
       compilationTime: null,
@@ -393,9 +352,66 @@ export function createSimulatedApiV2(
       jobStartTime: wholeSeconds(job.startedAt),
       ...(job.finishedAt === null ? {} : { jobFinishTime: wholeSeconds(job.finishedAt) }),
       ...(job.compilationTime === null ? {} : { compilationTime: job.compilationTime }),
+      ...(match && job.method !== 'etherscan'
+        ? {
+            externalVerifications: externalVerificationsOf(
+              job.chainId,
+              job.address,
+              job.verificationId,
+            ),
+          }
+        : {}),
       contract,
       ...(job.error === null ? {} : { error: job.error }),
     };
+  };
+
+  /**
+   * The checks every verification route makes after the request validator, in Sourcify's order:
+   * validateChainId, validateAddress, the failure on a deprecated chain, a scripted rejection,
+   * checkIfAlreadyVerified, checkIfJobIsAlreadyRunning. The refusal (passed through `answer`), or
+   * the contract's chain and checksummed address.
+   */
+  const admit = (
+    rawChainId: string,
+    rawAddress: string,
+    answer: (response: SimulatorResponse) => SimulatorResponse,
+  ):
+    | SimulatorResponse
+    | { chain: SourcifyChain; chainId: string; address: string; key: string } => {
+    const reject = (code: V2RejectCode, message: string) =>
+      answer(v2Error(rejectionStatus(code), code, message));
+    const chain = context.chain(rawChainId);
+    if (!chain) return reject('unsupported_chain', SOURCIFY_V2_MESSAGES.chainNotFound(rawChainId));
+    const address = parseAddress(rawAddress);
+    if (address === null) {
+      return answer(
+        v2Error(400, 'invalid_parameter', SOURCIFY_V2_MESSAGES.invalidAddress(rawAddress)),
+      );
+    }
+    const chainId = rawChainId;
+    // checkIfAlreadyVerified fails on a deprecated chain.
+    if (!chain.supported) {
+      return answer(v2Error(500, 'internal_error', SOURCIFY_V2_MESSAGES.internalError));
+    }
+    const scripted = outcomes.take(chainId, address, 'reject');
+    if (scripted) {
+      return reject(
+        scripted.reject,
+        scripted.message ?? defaultRejectionMessage(scripted.reject, chainId, address),
+      );
+    }
+    const key = storageKey(chainId, address);
+    if (context.storage().get(key)?.status === 'perfect') {
+      return reject('already_verified', SOURCIFY_V2_MESSAGES.alreadyVerified(address, chainId));
+    }
+    if (pending.has(key)) {
+      return reject(
+        'duplicate_verification_request',
+        SOURCIFY_V2_MESSAGES.beingVerified(address, chainId),
+      );
+    }
+    return { chain, chainId, address, key };
   };
 
   /** `POST /v2/verify/etherscan/{chainId}/{address}`. */
@@ -445,39 +461,9 @@ export function createSimulatedApiV2(
     const [issue] = issues;
     if (issue !== undefined) return answer(v2Error(400, 'invalid_parameter', issue));
 
-    // validateChainId, validateAddress.
-    const chain = context.chain(rawChainId);
-    if (!chain) return reject('unsupported_chain', SOURCIFY_V2_MESSAGES.chainNotFound(rawChainId));
-    const address = parseAddress(rawAddress);
-    if (address === null) {
-      return answer(
-        v2Error(400, 'invalid_parameter', SOURCIFY_V2_MESSAGES.invalidAddress(rawAddress)),
-      );
-    }
-    const chainId = rawChainId;
-    // checkIfAlreadyVerified fails on a deprecated chain.
-    if (!chain.supported) {
-      return answer(v2Error(500, 'internal_error', SOURCIFY_V2_MESSAGES.internalError));
-    }
-
-    const scripted = outcomes.take(chainId, address, 'reject');
-    if (scripted) {
-      return reject(
-        scripted.reject,
-        scripted.message ?? defaultRejectionMessage(scripted.reject, chainId, address),
-      );
-    }
-    // checkIfAlreadyVerified, checkIfJobIsAlreadyRunning.
-    const key = storageKey(chainId, address);
-    if (context.storage().get(key)?.status === 'perfect') {
-      return reject('already_verified', SOURCIFY_V2_MESSAGES.alreadyVerified(address, chainId));
-    }
-    if (pending.has(key)) {
-      return reject(
-        'duplicate_verification_request',
-        SOURCIFY_V2_MESSAGES.beingVerified(address, chainId),
-      );
-    }
+    const admitted = admit(rawChainId, rawAddress, answer);
+    if ('status' in admitted) return admitted;
+    const { chain, chainId, address, key } = admitted;
     // The Etherscan fetch, before answering.
     if (!chain.etherscanAPI) {
       return reject('unsupported_chain', SOURCIFY_V2_MESSAGES.chainWithoutEtherscan(chainId));
@@ -492,18 +478,88 @@ export function createSimulatedApiV2(
       return reject('not_etherscan_verified', SOURCIFY_V2_MESSAGES.notVerifiedOnEtherscan);
     }
 
+    const job = startJob(chainId, address, contract, {
+      method: 'etherscan',
+      ...scriptedJob(chainId, address),
+      verdict: undefined,
+    });
+    verificationId = job.verificationId;
+    return answer(jsonResponse(202, { verificationId }));
+  };
+
+  /** A scripted job failure, or a stuck job, for the next job of this contract. */
+  const scriptedJob = (chainId: string, address: string): Pick<Job, 'scripted' | 'stuck'> => {
     const failure = outcomes.take(chainId, address, 'jobError');
-    const job = startJob(
+    if (failure) {
+      return {
+        scripted: {
+          code: failure.jobError,
+          ...(failure.message === undefined ? {} : { message: failure.message }),
+        },
+        stuck: false,
+      };
+    }
+    return { scripted: undefined, stuck: outcomes.take(chainId, address, 'stuck') !== null };
+  };
+
+  /**
+   * `POST /v2/verify/{chainId}/{address}` (standard JSON) and `POST /v2/verify/metadata/…`: the
+   * same checks as the Etherscan import, in the same order, then a job whose outcome is what
+   * compiling the sent sources gives (`judgeSources`).
+   */
+  const verifyFromSources = async (
+    request: UpstreamRequest,
+    rawChainId: string,
+    rawAddress: string,
+    method: SourceMethod,
+  ): Promise<SimulatorResponse> => {
+    let verificationId: string | null = null;
+    const bytes = (await request.readBody()).length;
+    const answer = (response: SimulatorResponse): SimulatorResponse => {
+      context.record({
+        api: 'v2',
+        explorer: method,
+        address: rawAddress,
+        chainId: rawChainId,
+        apiKey: undefined,
+        sessionId: null,
+        cookie: request.headers.cookie,
+        verificationId,
+        status: response.status,
+        bytes,
+      });
+      return response;
+    };
+
+    const body = await readJsonRequestBody(request);
+    if (!body.ok) return answer(v2Error(400, 'invalid_json', body.message));
+    const type = mediaType(request);
+    if (type !== 'application/json') {
+      return answer(
+        v2Error(400, 'invalid_parameter', SOURCIFY_V2_MESSAGES.unsupportedMediaType(type)),
+      );
+    }
+    const issue =
+      paramIssues('chainId', rawChainId, CHAIN_ID_SCHEMA)[0] ??
+      paramIssues('address', rawAddress, ADDRESS_SCHEMA)[0] ??
+      sourceBodyIssue(body.value, method);
+    if (issue) return answer(v2Error(400, 'invalid_parameter', issue));
+    const admitted = admit(rawChainId, rawAddress, answer);
+    if ('status' in admitted) return admitted;
+    const { chainId, address, key } = admitted;
+    const deployed = context.contract(key);
+    const verdict = judgeSources(
+      method,
+      body.value as Record<string, unknown>,
+      deployed,
       chainId,
       address,
-      contract,
-      failure
-        ? {
-            code: failure.jobError,
-            ...(failure.message === undefined ? {} : { message: failure.message }),
-          }
-        : undefined,
     );
+    const job = startJob(chainId, address, deployed ?? placeholderContract(chainId, address), {
+      method,
+      ...scriptedJob(chainId, address),
+      verdict,
+    });
     verificationId = job.verificationId;
     return answer(jsonResponse(202, { verificationId }));
   };
@@ -586,34 +642,58 @@ export function createSimulatedApiV2(
     return jsonResponse(200, { ...contract, compilation });
   };
 
+  const post = (
+    request: UpstreamRequest,
+    serve: () => Promise<SimulatorResponse>,
+  ): Promise<SimulatorResponse> =>
+    // Another method is undocumented for the validator (ignoreUndocumented): no route.
+    request.method === 'POST' ? serve() : Promise.resolve(context.notFound(request));
+
   return {
     handle(request, path) {
-      const etherscan = VERIFY_ETHERSCAN.exec(path);
       const isGet = request.method === 'GET' || request.method === 'HEAD';
+      const get = (serve: () => SimulatorResponse) =>
+        Promise.resolve(isGet ? serve() : context.notFound(request));
+      const param = (match: RegExpExecArray, index: number) => decodeParam(match[index] ?? '');
+      const etherscan = VERIFY_ETHERSCAN.exec(path);
       if (etherscan) {
-        // Another method is undocumented for the validator (ignoreUndocumented): no route.
-        if (request.method !== 'POST') return Promise.resolve(context.notFound(request));
-        return verifyFromEtherscan(
-          request,
-          decodeParam(etherscan[1] ?? ''),
-          decodeParam(etherscan[2] ?? ''),
+        return post(request, () =>
+          verifyFromEtherscan(request, param(etherscan, 1), param(etherscan, 2)),
+        );
+      }
+      const metadata = VERIFY_METADATA.exec(path);
+      if (metadata) {
+        return post(request, () =>
+          verifyFromSources(request, param(metadata, 1), param(metadata, 2), 'metadata'),
+        );
+      }
+      const stdJson = VERIFY_STD_JSON.exec(path);
+      if (stdJson) {
+        return post(request, () =>
+          verifyFromSources(request, param(stdJson, 1), param(stdJson, 2), 'std-json'),
         );
       }
       const job = JOB.exec(path);
-      if (job) {
-        return Promise.resolve(
-          isGet ? getJob(decodeParam(job[1] ?? '')) : context.notFound(request),
-        );
-      }
+      if (job) return get(() => getJob(param(job, 1)));
+      const allChains = CONTRACT_ALL_CHAINS.exec(path);
+      if (allChains) return get(() => lookups.allChains(request, param(allChains, 1)));
       const contract = CONTRACT.exec(path);
       if (contract) {
-        return Promise.resolve(
-          isGet
-            ? getContract(request, decodeParam(contract[1] ?? ''), decodeParam(contract[2] ?? ''))
-            : context.notFound(request),
-        );
+        return get(() => getContract(request, param(contract, 1), param(contract, 2)));
       }
+      const list = CONTRACTS.exec(path);
+      if (list) return get(() => lookups.contracts(request, param(list, 1)));
       return null;
+    },
+    abandonStuckJobs() {
+      settle();
+      for (const job of [...pending.values()]) {
+        if (job.dueAt !== null) continue;
+        pending.delete(job.key);
+        job.finishedAt = now();
+        job.error = jobError('job_abandoned', SOURCIFY_V2_MESSAGES.jobAbandoned);
+      }
+      updateNextDueAt();
     },
     settle,
     jobs() {
@@ -669,7 +749,48 @@ function defaultJobMessage(code: V2JobErrorCode, chainId: string, address: strin
       return SOURCIFY_V2_MESSAGES.contractNotDeployed(chainId, address);
     case 'internal_error':
       return SOURCIFY_V2_MESSAGES.internalError;
+    case 'missing_source':
+      return SOURCIFY_V2_MESSAGES.missingSource([]);
+    case 'invalid_compilation_target':
+      return SOURCIFY_V2_MESSAGES.invalidCompilationTarget([]);
+    case 'contract_not_found_in_compiler_output':
+      return SOURCIFY_V2_MESSAGES.contractNotFoundInCompilerOutput;
+    case 'compiler_timeout':
+      return SOURCIFY_V2_MESSAGES.compilerTimeout;
+    case 'compiler_out_of_memory':
+      return SOURCIFY_V2_MESSAGES.compilerOutOfMemory;
+    case 'job_abandoned':
+      return SOURCIFY_V2_MESSAGES.jobAbandoned;
   }
+}
+
+/** A contract nobody deployed, for the job of an address without one (it fails). */
+function placeholderContract(chainId: string, address: string): VerifiableContract {
+  return { chainId, address, name: '', compiledPath: '', sources: [], status: 'error' };
+}
+
+/**
+ * Where a verification from source was also submitted (argotorg/sourcify#2417, PR #2504), as the
+ * job reports it: Etherscan and Blockscout took it; Routescan's limit refused it.
+ */
+function externalVerificationsOf(
+  chainId: string,
+  address: string,
+  verificationId: string,
+): SourcifyV2ExternalVerifications {
+  const guid = verificationId.replaceAll('-', '').slice(0, 24);
+  return {
+    etherscan: {
+      verificationId: guid,
+      statusUrl: `https://api.etherscan.io/v2/api?chainid=${chainId}&module=contract&action=checkverifystatus&guid=${guid}`,
+      explorerUrl: `https://etherscan.io/address/${address}#code`,
+    },
+    blockscout: {
+      verificationId: guid,
+      explorerUrl: `https://eth.blockscout.com/address/${address}?tab=contract`,
+    },
+    routescan: { error: 'NOTOK: Max rate limit reached' },
+  };
 }
 
 /** A verified contract's `compilation`, as the lookup reports it; unknown values left out. */

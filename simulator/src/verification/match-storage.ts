@@ -33,4 +33,9 @@ export class MatchStorage {
   delete(key: string): void {
     this.#matches.delete(key);
   }
+
+  /** Every stored match with its key, in the order stored. */
+  entries(): IterableIterator<[string, StoredMatch]> {
+    return this.#matches.entries();
+  }
 }

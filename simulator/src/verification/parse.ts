@@ -15,7 +15,12 @@ import type {
  */
 
 const STATUSES = ['perfect', 'partial', 'error', 'extra-file-input-bug'] as const;
-const SERVER_VERSIONS: readonly SourcifyServerVersion[] = ['3.9.1', '3.12.1'];
+const SERVER_VERSIONS: readonly SourcifyServerVersion[] = [
+  'latest',
+  '3.12.1',
+  '3.9.1',
+  'session-only',
+];
 const CHAIN_ID = /^(0|[1-9][0-9]*)$/;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -89,7 +94,7 @@ function parseAbiParameter(value: unknown, where: string): SourcifyAbiParameter 
   return parameter;
 }
 
-/** Checks a server version for the simulator to model; null is the default mix. */
+/** Checks a server version for the simulator to model; null is a mix of both APIs. */
 export function parseServerVersion(value: unknown): SourcifyServerVersion | null {
   if (value === null) return null;
   const version = SERVER_VERSIONS.find((candidate) => candidate === value);

@@ -5,7 +5,10 @@
 export interface ReceivedVerification {
   /** `'v2'` for an APIv2 request; absent for the session API. */
   readonly api?: 'v2';
-  /** The explorer path segment, as sent (`etherscan`, or an unknown one). */
+  /**
+   * The explorer path segment, as sent (`etherscan`, or an unknown one); for APIv2's verifications
+   * from source, `std-json` or `metadata`.
+   */
   readonly explorer: string;
   /**
    * Session API: body fields as sent: a string as is, an absent field as `''` (`undefined` for
@@ -27,6 +30,8 @@ export interface ReceivedVerification {
   readonly cookie: string | undefined;
   /** The status the upstream answered (a fault may still have mangled the answer). */
   readonly status: number;
+  /** APIv2 source verifications: the request body's size in bytes. */
+  readonly bytes?: number;
 }
 
 /** The latest `capacity` entries, oldest first; the count stays exact. */

@@ -3,6 +3,7 @@ import { JSON_CONTENT_TYPE, jsonResponse } from '../json-response.js';
 import type { SimulatorResponse, Upstream, UpstreamRequest } from '../upstream.js';
 import { type ApiV2, createSimulatedApiV2, type VerificationJobInfo } from './apiv2.js';
 import { expressNotFound, SOURCIFY_MESSAGES, sourcifyError, validatorError } from './errors.js';
+import { withEtag } from './etag.js';
 import {
   type ActiveEtherscanFailure,
   type EtherscanFailure,
@@ -53,6 +54,13 @@ export interface VerificationUpstreamOptions {
   sessionCapacity?: number;
   /** APIv2 jobs kept (oldest dropped first). Default 10,000. */
   jobCapacity?: number;
+  /**
+   * The server to model (see `SourcifyServerVersion`), what `reset()` comes back to. Default
+   * `latest`: today's Sourcify, APIv2 only. `3.9.1` for a server with the session API too,
+   * `session-only` for one from before APIv2, null for both APIs (3.9.1's session API, today's
+   * APIv2).
+   */
+  serverVersion?: SourcifyServerVersion | null;
 }
 
 /**
@@ -99,14 +107,14 @@ export interface VerificationUpstream extends Upstream {
   /** Add or replace a contract the fake explorer knows. Throws a TypeError on a bad contract. */
   addContract(contract: VerifiableContract): void;
   /**
-   * Which real server to behave as where they differ: `'3.9.1'` serves the session API and answers
-   * APIv2's `unsupported_chain` with 404; `'3.12.1'` has no session API (`/session/...` answers
-   * Express's 404 page) and answers `unsupported_chain` with 400; null (the default) serves the
-   * session API as 3.9.1 does and APIv2 as 3.12.1 does, so one simulator serves both of the
-   * gateway's modes.
+   * Which real server to behave as where they differ (see `SourcifyServerVersion`): `latest` (the
+   * default) and `3.12.1` have APIv2 only (`/session/...` answers Express's 404 page) and answer
+   * `unsupported_chain` with 400; `3.9.1` serves the session API too and answers APIv2's
+   * `unsupported_chain` with 404; `session-only` has no `/v2` route; null serves the session API
+   * as 3.9.1 does and APIv2 as `latest` does, so one simulator serves every `VERIFY_API` mode.
    */
   readonly serverVersion: SourcifyServerVersion | null;
-  /** Throws a TypeError unless null, `'3.9.1'` or `'3.12.1'`. */
+  /** Throws a TypeError unless null or one of `SourcifyServerVersion`. */
   setServerVersion(version: SourcifyServerVersion | null): void;
   /** The fake Etherscan's failure in force, or null when it answers. */
   readonly etherscanFailure: ActiveEtherscanFailure | null;
@@ -123,6 +131,10 @@ export interface VerificationUpstream extends Upstream {
    * first). At most `jobCapacity` are kept: the oldest are dropped (and then answer 404).
    */
   jobs(): VerificationJobInfo[];
+  /** Fails every stuck job (one that never completes) with `job_abandoned`, as Sourcify's reaper. */
+  abandonStuckJobs(): void;
+  /** `304 Not Modified` answers given to conditional lookups since the last reset. */
+  readonly notModified: number;
   /** How long an APIv2 job stays pending, in ms (default 150); null: forever. */
   readonly jobDelayMs: number | null;
   /**
@@ -192,9 +204,14 @@ export function createVerificationUpstream(
   let chainsBody: Buffer | null = null;
   let contracts = new Map<string, VerifiableContract>();
   let storage = new MatchStorage();
-  let serverVersion: SourcifyServerVersion | null = null;
+  const defaultVersion =
+    options.serverVersion === undefined ? 'latest' : parseServerVersion(options.serverVersion);
+  let serverVersion: SourcifyServerVersion | null = defaultVersion;
+  let notModified = 0;
   let etherscan = new FakeEtherscan();
-  const hasSessionApi = (): boolean => serverVersion !== '3.12.1';
+  const hasSessionApi = (): boolean =>
+    serverVersion === null || serverVersion === '3.9.1' || serverVersion === 'session-only';
+  const hasApiV2 = (): boolean => serverVersion !== 'session-only';
 
   const useChains = (list: readonly SourcifyChain[]): void => {
     chains = list;
@@ -207,7 +224,7 @@ export function createVerificationUpstream(
     const fixture = VERIFIABLE_CONTRACTS.map(parseVerifiableContract);
     contracts = new Map(fixture.map((c) => [storageKey(c.chainId, c.address), c]));
     storage = seedStorage(fixture);
-    serverVersion = null;
+    serverVersion = defaultVersion;
     etherscan = new FakeEtherscan();
   };
   useFixture();
@@ -333,7 +350,7 @@ export function createVerificationUpstream(
     request: UpstreamRequest,
     path: string,
   ): SimulatorResponse | Promise<SimulatorResponse> | null => {
-    const v2 = apiV2.handle(request, path);
+    const v2 = hasApiV2() ? apiV2.handle(request, path) : null;
     if (v2 !== null) return v2;
     if (path.toLowerCase() === '/chains') return handleChains(request);
     const explorer = VERIFY_PATH.exec(path)?.[1];
@@ -390,6 +407,10 @@ export function createVerificationUpstream(
       );
     },
     jobs: () => apiV2.jobs(),
+    abandonStuckJobs: () => apiV2.abandonStuckJobs(),
+    get notModified() {
+      return notModified;
+    },
     get jobDelayMs() {
       return apiV2.jobDelayMs;
     },
@@ -405,6 +426,7 @@ export function createVerificationUpstream(
     reset() {
       sessionStore.clear();
       received.reset();
+      notModified = 0;
       apiV2.reset();
       useFixture();
     },
@@ -420,7 +442,9 @@ export function createVerificationUpstream(
       if (hasSessionApi() && SESSION_PATH.test(request.path)) {
         response.headers.deprecation = 'true';
       }
-      return response;
+      const revalidated = withEtag(request, response);
+      if (revalidated.status === 304) notModified += 1;
+      return revalidated;
     },
   };
 }

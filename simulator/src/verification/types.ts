@@ -5,11 +5,17 @@
  */
 
 /**
- * The real server versions the simulator models where they differ: 3.9.1, the last with the
- * session API (its APIv2 answers `unsupported_chain` with 404), and 3.12.1, with APIv2 only
- * (`unsupported_chain` with 400).
+ * The real servers the simulator models where they differ:
+ * - `latest`: today's Sourcify (`https://sourcify.dev/server`): APIv2 only (every route, job
+ *   reaper codes, external verifications, ETags on lookups), no session API, APIv1 gone;
+ *   `unsupported_chain` is 400;
+ * - `3.12.1`: APIv2 only, as `latest` for everything modelled;
+ * - `3.9.1`: the last with the session API, beside APIv2 (which answers `unsupported_chain` with
+ *   404);
+ * - `session-only`: a server from before APIv2: the session API, and an Express 404 page for every
+ *   `/v2` route.
  */
-export type SourcifyServerVersion = '3.9.1' | '3.12.1';
+export type SourcifyServerVersion = 'latest' | '3.12.1' | '3.9.1' | 'session-only';
 
 /** `perfect` and `partial` are matches; `error` is also what a contract not yet verified shows. */
 export type SourcifyVerificationStatus = 'perfect' | 'partial' | 'error' | 'extra-file-input-bug';
@@ -167,6 +173,22 @@ export interface SourcifyV2Compilation {
   fullyQualifiedName?: string;
 }
 
+/** One explorer's copy of a verification (`ApiExternalVerification`). */
+export interface SourcifyV2ExternalVerification {
+  verificationId?: string;
+  /** The explorer's error, when its verification failed. */
+  error?: string;
+  statusUrl?: string;
+  explorerUrl?: string;
+}
+
+/** Where Sourcify also submitted a verification (`ApiExternalVerifications`). */
+export interface SourcifyV2ExternalVerifications {
+  etherscan?: SourcifyV2ExternalVerification;
+  blockscout?: SourcifyV2ExternalVerification;
+  routescan?: SourcifyV2ExternalVerification;
+}
+
 /** `GET /v2/verify/{verificationId}`: a verification job, pending or completed. */
 export interface SourcifyV2Job {
   isJobCompleted: boolean;
@@ -178,6 +200,8 @@ export interface SourcifyV2Job {
   jobFinishTime?: string;
   /** Milliseconds, as a string (`"1333"`); only when the job compiled and matched. */
   compilationTime?: string;
+  /** Where a verification from source was also submitted, once it verified. */
+  externalVerifications?: SourcifyV2ExternalVerifications;
   /** While pending, and after a failure, the match fields are null. */
   contract: SourcifyV2Contract;
   /** When the job failed; `isJobCompleted` is true. */

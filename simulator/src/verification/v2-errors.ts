@@ -40,6 +40,13 @@ export const V2_JOB_ERROR_CODES = [
   'cannot_fetch_bytecode',
   'contract_not_deployed',
   'internal_error',
+  'missing_source',
+  'invalid_compilation_target',
+  'contract_not_found_in_compiler_output',
+  // The job reaper and the compiler's limits (argotorg/sourcify#2886).
+  'compiler_timeout',
+  'compiler_out_of_memory',
+  'job_abandoned',
 ] as const;
 
 export type V2JobErrorCode = (typeof V2_JOB_ERROR_CODES)[number];
@@ -70,6 +77,20 @@ export const SOURCIFY_V2_MESSAGES = {
     `Cannot fetch bytecode for chain #${chainId} and address ${address}.`,
   contractNotDeployed: (chainId: string, address: string) =>
     `Chain #${chainId} does not have a contract deployed at ${address}.`,
+  missingSource: (paths: readonly string[]) =>
+    `One or more sources are mentioned in the metadata but are not provided or could not be fetched. Missing sources: ${paths.join(', ')}`,
+  invalidCompilationTarget: (targets: readonly string[]) =>
+    `More than one compilationTarget in the metadata, or the compilationTarget is invalid. compilationTarget: ${targets.join(', ')}`,
+  contractNotFoundInCompilerOutput: 'Contract not found in compiler output.',
+  // The simulator's wording: argotorg/sourcify#2886 names these codes, not their messages.
+  compilerTimeout: 'The compiler did not finish within the time limit.',
+  compilerOutOfMemory: 'The compiler ran out of memory.',
+  jobAbandoned: 'The verification job was abandoned: it ran too long without finishing.',
+  // Request validator (express-openapi-validator, ajv's wording).
+  requiredProperty: (property: string) => `request/body must have required property '${property}'`,
+  mustBeObject: (where: string) => `${where} must be object`,
+  mustBeString: (where: string) => `${where} must be string`,
+  mustMatchPattern: (where: string, pattern: string) => `${where} must match pattern "${pattern}"`,
 } as const;
 
 /** The message Sourcify gives a rejection when nothing more specific applies. */
@@ -100,4 +121,16 @@ export function v2ErrorBody(customCode: string, message: string): SourcifyV2Erro
 /** An APIv2 error answer. */
 export function v2Error(status: number, customCode: string, message: string): SimulatorResponse {
   return jsonResponse(status, v2ErrorBody(customCode, message));
+}
+
+/** The errors solc gives for imports it cannot find, as Sourcify reports compiler errors. */
+export function missingImportErrors(paths: readonly string[]): Array<Record<string, unknown>> {
+  return paths.map((path) => ({
+    component: 'general',
+    errorCode: '6275',
+    formattedMessage: `ParserError: Source "${path}" not found: File not found.\n`,
+    message: `Source "${path}" not found: File not found.`,
+    severity: 'error',
+    type: 'ParserError',
+  }));
 }

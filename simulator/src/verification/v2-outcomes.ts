@@ -14,11 +14,14 @@ import {
  *   own format checks), as Sourcify's checks and its Etherscan fetch do;
  * - `jobError`: the request is accepted (202) and its job fails with this error. Applies only to
  *   a request that would otherwise have started a job.
+ * - `stuck`: the request is accepted and its job never completes, whatever the job delay (a job
+ *   Sourcify lost, argotorg/sourcify#2880), until `abandonStuckJobs` fails it as the reaper does.
  * `message` replaces Sourcify's default wording.
  */
 export type V2Outcome =
   | { readonly reject: V2RejectCode; readonly message?: string }
-  | { readonly jobError: V2JobErrorCode; readonly message?: string };
+  | { readonly jobError: V2JobErrorCode; readonly message?: string }
+  | { readonly stuck: true };
 
 /** One contract (decimal chain id, any-case address), or `'*'` for every contract. */
 export type V2OutcomeTarget = '*' | { readonly chainId: string; readonly address: string };
@@ -61,13 +64,22 @@ export function parseOutcomeTarget(value: unknown): V2OutcomeTarget {
 
 export function parseOutcome(value: unknown): V2Outcome {
   const rejectCodes = Object.keys(V2_REJECTION_STATUS) as V2RejectCode[];
-  if (!isRecord(value) || (value.reject === undefined) === (value.jobError === undefined)) {
-    throw new TypeError('outcome must be an object with either "reject" or "jobError"');
+  const kinds = isRecord(value)
+    ? ['reject', 'jobError', 'stuck'].filter((kind) => value[kind] !== undefined)
+    : [];
+  if (!isRecord(value) || kinds.length !== 1) {
+    throw new TypeError('outcome must be an object with one of "reject", "jobError" or "stuck"');
   }
   const unknown = Object.keys(value).filter(
-    (key) => !['reject', 'jobError', 'message'].includes(key),
+    (key) => !['reject', 'jobError', 'stuck', 'message'].includes(key),
   );
   if (unknown.length > 0) throw new TypeError(`outcome: unknown field(s) ${unknown.join(', ')}`);
+  if (value.stuck !== undefined) {
+    if (value.stuck !== true || value.message !== undefined) {
+      throw new TypeError('outcome.stuck must be true, without a message');
+    }
+    return { stuck: true };
+  }
   const { message } = value;
   if (message !== undefined && typeof message !== 'string') {
     throw new TypeError('outcome.message must be a string');
@@ -103,7 +115,7 @@ export class V2OutcomeTable {
    * The outcome that decides for this contract, taken (counted against `times`) only when it is
    * of the kind asked for: a `jobError` entry is left for the job it scripts, and vice versa.
    */
-  take<K extends 'reject' | 'jobError'>(
+  take<K extends 'reject' | 'jobError' | 'stuck'>(
     chainId: string,
     address: string,
     kind: K,

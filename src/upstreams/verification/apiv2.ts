@@ -1,41 +1,35 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidInputError } from '../../errors/invalid-input-error.js';
-import { RateLimitedError } from '../../errors/rate-limited-error.js';
-import { isUpstreamError, type UpstreamEndpoint } from '../../errors/upstream-error.js';
+import { isUpstreamError } from '../../errors/upstream-error.js';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
-import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
-import { toEnumValue } from '../enum-value.js';
-import { parseJsonBody, type UpstreamClient, type UpstreamResponse } from '../upstream-client.js';
-import { explorerFailure } from './explorer-failure.js';
+import { parseJsonBody, type UpstreamClient } from '../upstream-client.js';
+import { failureOf } from './apiv2-errors.js';
+import type { JobOutcomes } from './job-outcome.js';
 import type {
   Chain,
   Contract,
   VerificationOutcome,
-  VerificationResult,
-  VerificationStatus,
   VerifyContractInput,
+  VerifyFromMetadataInput,
+  VerifyFromSourceInput,
 } from './model.js';
+import { safeJson } from './upstream-answer.js';
+import { toContract } from './v2-model.js';
 import {
-  isRouteNotFound,
-  retryAfterSeconds,
-  safeJson,
-  upstreamMessage,
-} from './upstream-answer.js';
-import { WireErrorBody } from './wire.js';
-import {
-  type WireV2Contract as V2Contract,
-  type WireV2Job as V2Job,
   WireV2Accepted,
   WireV2Contract,
+  WireV2ContractList,
   WireV2Error,
   WireV2Job,
 } from './wire-v2.js';
 
 export interface ApiV2Options {
-  /** How long `verify` polls a job before it answers "pending". */
+  /** How long a verification polls its job before it answers "pending". */
   readonly waitMs: number;
   /** First pause between polls; each pause is 1.5 times the last, up to 2 s. */
   readonly pollIntervalMs: number;
+  /** What a job means for the caller. */
+  readonly outcomes: JobOutcomes;
   /** The service's entry for a chain, when its chain list has one: to explain its failures. */
   readonly chainOf?: (chainId: string, requestId: string | undefined) => Promise<Chain | undefined>;
   /**
@@ -45,35 +39,60 @@ export interface ApiV2Options {
   readonly closing?: AbortSignal;
 }
 
-/** The HTTP status reported for an APIv2 job that ran and failed (the poll itself answered 200). */
-const FAILED_JOB_STATUS = 422;
+/** A contract lookup's answer: the contract (null: not verified) and its ETag, or "unchanged". */
+export type LookupAnswer =
+  | {
+      readonly modified: true;
+      readonly contract: Contract | null;
+      readonly etag: string | null;
+      readonly bytes: number;
+    }
+  | { readonly modified: false };
+
+/** One page of `GET /v2/contracts/{chainId}`, newest first. */
+export interface ContractPage {
+  readonly contracts: readonly Contract[];
+}
 
 /**
- * Sourcify APIv2: a verification is a job. `POST /v2/verify/etherscan/{chainId}/{address}` answers
- * 202 with its id, `GET /v2/verify/{id}` reports it, `GET /v2/contract/{chainId}/{address}` looks
- * a verified contract up.
+ * Sourcify APIv2: a verification is a job. `POST /v2/verify/{etherscan/,metadata/,}{chainId}/{address}`
+ * answers 202 with its id, `GET /v2/verify/{id}` reports it; `GET /v2/contract/{chainId}/{address}`,
+ * `/v2/contract/all-chains/{address}` and `/v2/contracts/{chainId}` look verified contracts up.
  */
 export function createApiV2(
   client: UpstreamClient,
-  { waitMs, pollIntervalMs, chainOf, closing }: ApiV2Options,
+  { waitMs, pollIntervalMs, outcomes, chainOf, closing }: ApiV2Options,
 ) {
-  async function contract(
+  /**
+   * `GET /v2/contract/{chainId}/{address}` with the compilation fields; with `etag`, a conditional
+   * request whose 304 answers "unchanged" without a body.
+   */
+  async function lookUp(
     chainId: string,
     address: string,
+    etag: string | null,
     requestId: string | undefined,
-  ): Promise<Contract | null> {
+  ): Promise<LookupAnswer> {
     const response = await client.get(`/v2/contract/${chainId}/${address}`, {
       requestId,
       searchParams: { fields: COMPILATION_FIELDS },
+      ...(etag ? { headers: { 'if-none-match': etag } } : {}),
     });
+    if (response.status === 304 && etag) return { modified: false };
+    const bytes = Buffer.byteLength(response.text);
     if (response.status >= 200 && response.status < 300) {
       const wire = parseJsonBody(response, WireV2Contract);
-      return wire.match === null ? null : toContract(wire);
+      return {
+        modified: true,
+        contract: wire.match === null ? null : toContract(wire),
+        etag: response.headers.get('etag'),
+        bytes,
+      };
     }
     // Not verified: Sourcify answers 404 with the contract, its match fields null. Any other 404
     // (unsupported_chain on sourcify-server 3.9.1, a server without APIv2) is a failure.
     if (response.status === 404 && WireV2Contract.safeParse(safeJson(response.text)).success) {
-      return null;
+      return { modified: true, contract: null, etag: null, bytes };
     }
     const error = WireV2Error.safeParse(safeJson(response.text));
     if (error.success && error.data.customCode === 'internal_error') {
@@ -91,7 +110,26 @@ export function createApiV2(
     throw failureOf(response, undefined);
   }
 
-  async function job(id: string, requestId: string | undefined): Promise<V2Job | null> {
+  /** A list of contracts (`{ results }`); a 404 with an empty list is no contract. */
+  async function list(
+    path: string,
+    searchParams: Record<string, string> | undefined,
+    requestId: string | undefined,
+  ): Promise<Contract[]> {
+    const response = await client.get(path, {
+      requestId,
+      ...(searchParams ? { searchParams } : {}),
+    });
+    if (response.status >= 200 && response.status < 300) {
+      return parseJsonBody(response, WireV2ContractList).results.map(toContract);
+    }
+    // Verified on no chain: all-chains answers 404 with an empty list.
+    const empty = WireV2ContractList.safeParse(safeJson(response.text));
+    if (response.status === 404 && empty.success) return empty.data.results.map(toContract);
+    throw failureOf(response, undefined);
+  }
+
+  async function job(id: string, requestId: string | undefined): Promise<WireV2Job | null> {
     const response = await client.get(`/v2/verify/${encodeURIComponent(id)}`, { requestId });
     if (response.status >= 200 && response.status < 300) return parseJsonBody(response, WireV2Job);
     const body = WireV2Error.safeParse(safeJson(response.text));
@@ -107,102 +145,127 @@ export function createApiV2(
     throw failureOf(response, undefined);
   }
 
-  /** What a finished job means for the caller; a pending one is reported as pending. */
-  async function outcomeOf(
-    state: V2Job,
+  /**
+   * Submits a verification and waits for its job up to `waitMs`: the outcome, or "pending" with
+   * the job id. A contract already verified is answered with its existing match.
+   */
+  async function submit(
+    path: string,
+    body: unknown,
+    { chainId, address }: { chainId: string; address: string },
     apiKey: string | undefined,
     requestId: string | undefined,
   ): Promise<VerificationOutcome> {
-    if (!state.isJobCompleted) {
-      return {
-        kind: 'pending',
-        verificationId: state.verificationId,
-        startedAt: state.jobStartTime,
-      };
-    }
-    if (state.error) {
-      if (state.error.customCode === 'already_verified' && state.contract) {
-        return alreadyVerified(state.contract.chainId, state.contract.address, requestId);
+    const response = await client.postJson(path, body, { requestId });
+    if (response.status === 409) {
+      const refused = WireV2Error.safeParse(safeJson(response.text));
+      if (refused.success && refused.data.customCode === 'already_verified') {
+        return outcomes.alreadyVerified(chainId, address, requestId, null);
       }
-      throw errorFor(
-        state.error,
-        FAILED_JOB_STATUS,
-        null,
-        apiKey,
-        jobEndpoint(state.verificationId),
-      );
     }
-    if (!state.contract) {
-      throw new VerificationRejectedError(
-        'The verification job finished without a result.',
-        FAILED_JOB_STATUS,
-      );
+    if (response.status !== 202 && response.status !== 200) throw failureOf(response, apiKey);
+    const { verificationId } = parseJsonBody(response, WireV2Accepted);
+
+    const deadline = Date.now() + waitMs;
+    let pause = pollIntervalMs;
+    let last: WireV2Job | null = null;
+    const stillPending = () =>
+      last
+        ? outcomes.outcomeOf(last, apiKey, requestId)
+        : outcomes.pending(verificationId, null, null);
+    for (;;) {
+      if (closing?.aborted) return stillPending();
+      const paused = await sleep(Math.max(0, Math.min(pause, deadline - Date.now())), true, {
+        ...(closing ? { signal: closing } : {}),
+      }).catch(() => false);
+      if (!paused) return stillPending();
+      let state: WireV2Job | null;
+      try {
+        state = await job(verificationId, requestId);
+      } catch (error) {
+        // The job was accepted: a failing poll must not lose it. The client polls later.
+        if (!isUpstreamError(error)) throw error;
+        return stillPending();
+      }
+      if (state) last = state;
+      if (state?.isJobCompleted) return outcomes.outcomeOf(state, apiKey, requestId);
+      if (Date.now() >= deadline) return stillPending();
+      pause = Math.min(pause * 1.5, 2_000);
     }
-    return resultOf(state.verificationId, toContract(state.contract), false);
   }
 
-  async function alreadyVerified(
-    chainId: string,
-    address: string,
-    requestId: string | undefined,
-  ): Promise<VerificationResult> {
-    const existing = await contract(chainId, address, requestId);
-    return resultOf(existing?.matchId ?? `${chainId}:${address}`, existing, true);
-  }
+  const where = (input: { chainId: string; address: string }) =>
+    `${input.chainId}/${input.address}`;
 
   return {
-    contract,
+    lookUp,
+    job,
 
-    /** The current state of a job, or null for an id the service does not know. */
-    async jobOutcome(
-      id: string,
+    /** Every chain the address is verified on (`GET /v2/contract/all-chains/{address}`). */
+    onAllChains: (address: string, requestId: string | undefined) =>
+      list(`/v2/contract/all-chains/${address}`, undefined, requestId),
+
+    /** Verified contracts of a chain, newest first, after the match `afterMatchId`. */
+    verifiedContracts: (
+      chainId: string,
+      { limit, afterMatchId }: { limit: number; afterMatchId: string | null },
       requestId: string | undefined,
-    ): Promise<VerificationOutcome | null> {
-      const state = await job(id, requestId);
-      return state ? outcomeOf(state, undefined, requestId) : null;
+    ) =>
+      list(
+        `/v2/contracts/${chainId}`,
+        {
+          sort: 'desc',
+          limit: String(limit),
+          ...(afterMatchId === null ? {} : { afterMatchId }),
+        },
+        requestId,
+      ),
+
+    /** From the block explorer (`POST /v2/verify/etherscan/{chainId}/{address}`). */
+    verify(input: VerifyContractInput, requestId: string | undefined) {
+      const apiKey = input.apiKey ?? undefined;
+      return submit(
+        `/v2/verify/etherscan/${where(input)}`,
+        apiKey ? { apiKey } : {},
+        input,
+        apiKey,
+        requestId,
+      );
     },
 
-    async verify(
-      input: VerifyContractInput,
-      requestId: string | undefined,
-    ): Promise<VerificationOutcome> {
-      const apiKey = input.apiKey ?? undefined;
-      const response = await client.postJson(
-        `/v2/verify/etherscan/${input.chainId}/${input.address}`,
-        apiKey ? { apiKey } : {},
-        { requestId },
+    /** From a standard JSON input (`POST /v2/verify/{chainId}/{address}`). */
+    verifyFromSource(input: VerifyFromSourceInput, requestId: string | undefined) {
+      return submit(
+        `/v2/verify/${where(input)}`,
+        {
+          stdJsonInput: input.stdJsonInput,
+          compilerVersion: input.compilerVersion,
+          contractIdentifier: input.contractIdentifier,
+          ...(input.creationTransactionHash
+            ? { creationTransactionHash: input.creationTransactionHash }
+            : {}),
+        },
+        input,
+        undefined,
+        requestId,
       );
-      if (response.status === 409) {
-        const body = WireV2Error.safeParse(safeJson(response.text));
-        if (body.success && body.data.customCode === 'already_verified') {
-          return alreadyVerified(input.chainId, input.address, requestId);
-        }
-      }
-      if (response.status !== 202 && response.status !== 200) throw failureOf(response, apiKey);
-      const { verificationId } = parseJsonBody(response, WireV2Accepted);
+    },
 
-      const deadline = Date.now() + waitMs;
-      let pause = pollIntervalMs;
-      for (;;) {
-        if (closing?.aborted) return { kind: 'pending', verificationId, startedAt: null };
-        const paused = await sleep(Math.max(0, Math.min(pause, deadline - Date.now())), true, {
-          ...(closing ? { signal: closing } : {}),
-        }).catch(() => false);
-        if (!paused) return { kind: 'pending', verificationId, startedAt: null };
-        let state: V2Job | null;
-        try {
-          state = await job(verificationId, requestId);
-        } catch (error) {
-          // The job was accepted: a failing poll must not lose it. The client polls later.
-          if (!isUpstreamError(error)) throw error;
-          return { kind: 'pending', verificationId, startedAt: null };
-        }
-        if (state?.isJobCompleted) return outcomeOf(state, apiKey, requestId);
-        if (Date.now() >= deadline) {
-          return { kind: 'pending', verificationId, startedAt: state?.jobStartTime ?? null };
-        }
-        pause = Math.min(pause * 1.5, 2_000);
-      }
+    /** From metadata.json and its sources (`POST /v2/verify/metadata/{chainId}/{address}`). */
+    verifyFromMetadata(input: VerifyFromMetadataInput, requestId: string | undefined) {
+      return submit(
+        `/v2/verify/metadata/${where(input)}`,
+        {
+          metadata: input.metadata,
+          sources: input.sources,
+          ...(input.creationTransactionHash
+            ? { creationTransactionHash: input.creationTransactionHash }
+            : {}),
+        },
+        input,
+        undefined,
+        requestId,
+      );
     },
   };
 }
@@ -213,161 +276,3 @@ const COMPILATION_FIELDS = [
   'compilation.compilerVersion',
   'compilation.fullyQualifiedName',
 ].join(',');
-
-/**
- * An APIv2 answer as a `VerificationResult`: the match, address, chain and time APIv2 reports,
- * and the compilation when the contract was looked up (an already verified one); the fields only
- * the session API reports are null, not made up.
- */
-function resultOf(
-  verificationId: string,
-  contract: Contract | null,
-  alreadyVerified: boolean,
-): VerificationResult {
-  return {
-    kind: 'result',
-    alreadyVerified,
-    unused: [],
-    contracts: contract
-      ? [
-          {
-            verificationId,
-            compiledPath: contract.compilation?.compiledPath ?? null,
-            name: contract.compilation?.name ?? null,
-            compilerVersion: contract.compilation?.compilerVersion ?? null,
-            address: contract.address,
-            chainId: contract.chainId,
-            files: null,
-            status: contract.match ?? 'UNKNOWN',
-            statusMessage: null,
-            storageTimestamp: contract.verifiedAt,
-          },
-        ]
-      : [],
-  };
-}
-
-const MATCHES = ['EXACT_MATCH', 'MATCH'] as const;
-
-/** APIv2's `exact_match` / `match` as the graph's PERFECT / PARTIAL. */
-function toStatus(match: string | null): VerificationStatus | null {
-  if (match === null) return null;
-  const value = toEnumValue(MATCHES, match);
-  return value === 'EXACT_MATCH' ? 'PERFECT' : value === 'MATCH' ? 'PARTIAL' : 'UNKNOWN';
-}
-
-function toContract(wire: V2Contract): Contract {
-  return {
-    chainId: wire.chainId,
-    address: wire.address,
-    match: toStatus(wire.match),
-    creationMatch: toStatus(wire.creationMatch),
-    runtimeMatch: toStatus(wire.runtimeMatch),
-    verifiedAt: wire.verifiedAt,
-    matchId: wire.matchId,
-    compilation: wire.compilation
-      ? {
-          compilerVersion: wire.compilation.compilerVersion,
-          name: wire.compilation.name,
-          compiledPath: pathOf(wire.compilation.fullyQualifiedName),
-        }
-      : null,
-  };
-}
-
-/** `contracts/Token.sol` of `contracts/Token.sol:Token`. */
-function pathOf(fullyQualifiedName: string | null): string | null {
-  const colon = fullyQualifiedName?.lastIndexOf(':') ?? -1;
-  return fullyQualifiedName && colon > 0 ? fullyQualifiedName.slice(0, colon) : null;
-}
-
-/** The error a non-2xx APIv2 answer stands for. */
-function failureOf(response: UpstreamResponse, apiKey: string | undefined): Error {
-  const body = WireV2Error.safeParse(safeJson(response.text));
-  if (!body.success) {
-    const { status, endpoint } = response;
-    if (isRouteNotFound(response)) {
-      return new UpstreamUnavailableError(
-        endpoint,
-        'it has no such route (HTTP 404 page): the server has no APIv2, which the gateway needs for this. Point VERIFY_BASE_URL at a Sourcify server that has APIv2.',
-        { status },
-      );
-    }
-    // Not an APIv2 error: perhaps Sourcify's generic `{ error, message }`, whose words are kept.
-    const other = WireErrorBody.safeParse(safeJson(response.text));
-    const said = upstreamMessage(
-      other.success ? (other.data.message ?? other.data.error) : undefined,
-      apiKey,
-    );
-    if (status === 429) {
-      return new RateLimitedError(
-        said ?? 'The verification service is rate limiting requests; try again later.',
-        retryAfterSeconds(response.headers.get('retry-after')),
-      );
-    }
-    return status >= 400 && status < 500
-      ? new VerificationRejectedError(
-          said ?? `The verification service refused the request (HTTP ${status}).`,
-          status,
-        )
-      : new UpstreamUnavailableError(
-          endpoint,
-          said ? `it answered HTTP ${status}: ${said}` : `it answered HTTP ${status}`,
-          { status },
-        );
-  }
-  return errorFor(
-    body.data,
-    response.status,
-    response.headers.get('retry-after'),
-    apiKey,
-    response.endpoint,
-  );
-}
-
-const jobEndpoint = (id: string): UpstreamEndpoint => ({
-  upstream: 'verification service',
-  method: 'GET',
-  path: `/v2/verify/${id}`,
-});
-
-/** APIv2's error codes as the graph's error types. */
-function errorFor(
-  error: { customCode: string; message: string | null; errorId: string | null },
-  status: number,
-  retryAfter: string | null,
-  apiKey: string | undefined,
-  endpoint: UpstreamEndpoint,
-): Error {
-  const details = { errorId: error.errorId ?? undefined, upstreamCode: error.customCode };
-  const said = upstreamMessage(error.message, apiKey);
-  const message = said ?? `Verification failed: ${error.customCode}.`;
-  switch (error.customCode) {
-    case 'unsupported_chain':
-      return new InvalidInputError('chainId', message, details);
-    case 'invalid_parameter':
-      return new InvalidInputError(fieldNamedIn(message), message, details);
-    case 'etherscan_limit':
-    case 'duplicate_verification_request':
-      return new RateLimitedError(message, retryAfterSeconds(retryAfter), details);
-    case 'etherscan_request_failed':
-      return explorerFailure(said, status, apiKey, details.errorId);
-    case 'internal_error':
-      return new UpstreamUnavailableError(
-        endpoint,
-        `it failed with an internal error (internal_error): ${message}`,
-        { ...details, status },
-      );
-    default:
-      return status >= 500
-        ? new UpstreamUnavailableError(endpoint, message, { ...details, status })
-        : new VerificationRejectedError(message, status, details);
-  }
-}
-
-function fieldNamedIn(message: string): string {
-  for (const field of ['address', 'chainId', 'apiKey']) {
-    if (message.includes(field)) return field;
-  }
-  return 'input';
-}

@@ -23,10 +23,16 @@ export function checkInput({ address, chainId, apiKey }: VerifyContractInput): v
 
 /** Checks a contract's chain id and address, as `verifyContract` and `contract` take them. */
 export function checkContractLocation(chainId: string, address: string): void {
+  checkAddress(address);
+  checkChainId(chainId);
+}
+
+/** Checks an address: 0x and 40 hex digits, its EIP-55 checksum when in mixed case. */
+export function checkAddress(address: string, field = 'address'): void {
   if (!ADDRESS.test(address)) {
     throw new InvalidInputError(
-      'address',
-      'address must be 0x followed by 40 hexadecimal digits, e.g. 0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2.',
+      field,
+      `${field} must be 0x followed by 40 hexadecimal digits, e.g. 0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2.`,
     );
   }
   const mixedCase =
@@ -34,10 +40,14 @@ export function checkContractLocation(chainId: string, address: string): void {
     address.slice(2) !== address.slice(2).toUpperCase();
   if (mixedCase && !isValidAddress(address, { strict: true })) {
     throw new InvalidInputError(
-      'address',
-      'address has mixed case but its EIP-55 checksum does not match: check it for a typo, or send it in all lowercase.',
+      field,
+      `${field} has mixed case but its EIP-55 checksum does not match: check it for a typo, or send it in all lowercase.`,
     );
   }
+}
+
+/** Checks a decimal chain id. */
+export function checkChainId(chainId: string): void {
   if (!CHAIN_ID.test(chainId)) {
     throw new InvalidInputError(
       'chainId',

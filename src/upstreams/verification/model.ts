@@ -52,6 +52,8 @@ export interface VerificationResult {
   readonly unused: readonly string[];
   /** APIv2: the contract was verified before; `contracts` shows the existing match. */
   readonly alreadyVerified: boolean;
+  /** APIv2: the job as the service reported it, when the answer came from one. */
+  readonly job: VerificationJob | null;
 }
 
 /** An APIv2 verification job that had not finished when the gateway stopped waiting. */
@@ -59,12 +61,88 @@ export interface VerificationPending {
   readonly kind: 'pending';
   readonly verificationId: string;
   readonly startedAt: Date | null;
+  /** Whether it has run longer than `VERIFY_JOB_STALE_MS`. */
+  readonly stale: boolean;
+  /** What the user can do now: follow the job, or, for a stale one, what to do about it. */
+  readonly message: string;
+  /** The job as the service reported it; null when the gateway has not seen it yet. */
+  readonly job: VerificationJob | null;
 }
 
 export type VerificationOutcome = VerificationResult | VerificationPending;
 
 /** Which of the verification service's APIs the gateway speaks. */
 export type VerifyApi = 'session' | 'v2';
+
+/** `VERIFY_API`: one of the APIs, or `auto` to ask the server. */
+export type VerifyApiSetting = VerifyApi | 'auto';
+
+/** Where APIv2 mirrored a verification (Etherscan, Blockscout, Routescan), as the job reports it. */
+export interface ExternalVerification {
+  /** The explorer's id of its verification job. */
+  readonly verificationId: string | null;
+  /** The explorer's error, when its verification failed. */
+  readonly error: string | null;
+  /** Where the explorer reports its verification's status. */
+  readonly statusUrl: string | null;
+  /** The contract's page on the explorer. */
+  readonly explorerUrl: string | null;
+}
+
+export interface ExternalVerifications {
+  readonly etherscan: ExternalVerification | null;
+  readonly blockscout: ExternalVerification | null;
+  readonly routescan: ExternalVerification | null;
+}
+
+/** Why an APIv2 job failed, with everything the service said about it. */
+export interface JobFailure {
+  /** The service's `customCode`, e.g. `no_match`, `compiler_timeout`. */
+  readonly code: string;
+  readonly message: string | null;
+  readonly errorId: string | null;
+  /** e.g. `{ compilerErrors: [...] }` for `compiler_error`. */
+  readonly errorData: Readonly<Record<string, unknown>> | null;
+  readonly recompiledCreationCode: string | null;
+  readonly recompiledRuntimeCode: string | null;
+  readonly onchainCreationCode: string | null;
+  readonly onchainRuntimeCode: string | null;
+  readonly creationTransactionHash: string | null;
+}
+
+/** An APIv2 verification job, every field the service reports (`GET /v2/verify/{id}`). */
+export interface VerificationJob {
+  readonly id: string;
+  readonly completed: boolean;
+  readonly startedAt: Date | null;
+  readonly finishedAt: Date | null;
+  /** How long the service took to compile, in ms. */
+  readonly compilationTimeMs: number | null;
+  readonly externalVerifications: ExternalVerifications | null;
+  /** The contract the job is about; its matches are null until it is verified. */
+  readonly contract: Contract | null;
+  readonly error: JobFailure | null;
+}
+
+/** A verification from a Solidity (or Vyper, Fe) standard JSON input, over APIv2. */
+export interface VerifyFromSourceInput {
+  readonly address: string;
+  readonly chainId: string;
+  readonly stdJsonInput: unknown;
+  readonly compilerVersion: string;
+  /** `path/to/File.sol:Contract`. */
+  readonly contractIdentifier: string;
+  readonly creationTransactionHash?: string | null;
+}
+
+/** A verification from a Solidity metadata.json and its sources (path → content), over APIv2. */
+export interface VerifyFromMetadataInput {
+  readonly address: string;
+  readonly chainId: string;
+  readonly metadata: unknown;
+  readonly sources: unknown;
+  readonly creationTransactionHash?: string | null;
+}
 
 /** A contract's verification at the service (APIv2 lookup). */
 export interface Contract {

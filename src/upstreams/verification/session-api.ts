@@ -77,6 +77,7 @@ function interpret(response: UpstreamResponse, apiKey: string | undefined): Veri
       contracts: body.contracts.map(toVerifiedContract),
       unused: body.unused,
       alreadyVerified: false,
+      job: null,
     };
   }
   const body = WireErrorBody.safeParse(safeJson(response.text));

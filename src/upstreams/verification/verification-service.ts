@@ -1,10 +1,24 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
+import { InvalidInputError } from '../../errors/invalid-input-error.js';
 import type { Tracing } from '../../observability/tracing.js';
+import type { RedisConnection } from '../../redis/redis-connection.js';
 import { SnapshotCache } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
+import { ApiDetection } from './api-detection.js';
 import { createApiV2 } from './apiv2.js';
-import { checkChain, checkContractLocation, checkInput } from './input.js';
+import { mapBounded } from './bounded-map.js';
+import { ContractCache } from './contract-cache.js';
+import {
+  checkAddress,
+  checkChain,
+  checkChainId,
+  checkContractLocation,
+  checkInput,
+} from './input.js';
+import { createJobOutcomes } from './job-outcome.js';
+import type { JobStream } from './job-stream.js';
+import { JobWatcher, type VerificationJobEvent } from './job-watcher.js';
 import {
   type Chain,
   type Contract,
@@ -12,26 +26,45 @@ import {
   type VerificationOutcome,
   type VerifyApi,
   type VerifyContractInput,
+  type VerifyFromMetadataInput,
+  type VerifyFromSourceInput,
 } from './model.js';
+import { RedisJobPolls } from './redis-job-polls.js';
 import { createSessionApi } from './session-api.js';
+import { checkMetadataInput, checkSourceInput } from './source-input.js';
 import { isVerificationServiceFailure } from './upstream-answer.js';
 import type { UpstreamSession } from './upstream-session.js';
 import { WireChain, WireChains } from './wire.js';
 
 export interface VerificationServiceOptions
-  extends Omit<Config['verification'], 'sessionCookieSecure'> {
+  extends Omit<Config['verification'], 'sessionCookieSecure' | 'maxConcurrentUploads'> {
   readonly logger: Logger;
   readonly observer?: UpstreamObserver;
   /** Traces each upstream request (see `UpstreamClientOptions.tracing`). */
   readonly tracing?: Tracing | undefined;
+  /** Shares the polls of watched jobs with the other replicas; without it, each polls alone. */
+  readonly redis?: RedisConnection | undefined;
 }
 
-/** How long a contract lookup is served from memory. */
-const CONTRACT_TTL_MS = 30_000;
+/** Addresses `contracts` looks up at most in one call. */
+export const MAX_LOOKUP_ADDRESSES = 100;
+
+/** Contracts one page of `verifiedContracts` holds at most (Sourcify's own limit is 200). */
+export const MAX_PAGE_SIZE = 100;
+
+/** Sourcify's job ids are UUIDs: anything else is refused before it is sent or watched. */
+const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A contract as a lookup key: where it is deployed. */
+export interface ContractLocation {
+  readonly chainId: string;
+  readonly address: string;
+}
 
 /** The contract verification upstream, in either of its APIs. */
 export interface VerificationService {
-  readonly api: VerifyApi;
+  /** The API in use: as configured, or as found out (`auto`, undefined until then). */
+  readonly api: VerifyApi | undefined;
   /**
    * Verifies a contract from a block explorer. With the session API, within the caller's upstream
    * session, resolving to the session's contracts; with APIv2, waiting for the job up to the
@@ -43,26 +76,51 @@ export interface VerificationService {
     session: UpstreamSession,
     requestId?: string,
   ): Promise<VerificationOutcome>;
+  /** Verifies from a standard JSON input (APIv2), as `verifyContract` waits for its job. */
+  verifyFromSource(input: VerifyFromSourceInput, requestId?: string): Promise<VerificationOutcome>;
+  /** Verifies from metadata.json and its sources (APIv2), as `verifyContract` waits. */
+  verifyFromMetadata(
+    input: VerifyFromMetadataInput,
+    requestId?: string,
+  ): Promise<VerificationOutcome>;
   /** An APIv2 job's current state; null for an unknown id, and always with the session API. */
   verificationJob(id: string, requestId?: string): Promise<VerificationOutcome | null>;
-  /** A verified contract (APIv2 lookup), null when not verified. Cached briefly. */
+  /**
+   * An APIv2 job's state now, then each change, until it completes (`verificationJobChanged`).
+   * Throws `InvalidInputError` for an id that cannot be a job's.
+   */
+  watchJob(id: string): JobStream<VerificationJobEvent>;
+  /** A verified contract (APIv2 lookup), null when not verified. Cached, revalidated by ETag. */
   contract(chainId: string, address: string, requestId?: string): Promise<Contract | null>;
+  /**
+   * Many lookups, at most `VERIFY_LOOKUP_CONCURRENCY` in flight: one answer per location, in
+   * order, the `Error` it failed with where it failed (DataLoader's contract).
+   */
+  contracts(
+    locations: readonly ContractLocation[],
+    requestId?: string,
+  ): Promise<(Contract | null | Error)[]>;
+  /** The address's verified deployments on every chain. */
+  contractOnAllChains(address: string, requestId?: string): Promise<Contract[]>;
+  /** Verified contracts of a chain, newest first, after the match `afterMatchId`. */
+  verifiedContracts(
+    chainId: string,
+    page: { limit: number; afterMatchId: string | null },
+    requestId?: string,
+  ): Promise<Contract[]>;
   /** The chains the upstream verifies on; rejects with an upstream error when it has no list. */
   supportedChains(requestId?: string): Promise<readonly Chain[]>;
   /**
    * Shutting down: every verification that is polling its APIv2 job answers `VerificationPending`
-   * with the job id at once instead of waiting out `VERIFY_WAIT_MS`.
+   * with the job id at once instead of waiting out `VERIFY_WAIT_MS`; watched jobs end.
    */
   close(): void;
 }
 
-/** Contract lookups kept in memory at most. */
-const CONTRACT_CACHE_ENTRIES = 10_000;
-
 export function createVerificationService(
   options: VerificationServiceOptions,
 ): VerificationService {
-  const { baseUrl, api, chainsTtlMs, waitMs, pollIntervalMs, upstream, logger, observer, tracing } =
+  const { baseUrl, chainsTtlMs, waitMs, pollIntervalMs, upstream, logger, observer, tracing } =
     options;
   const client = createUpstreamClient({
     ...upstream,
@@ -75,14 +133,43 @@ export function createVerificationService(
     ...(observer ? { observer } : {}),
     tracing,
   });
+  const detection = new ApiDetection({ setting: options.api, client, logger });
   const sessionApi = createSessionApi(client, logger);
   const closing = new AbortController();
+  const outcomes = createJobOutcomes({
+    staleMs: options.jobStaleMs,
+    lookUp: (chainId, address, requestId) => contracts.get(chainId, address, requestId),
+  });
   const apiV2 = createApiV2(client, {
     waitMs,
     pollIntervalMs,
+    outcomes,
     closing: closing.signal,
     chainOf: async (chainId, requestId) =>
       (await knownChains(requestId))?.find((chain) => chain.id === chainId),
+  });
+  const contracts = new ContractCache({
+    maxBytes: options.lookupCacheBytes,
+    ttlMs: options.lookupTtlMs,
+    load: apiV2.lookUp,
+  });
+  const watcher = new JobWatcher({
+    intervalMs: options.watchIntervalMs,
+    // The session API has no jobs: every id is unknown there, as `verificationJob` answers.
+    fetch: async (id) => {
+      try {
+        return (await detection.api()) === 'session' ? null : await apiV2.job(id, undefined);
+      } catch (error) {
+        detection.recheckAfter(error);
+        throw error;
+      }
+    },
+    outcomeOf: (job) => outcomes.outcomeOf(job, undefined, undefined),
+    isStale: (job) => outcomes.pending(job.verificationId, job.jobStartTime, null).stale,
+    sharing:
+      options.redis &&
+      new RedisJobPolls({ redis: options.redis, intervalMs: options.watchIntervalMs }),
+    logger,
   });
 
   const chains = new SnapshotCache<readonly Chain[]>({
@@ -102,28 +189,36 @@ export function createVerificationService(
     }
   }
 
-  const contracts = new Map<string, SnapshotCache<Contract | null>>();
-  function contractCache(chainId: string, address: string) {
-    const key = contractKey(chainId, address);
-    let cache = contracts.get(key);
-    if (!cache) {
-      if (contracts.size >= CONTRACT_CACHE_ENTRIES) {
-        // Maps iterate in insertion order: drop the oldest entry.
-        contracts.delete(contracts.keys().next().value ?? key);
-      }
-      cache = new SnapshotCache<Contract | null>({
-        ttlMs: CONTRACT_TTL_MS,
-        maxStaleMs: 0,
-        load: (requestId) => apiV2.contract(chainId, address, requestId),
-      });
-      contracts.set(key, cache);
+  /** Runs a verification; a result makes the lookups of its contract ask again. */
+  async function verified(
+    location: ContractLocation,
+    verification: Promise<VerificationOutcome>,
+  ): Promise<VerificationOutcome> {
+    let outcome: VerificationOutcome;
+    try {
+      outcome = await verification;
+    } catch (error) {
+      detection.recheckAfter(error);
+      throw error;
     }
-    return cache;
+    // Lookups made before may say "not verified": the next one asks again.
+    if (outcome.kind === 'result') {
+      contracts.delete(location.chainId, location.address);
+      for (const { chainId, address } of outcome.contracts) {
+        if (chainId && address) contracts.delete(chainId, address);
+      }
+    }
+    return outcome;
   }
 
   return {
-    api,
-    close: () => closing.abort(),
+    get api() {
+      return detection.known;
+    },
+    close: () => {
+      closing.abort();
+      watcher.close();
+    },
 
     supportedChains: async (requestId) =>
       (await chains.get(requestId)).value.filter((chain) => chain.supported),
@@ -132,31 +227,82 @@ export function createVerificationService(
       checkInput(input);
       const list = await knownChains(requestId);
       if (list) checkChain(input.chainId, EXPLORER_PATHS[input.explorer], list);
-      const outcome =
-        api === 'session'
-          ? await sessionApi.verify(input, session, requestId)
-          : await apiV2.verify(input, requestId);
-      // Lookups made before may say "not verified": the next one asks again.
-      if (outcome.kind === 'result') {
-        contracts.delete(contractKey(input.chainId, input.address));
-        for (const { chainId, address } of outcome.contracts) {
-          if (chainId && address) contracts.delete(contractKey(chainId, address));
-        }
-      }
-      return outcome;
+      return verified(
+        input,
+        (async () =>
+          (await detection.api(requestId)) === 'session'
+            ? sessionApi.verify(input, session, requestId)
+            : apiV2.verify(input, requestId))(),
+      );
     },
 
-    verificationJob: (id, requestId) =>
-      api === 'v2' ? apiV2.jobOutcome(id, requestId) : Promise.resolve(null),
+    async verifyFromSource(input, requestId) {
+      const checked = checkSourceInput(input, options.maxSourceBytes);
+      await checkListed(checked.chainId, requestId);
+      return verified(checked, apiV2.verifyFromSource(checked, requestId));
+    },
+
+    async verifyFromMetadata(input, requestId) {
+      const checked = checkMetadataInput(input, options.maxSourceBytes);
+      await checkListed(checked.chainId, requestId);
+      return verified(checked, apiV2.verifyFromMetadata(checked, requestId));
+    },
+
+    async verificationJob(id, requestId) {
+      checkJobId(id);
+      if ((await detection.api(requestId)) === 'session') return null;
+      const job = await apiV2.job(id.toLowerCase(), requestId);
+      return job ? outcomes.outcomeOf(job, undefined, requestId) : null;
+    },
+
+    watchJob(id) {
+      checkJobId(id);
+      return watcher.watch(id.toLowerCase());
+    },
 
     async contract(chainId, address, requestId) {
       checkContractLocation(chainId, address);
-      return (await contractCache(chainId, address).get(requestId)).value;
+      return contracts.get(chainId, address, requestId);
+    },
+
+    contracts(locations, requestId) {
+      return mapBounded(locations, options.lookupConcurrency, ({ chainId, address }) => {
+        checkContractLocation(chainId, address);
+        return contracts.get(chainId, address, requestId);
+      });
+    },
+
+    contractOnAllChains(address, requestId) {
+      checkAddress(address);
+      return apiV2.onAllChains(address, requestId);
+    },
+
+    verifiedContracts(chainId, page, requestId) {
+      checkChainId(chainId);
+      return apiV2.verifiedContracts(chainId, page, requestId);
     },
   };
+
+  /** A chain the service's list does not have or marks unsupported is refused before sending. */
+  async function checkListed(chainId: string, requestId: string | undefined): Promise<void> {
+    const list = await knownChains(requestId);
+    if (list && !list.find((chain) => chain.id === chainId)?.supported) {
+      throw new InvalidInputError(
+        'chainId',
+        `Chain ${chainId} is not supported by the verification service; see Query.supportedChains.`,
+      );
+    }
+  }
 }
 
-const contractKey = (chainId: string, address: string) => `${chainId}:${address.toLowerCase()}`;
+function checkJobId(id: string): void {
+  if (!JOB_ID.test(id)) {
+    throw new InvalidInputError(
+      'id',
+      'id is not a verification job id: the service gives its jobs UUIDs, e.g. 72d12273-0723-448e-a9f6-f7957128efa5.',
+    );
+  }
+}
 
 function toChains(items: readonly unknown[], logger: Logger): Chain[] {
   const chains: Chain[] = [];

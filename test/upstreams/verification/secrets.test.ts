@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Fault } from '../../../simulator/src/server.js';
 import { VERIFIABLE_CONTRACTS } from '../../../simulator/src/verification/fixture.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
+import { sessionEra } from '../../helpers/session-era.js';
 
 const API_KEY = 'SECRET-KEY-7f3a9c1e5b2d4f6a8c0e';
 const [contract] = VERIFIABLE_CONTRACTS;
@@ -24,7 +25,9 @@ describe('the explorer API key', () => {
   const responses: string[] = [];
 
   beforeAll(async () => {
-    harness = await startHarness({ logLevel: 'trace', env: { UPSTREAM_TIMEOUT_MS: 200 } });
+    harness = await startHarness(
+      sessionEra({ logLevel: 'trace', env: { UPSTREAM_TIMEOUT_MS: 200 } }),
+    );
   });
   afterAll(() => harness.close());
 

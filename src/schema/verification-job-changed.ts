@@ -1,0 +1,69 @@
+import { isExpectedError } from '../errors/expected-error.js';
+import type { SubscriptionField } from '../subscriptions/subscription-registry.js';
+import { JobStream } from '../upstreams/verification/job-stream.js';
+import type { VerificationJobEvent } from '../upstreams/verification/job-watcher.js';
+import { builder } from './builder.js';
+import type { GatewayContext } from './context.js';
+import { settle } from './errors.js';
+import { VerifyContractResultRef } from './verification.js';
+
+/**
+ * The field's name where the subscription registry counts it (limits, log lines, metrics). The
+ * registry's `SubscriptionField` lists the status feed's fields only; its admission and counting
+ * need nothing else of a field, so this one is passed as it is.
+ */
+const FIELD = 'verificationJobChanged' as SubscriptionField;
+
+builder.subscriptionField('verificationJobChanged', (t) =>
+  t.field({
+    type: VerifyContractResultRef,
+    description:
+      'A verification job as verificationJob(id) shows it: now, then each time it changes; the stream ends after a completed state. A pending job that runs past `VERIFY_JOB_STALE_MS` changes to `stale: true`. The job is polled once per `VERIFY_WATCH_INTERVAL_MS` however many subscribe to it. An id the service does not know, or with the session API, is one `InvalidInputError` on `id`, then the end.',
+    args: {
+      id: t.arg.id({ required: true, description: 'The `verificationId` of the job.' }),
+    },
+    subscribe: (_root, { id }, context) => followJob(context, String(id)),
+    resolve: (event) =>
+      event.kind === 'outcome' ? event.outcome : settle(Promise.reject(event.error)),
+  }),
+);
+
+/**
+ * The job's events for one subscriber, admitted and counted by the subscription registry like
+ * every subscription (its limits, its log lines, its end at shutdown).
+ */
+function followJob(
+  context: GatewayContext,
+  id: string,
+): AsyncIterableIterator<VerificationJobEvent> {
+  const admission = context.openSubscription({ field: FIELD, documents: [], accept: () => false });
+  let events: JobStream<VerificationJobEvent>;
+  try {
+    events = context.verification.watchJob(id);
+  } catch (error) {
+    if (!isExpectedError(error)) {
+      void admission.return?.();
+      throw error;
+    }
+    // A refused id is the stream's one event, as `verificationJob` answers it.
+    events = new JobStream(() => {});
+    events.push({ kind: 'error', error, last: true });
+  }
+  // The registry's stream carries no event: it ends only when the registry ends it (shutdown).
+  void admission.next().then(() => events.end());
+  return {
+    async next() {
+      const item = await events.next();
+      if (item.done) await admission.return?.();
+      return item;
+    },
+    async return() {
+      await events.return?.();
+      await admission.return?.();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

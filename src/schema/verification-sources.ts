@@ -1,0 +1,132 @@
+import { Kind, parse } from 'graphql';
+import { builder } from './builder.js';
+import { VerifyContractResultRef, verifying } from './verification.js';
+
+/*
+ * Verification from source, as Foundry, Hardhat and Remix users verify: APIv2 only. The inputs
+ * run to megabytes: the gateway refuses one over `VERIFY_MAX_SOURCE_BYTES` before it sends
+ * anything, and reads request bodies that large only for these two mutations.
+ */
+
+const addressField = {
+  required: true,
+  description:
+    "The contract's address: 0x and 40 hex digits. Mixed case must be a valid EIP-55 checksum.",
+} as const;
+const chainIdField = {
+  required: true,
+  description: 'Decimal id of the chain it is deployed on, e.g. "1". See `supportedChains`.',
+} as const;
+const creationTransactionHashField = {
+  required: false,
+  description:
+    'The hash of the transaction that created the contract (0x and 64 hex digits): lets the service get its creation bytecode reliably.',
+} as const;
+
+const VerifyFromSourceInputRef = builder.inputType('VerifyFromSourceInput', {
+  description:
+    "A deployed contract to verify from the compiler's standard JSON input (Solidity, Vyper, Fe), as the service's `POST /v2/verify/{chainId}/{address}` takes it.",
+  fields: (t) => ({
+    address: t.string(addressField),
+    chainId: t.string(chainIdField),
+    stdJsonInput: t.field({
+      type: 'JSON',
+      required: true,
+      description:
+        "The standard JSON input the contract was compiled with: `language`, `sources` (path → `{ content }`), `settings` (and Vyper's `storage_layout_overrides`). At most `VERIFY_MAX_SOURCE_BYTES` of JSON; send it as a variable.",
+    }),
+    compilerVersion: t.string({
+      required: true,
+      description: 'The full compiler version, e.g. `0.8.24+commit.e11b9ed9`.',
+    }),
+    contractIdentifier: t.string({
+      required: true,
+      description:
+        'Which contract of the sources to verify: its source path and name, e.g. `contracts/Token.sol:Token`.',
+    }),
+    creationTransactionHash: t.string(creationTransactionHashField),
+  }),
+});
+
+const VerifyFromMetadataInputRef = builder.inputType('VerifyFromMetadataInput', {
+  description:
+    "A deployed contract to verify from the Solidity compiler's metadata.json and its sources, as the service's `POST /v2/verify/metadata/{chainId}/{address}` takes them.",
+  fields: (t) => ({
+    address: t.string(addressField),
+    chainId: t.string(chainIdField),
+    metadata: t.field({
+      type: 'JSON',
+      required: true,
+      description: 'The metadata.json the compiler wrote, as a JSON object.',
+    }),
+    sources: t.field({
+      type: 'JSON',
+      required: true,
+      description:
+        'Every source the metadata names: path → content (a string). With `metadata`, at most `VERIFY_MAX_SOURCE_BYTES` of JSON.',
+    }),
+    creationTransactionHash: t.string(creationTransactionHashField),
+  }),
+});
+
+builder.mutationField('verifyContractFromSource', (t) =>
+  t.field({
+    type: VerifyContractResultRef,
+    description:
+      "Verifies a deployed contract from the compiler's standard JSON input (APIv2). The gateway waits for the service's job up to `VERIFY_WAIT_MS` and answers its outcome, or `VerificationPending` to follow with `verificationJobChanged`. Counts against the same per-client allowance as `verifyContract`. Expected failures are results: switch on `__typename`.",
+    args: { input: t.arg({ type: VerifyFromSourceInputRef, required: true }) },
+    resolve: (_root, { input }, context) =>
+      verifying(context, () =>
+        context.verification.verifyFromSource(
+          { ...input, stdJsonInput: input.stdJsonInput },
+          context.requestId,
+        ),
+      ),
+  }),
+);
+
+builder.mutationField('verifyContractFromMetadata', (t) =>
+  t.field({
+    type: VerifyContractResultRef,
+    description:
+      "Verifies a deployed contract from the Solidity compiler's metadata.json and its sources (APIv2), as `verifyContractFromSource` does.",
+    args: { input: t.arg({ type: VerifyFromMetadataInputRef, required: true }) },
+    resolve: (_root, { input }, context) =>
+      verifying(context, () =>
+        context.verification.verifyFromMetadata(
+          { ...input, metadata: input.metadata, sources: input.sources },
+          context.requestId,
+        ),
+      ),
+  }),
+);
+
+/** The mutations whose requests may carry a body larger than `MAX_BODY_BYTES`. */
+const SOURCE_MUTATIONS = new Set(['verifyContractFromSource', 'verifyContractFromMetadata']);
+
+/** The longest document text a large body may carry: its size is in its variables. */
+const MAX_DOCUMENT_CHARACTERS = 16_384;
+
+/**
+ * Whether a request's parameters run source verifications only: a document (as `query` text)
+ * whose every operation is a mutation selecting nothing but `verifyContractFromSource` and
+ * `verifyContractFromMetadata`. Such a request may have a body up to `VERIFY_MAX_SOURCE_BYTES`
+ * larger than `MAX_BODY_BYTES` (`useBodyLimit`'s `uploads`).
+ */
+export function isSourceVerification(params: Record<string, unknown>): boolean {
+  const { query } = params;
+  if (typeof query !== 'string' || query.length > MAX_DOCUMENT_CHARACTERS) return false;
+  try {
+    return parse(query, { maxTokens: 2_000 }).definitions.every(
+      (definition) =>
+        definition.kind === Kind.OPERATION_DEFINITION &&
+        definition.operation === 'mutation' &&
+        definition.selectionSet.selections.every(
+          (selection) =>
+            selection.kind === Kind.FIELD && SOURCE_MUTATIONS.has(selection.name.value),
+        ),
+    );
+  } catch {
+    return false;
+  }
+}

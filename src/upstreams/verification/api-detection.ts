@@ -1,0 +1,93 @@
+import type { Logger } from 'pino';
+import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
+import type { UpstreamClient } from '../upstream-client.js';
+import type { VerifyApi, VerifyApiSetting } from './model.js';
+import { isRouteNotFound, safeJson } from './upstream-answer.js';
+import { WireV2Error } from './wire-v2.js';
+
+/**
+ * The job the probe asks for: a well-formed id no job has. APIv2 answers it with its own JSON
+ * (`job_not_found`), a server without APIv2 with Express's HTML 404 page. Nothing is created.
+ */
+export const PROBE_PATH = '/v2/verify/00000000-0000-0000-0000-000000000000';
+
+export interface ApiDetectionOptions {
+  /** `VERIFY_API`: `session` and `v2` are used as they are; `auto` asks the server. */
+  readonly setting: VerifyApiSetting;
+  readonly client: Pick<UpstreamClient, 'get'>;
+  readonly logger: Pick<Logger, 'info' | 'warn'>;
+}
+
+/**
+ * Which API the verification service speaks. With `VERIFY_API=auto` the server is asked once
+ * (concurrent callers share the question), the answer is remembered, and forgotten after a failure
+ * that suggests the server changed (`recheckAfter`), so that the next call asks again. A server
+ * with both APIs (sourcify-server 3.9.1) is spoken to in APIv2: the session API is gone from
+ * Sourcify, and only APIv2 has jobs, source verification and the bulk lookups.
+ */
+export class ApiDetection {
+  readonly #options: ApiDetectionOptions;
+  #known: VerifyApi | undefined;
+  #asking: Promise<VerifyApi> | undefined;
+  /** The last answer, kept across `recheckAfter`: a change is logged as one. */
+  #last: VerifyApi | undefined;
+
+  constructor(options: ApiDetectionOptions) {
+    this.#options = options;
+    if (options.setting !== 'auto') this.#known = options.setting;
+  }
+
+  /** The API known now, without asking; undefined until the first answer (`auto`). */
+  get known(): VerifyApi | undefined {
+    return this.#known;
+  }
+
+  /** The API to speak; rejects with the upstream's error when the server cannot be asked. */
+  api(requestId?: string): Promise<VerifyApi> {
+    if (this.#known) return Promise.resolve(this.#known);
+    this.#asking ??= this.#ask(requestId).finally(() => {
+      this.#asking = undefined;
+    });
+    return this.#asking;
+  }
+
+  /**
+   * Forgets the answer after `error`, when it suggests the server is not what it was: it could
+   * not be reached, failed, or had no route for the API spoken. Forced settings never change.
+   */
+  recheckAfter(error: unknown): void {
+    if (this.#options.setting === 'auto' && error instanceof UpstreamUnavailableError) {
+      this.#known = undefined;
+    }
+  }
+
+  async #ask(requestId: string | undefined): Promise<VerifyApi> {
+    const { client, logger } = this.#options;
+    const response = await client.get(PROBE_PATH, { requestId });
+    let api: VerifyApi;
+    if (WireV2Error.safeParse(safeJson(response.text)).success || response.status === 200) {
+      api = 'v2';
+    } else if (isRouteNotFound(response)) {
+      api = 'session';
+    } else {
+      throw new UpstreamUnavailableError(
+        response.endpoint,
+        `it answered HTTP ${response.status} to the gateway's question which API it speaks (VERIFY_API=auto), neither APIv2's answer nor a missing route; set VERIFY_API to session or v2`,
+        { status: response.status },
+      );
+    }
+    this.#known = api;
+    if (api !== this.#last) {
+      const log = this.#last === undefined ? logger.info : logger.warn;
+      log.call(
+        logger,
+        { upstream: 'verification service', api, previously: this.#last ?? null },
+        api === 'v2'
+          ? 'verification service speaks APIv2 (VERIFY_API=auto)'
+          : 'verification service has no APIv2: using its session API (VERIFY_API=auto)',
+      );
+    }
+    this.#last = api;
+    return api;
+  }
+}

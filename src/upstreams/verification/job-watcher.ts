@@ -1,0 +1,191 @@
+import type { Logger } from 'pino';
+import type { ExpectedError } from '../../errors/expected-error.js';
+import { isExpectedError } from '../../errors/expected-error.js';
+import { InvalidInputError } from '../../errors/invalid-input-error.js';
+import { isRedisUnavailable } from '../../errors/redis-unavailable-error.js';
+import { type JobEvent, JobStream } from './job-stream.js';
+import type { VerificationOutcome } from './model.js';
+import type { WireV2Job } from './wire-v2.js';
+
+/** What one poll of a job gave: the job (null: the service knows no such job), or a failure. */
+export type JobPoll = { readonly job: WireV2Job | null } | { readonly failure: ExpectedError };
+
+/**
+ * One poll of a job for every replica: whoever holds the job's lease for this interval polls and
+ * stores what it got, the others read that. `undefined` when another replica holds the lease and
+ * has stored nothing yet. Fails with `RedisUnavailableError` when it cannot tell: then this replica
+ * polls alone.
+ */
+export interface JobPollSharing {
+  poll(id: string, fetch: () => Promise<JobPoll>): Promise<JobPoll | undefined>;
+}
+
+export type VerificationJobEvent = JobEvent<VerificationOutcome, ExpectedError>;
+
+export interface JobWatcherOptions {
+  /** `VERIFY_WATCH_INTERVAL_MS`: the time between two polls of a job. */
+  readonly intervalMs: number;
+  /** Asks the service for the job: null when it knows none; rejects with an `ExpectedError`. */
+  readonly fetch: (id: string) => Promise<WireV2Job | null>;
+  /** What a job means for its subscribers; rejects with the error a failed job stands for. */
+  readonly outcomeOf: (job: WireV2Job) => Promise<VerificationOutcome>;
+  /** Whether a job still running is stale now: it is a change when it becomes so. */
+  readonly isStale: (job: WireV2Job) => boolean;
+  /** Shares each poll with the other replicas; without it, this replica polls alone. */
+  readonly sharing?: JobPollSharing | undefined;
+  readonly logger: Pick<Logger, 'warn'>;
+}
+
+/** How soon a replica looks again when another replica polls and has stored nothing yet. */
+const FOLLOW_RETRY_MS = 100;
+
+interface Watch {
+  readonly id: string;
+  readonly streams: Set<JobStream<VerificationJobEvent>>;
+  /** What was sent last, and the state it was made from. */
+  last: { readonly key: string; readonly event: VerificationJobEvent } | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Follows APIv2 jobs for `verificationJobChanged`: one poll per job per interval, whoever watches
+ * it. All the subscribers of a job on this replica share its watch (its polls, and each event
+ * object, so that they share its execution too); with `sharing`, the replicas share each poll.
+ * A subscriber gets the job's state at once (the last one sent, or the first poll's), then each
+ * change: a new state at the service, or a pending job turning stale; after a completed state (or
+ * "no such job") its stream ends. A failed poll is no change, unless nothing was sent yet: then the
+ * failure is sent, and polling goes on.
+ */
+export class JobWatcher {
+  readonly #options: JobWatcherOptions;
+  readonly #watches = new Map<string, Watch>();
+  #closed = false;
+
+  constructor(options: JobWatcherOptions) {
+    this.#options = options;
+  }
+
+  /** Jobs being polled now. */
+  get watching(): number {
+    return this.#watches.size;
+  }
+
+  /** The job's events, from its state now; `id` must be checked (a job id) beforehand. */
+  watch(id: string): JobStream<VerificationJobEvent> {
+    let watch = this.#watches.get(id);
+    const fresh = watch === undefined;
+    if (!watch) {
+      watch = { id, streams: new Set(), last: undefined, timer: undefined };
+      if (!this.#closed) this.#watches.set(id, watch);
+    }
+    const owner = watch;
+    const stream: JobStream<VerificationJobEvent> = new JobStream(() => {
+      owner.streams.delete(stream);
+      if (owner.streams.size === 0) this.#stop(owner);
+    });
+    if (this.#closed) {
+      stream.end();
+      return stream;
+    }
+    watch.streams.add(stream);
+    if (watch.last) stream.push(watch.last.event);
+    if (fresh) void this.#poll(watch);
+    return stream;
+  }
+
+  /** Ends every watch: their subscribers get what is queued, then the end. */
+  close(): void {
+    this.#closed = true;
+    for (const watch of [...this.#watches.values()]) {
+      for (const stream of [...watch.streams]) stream.end();
+      this.#stop(watch);
+    }
+  }
+
+  #stop(watch: Watch): void {
+    clearTimeout(watch.timer);
+    watch.timer = undefined;
+    if (this.#watches.get(watch.id) === watch) this.#watches.delete(watch.id);
+  }
+
+  #isWatched(watch: Watch): boolean {
+    return this.#watches.get(watch.id) === watch && watch.streams.size > 0;
+  }
+
+  async #poll(watch: Watch): Promise<void> {
+    const { intervalMs, sharing } = this.#options;
+    let next = intervalMs;
+    try {
+      const fetch = () => this.#fetch(watch.id);
+      let poll: JobPoll | undefined;
+      try {
+        poll = sharing ? await sharing.poll(watch.id, fetch) : await fetch();
+      } catch (error) {
+        if (!isRedisUnavailable(error)) throw error;
+        // The replicas cannot share this poll: poll alone.
+        poll = await fetch();
+      }
+      if (poll === undefined) next = Math.min(intervalMs, FOLLOW_RETRY_MS);
+      else await this.#hand(watch, poll);
+    } catch (error) {
+      this.#options.logger.warn({ err: error, job: watch.id }, 'verification job watch failed');
+    }
+    if (this.#isWatched(watch)) {
+      watch.timer = setTimeout(() => void this.#poll(watch), next);
+    }
+  }
+
+  async #fetch(id: string): Promise<JobPoll> {
+    try {
+      return { job: await this.#options.fetch(id) };
+    } catch (error) {
+      if (isExpectedError(error)) return { failure: error };
+      throw error;
+    }
+  }
+
+  /** Sends the poll's state to the job's subscribers if it differs from the last one sent. */
+  async #hand(watch: Watch, poll: JobPoll): Promise<void> {
+    if ('failure' in poll) {
+      if (watch.last) return;
+      this.#send(watch, `failure:${poll.failure.code}`, {
+        kind: 'error',
+        error: poll.failure,
+        last: false,
+      });
+      return;
+    }
+    const { job } = poll;
+    if (job === null) {
+      this.#send(watch, 'unknown', {
+        kind: 'error',
+        error: new InvalidInputError(
+          'id',
+          'The verification service has no job with this id (it may have been forgotten, or never existed).',
+        ),
+        last: true,
+      });
+      return;
+    }
+    const key = `${JSON.stringify(job)}|${!job.isJobCompleted && this.#options.isStale(job)}`;
+    if (watch.last?.key === key) return;
+    let event: VerificationJobEvent;
+    try {
+      event = {
+        kind: 'outcome',
+        outcome: await this.#options.outcomeOf(job),
+        last: job.isJobCompleted,
+      };
+    } catch (error) {
+      if (!isExpectedError(error)) throw error;
+      event = { kind: 'error', error, last: job.isJobCompleted };
+    }
+    this.#send(watch, key, event);
+  }
+
+  #send(watch: Watch, key: string, event: VerificationJobEvent): void {
+    watch.last = { key, event };
+    for (const stream of [...watch.streams]) stream.push(event);
+    if (event.last) this.#stop(watch);
+  }
+}

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
+import type { RedisConnection } from '../../redis/redis-connection.js';
+import { RedisScript } from '../../redis/redis-script.js';
+import { jobEndpoint } from './apiv2-errors.js';
+import type { JobPoll, JobPollSharing } from './job-watcher.js';
+import { WireV2Job } from './wire-v2.js';
+
+/*
+ * Per watched job, two keys: `verify-job-lease:<id>`, held for one interval by the replica that
+ * polls the job in it (`SET NX PX`), and `verify-job:<id>`, what that poll got: the job as the
+ * service answered it, or the failure's status (no text), with when it was polled. Whoever can
+ * write to Redis can write these: a lease without an expiry or with a longer one is replaced, and
+ * a state is checked for its size in Redis and for its shape and time here.
+ */
+
+/**
+ * Takes the job's lease for this interval, or answers what the holder stored: its size when over
+ * the limit, else the value.
+ */
+const POLL = new RedisScript(`
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -1 or ttl > tonumber(ARGV[2]) or (ttl ~= -2 and redis.call('TYPE', KEYS[1]).ok ~= 'string') then
+  redis.call('DEL', KEYS[1])
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'lead'} end
+if redis.call('TYPE', KEYS[2]).ok ~= 'string' then return {'follow'} end
+local size = redis.call('STRLEN', KEYS[2])
+if size > tonumber(ARGV[3]) then return {'follow', 'large', size} end
+return {'follow', 'state', redis.call('GET', KEYS[2])}`);
+
+/**
+ * The largest job state shared: a job carries the bytecodes it compared and the compiler's
+ * errors, which real contracts keep well below this. A larger one is not stored, and each
+ * replica polls it alone.
+ */
+export const MAX_SHARED_JOB_BYTES = 1024 * 1024;
+
+/** How far ahead of this replica's clock a stored poll time may be. */
+const MAX_CLOCK_SKEW_MS = 5_000;
+
+const StoredPoll = z.union([
+  z.object({ at: z.number().int().nonnegative(), job: WireV2Job.nullable() }),
+  z.object({
+    at: z.number().int().nonnegative(),
+    failure: z.object({ status: z.number().int().min(100).max(599).nullable() }),
+  }),
+]);
+
+const Reply = z.union([
+  z.tuple([z.literal('lead')]),
+  z.tuple([z.literal('follow')]),
+  z.tuple([z.literal('follow'), z.literal('large'), z.number()]),
+  z.tuple([z.literal('follow'), z.literal('state'), z.string()]),
+]);
+
+export interface RedisJobPollsOptions {
+  readonly redis: RedisConnection;
+  /** `VERIFY_WATCH_INTERVAL_MS`: how long one replica's lease lasts. */
+  readonly intervalMs: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+/**
+ * One poll of a job per interval for all the replicas: the first to ask in an interval takes the
+ * job's lease, polls the service and stores what it got; the others read that, at most one
+ * interval old. While Redis is unavailable, `poll` fails with `RedisUnavailableError` and each
+ * replica polls alone.
+ */
+export class RedisJobPolls implements JobPollSharing {
+  readonly #redis: RedisConnection;
+  readonly #intervalMs: number;
+  readonly #now: () => number;
+  /** How long a stored poll is kept: past two intervals a follower no longer takes it. */
+  readonly #retainMs: number;
+  readonly #token = randomUUID();
+
+  constructor({ redis, intervalMs, now = Date.now }: RedisJobPollsOptions) {
+    this.#redis = redis;
+    this.#intervalMs = intervalMs;
+    this.#now = now;
+    this.#retainMs = 3 * intervalMs;
+  }
+
+  async poll(id: string, fetch: () => Promise<JobPoll>): Promise<JobPoll | undefined> {
+    const lease = this.#redis.key(`verify-job-lease:${id}`);
+    const state = this.#redis.key(`verify-job:${id}`);
+    const reply = Reply.safeParse(
+      await this.#redis.run((redis) =>
+        POLL.run(redis, [lease, state], [this.#token, this.#intervalMs, MAX_SHARED_JOB_BYTES]),
+      ),
+    );
+    if (!reply.success) {
+      this.#redis.refused('malformed job poll reply', { job: id });
+      return undefined;
+    }
+    const [role, kind, value] = reply.data;
+    if (role === 'lead') {
+      const polled = await fetch();
+      await this.#store(state, polled);
+      return polled;
+    }
+    if (kind === 'large') {
+      this.#redis.refused('oversized job state', { job: id, bytes: value });
+      // Too large to share: this replica polls it alone.
+      return fetch();
+    }
+    return kind === 'state' ? this.#read(id, value) : undefined;
+  }
+
+  async #store(key: string, polled: JobPoll): Promise<void> {
+    const at = this.#now();
+    const value = JSON.stringify(
+      'failure' in polled
+        ? {
+            at,
+            failure: {
+              status:
+                polled.failure instanceof UpstreamUnavailableError
+                  ? (polled.failure.status ?? null)
+                  : null,
+            },
+          }
+        : { at, job: polled.job },
+    );
+    if (Buffer.byteLength(value) > MAX_SHARED_JOB_BYTES) return;
+    await this.#redis
+      .run((redis) => redis.set(key, value, 'PX', this.#retainMs))
+      // Redis went away meanwhile: this replica keeps what it polled, as it would alone.
+      .catch(() => {});
+  }
+
+  #read(id: string, text: string): JobPoll | undefined {
+    let stored: z.output<typeof StoredPoll>;
+    try {
+      stored = StoredPoll.parse(JSON.parse(text));
+    } catch (error) {
+      this.#redis.refused('invalid job state', { job: id, err: error });
+      return undefined;
+    }
+    if (stored.at > this.#now() + MAX_CLOCK_SKEW_MS) {
+      this.#redis.refused('job state from the future', { job: id });
+      return undefined;
+    }
+    // Left from an earlier watch: the holder's poll of this interval is on its way.
+    if (this.#now() - stored.at > 2 * this.#intervalMs) return undefined;
+    if ('job' in stored) return { job: stored.job };
+    const { status } = stored.failure;
+    // A stored failure carries no text: this replica's own words, as for the feed's failures.
+    return {
+      failure: new UpstreamUnavailableError(
+        jobEndpoint(id),
+        status === null ? 'no usable answer' : `it answered HTTP ${status}`,
+        status === null ? {} : { status },
+      ),
+    };
+  }
+}

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureContract } from '../../simulator/src/verification/fixture.js';
+import { eventually } from '../helpers/eventually.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+/* contracts, contractOnAllChains and verifiedContracts against today's Sourcify. */
+
+const WETH = fixtureContract('WETH9');
+const DAI = fixtureContract('Dai');
+const USDC = fixtureContract('FiatTokenProxy');
+const CONCURRENCY = 4;
+const LOOKUPS = '/verify/v2/contract/1/';
+
+const CONTRACTS = /* GraphQL */ `
+  query ($addresses: [String!]!) {
+    contracts(chainId: "1", addresses: $addresses) { address match name matchId }
+  }
+`;
+
+type Contract = { address: string; match: string; name: string; matchId: string };
+
+/** `n` addresses nobody verified. */
+const unverified = (n: number) =>
+  Array.from({ length: n }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+
+describe('Query.contracts', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({
+      env: { VERIFY_LOOKUP_CONCURRENCY: CONCURRENCY, VERIFY_LOOKUP_TTL_MS: 50 },
+    });
+  });
+  afterAll(() => harness.close());
+  beforeEach(() => {
+    harness.simulator.clearFaults();
+    harness.simulator.resetRequests();
+  });
+
+  it('looks 100 addresses up in one request, in order, null where not verified, at most VERIFY_LOOKUP_CONCURRENCY at once', async () => {
+    expect(harness.simulator.concurrency(LOOKUPS).peak).toBe(0);
+    harness.simulator.setFault('verify', '*', { kind: 'delay', ms: 20 });
+    const addresses = [WETH.address, ...unverified(99)];
+    const { body } = await harness.execute<{ contracts: (Contract | null)[] }>(CONTRACTS, {
+      addresses,
+    });
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.contracts).toHaveLength(100);
+    expect(body.data?.contracts[0]).toMatchObject({
+      address: WETH.address,
+      match: 'PERFECT',
+      name: WETH.name,
+    });
+    expect(body.data?.contracts.slice(1).every((contract) => contract === null)).toBe(true);
+    const { peak } = harness.simulator.concurrency(LOOKUPS);
+    expect(peak).toBeGreaterThan(1);
+    expect(peak).toBeLessThanOrEqual(CONCURRENCY);
+    expect(harness.simulator.requests.filter((r) => r.path.startsWith(LOOKUPS))).toHaveLength(100);
+  });
+
+  it('refuses more than 100 addresses, and a bad one by its index, before asking the service', async () => {
+    const tooMany = await harness.execute(CONTRACTS, { addresses: unverified(101) });
+    expect(tooMany.body.data).toBeNull();
+    expect(tooMany.body.errors?.[0]).toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', field: 'addresses' },
+    });
+    expect(tooMany.body.errors?.[0]?.message).toContain('at most 100');
+    const bad = await harness.execute(CONTRACTS, {
+      addresses: [...unverified(3), '0x1234'],
+    });
+    expect(bad.body.errors?.[0]).toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', field: 'addresses[3]' },
+    });
+    expect(harness.simulator.requestCount()).toBe(0);
+  });
+
+  it("revalidates a lookup with the service's ETag: a 304 costs no body and answers the same", async () => {
+    const query = `{ contract(chainId: "1", address: "${WETH.address}") { address match matchId name verifiedAt } }`;
+    const first = await harness.execute(query);
+    expect(first.body.errors).toBeUndefined();
+    const before = harness.simulator.verification.notModified;
+    const answers = await eventually(async () => {
+      const again = await harness.execute(query);
+      return harness.simulator.verification.notModified > before && again;
+    });
+    expect(answers.body).toEqual(first.body);
+    const conditional = harness.simulator.requests.filter(
+      (request) => request.path.startsWith(LOOKUPS) && request.headers['if-none-match'],
+    );
+    expect(conditional.length).toBeGreaterThan(0);
+  });
+});
+
+describe('Query.contractOnAllChains and Query.verifiedContracts', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ env: { VERIFY_WAIT_MS: 3_000, VERIFY_POLL_INTERVAL_MS: 20 } });
+    harness.simulator.verification.setJobDelay(0);
+    // Two more matches on chain 1, after WETH's.
+    for (const contract of [DAI, USDC]) {
+      const { body } = await harness.execute<{ verifyContract: { __typename: string } }>(
+        'mutation ($input: VerifyContractInput!) { verifyContract(input: $input) { __typename } }',
+        { input: { address: contract.address, chainId: contract.chainId } },
+      );
+      expect(body.data?.verifyContract.__typename).toBe('VerificationResult');
+    }
+  });
+  afterAll(() => harness.close());
+
+  it('finds an address on every chain it is verified on, and nowhere else', async () => {
+    const { body } = await harness.execute<{
+      weth: { chainId: string; match: string }[];
+      nobody: unknown[];
+    }>(`{
+      weth: contractOnAllChains(address: "${WETH.address.toLowerCase()}") { chainId match }
+      nobody: contractOnAllChains(address: "${unverified(1)[0]}") { chainId }
+    }`);
+    expect(body.errors).toBeUndefined();
+    expect(body.data).toEqual({ weth: [{ chainId: '1', match: 'PERFECT' }], nobody: [] });
+  });
+
+  const PAGE = /* GraphQL */ `
+    query ($first: Int, $after: String) {
+      verifiedContracts(chainId: "1", first: $first, after: $after) {
+        edges { cursor node { address } }
+        nodes { address }
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+      }
+    }
+  `;
+  type Page = {
+    verifiedContracts: {
+      edges: { cursor: string; node: { address: string } }[];
+      nodes: { address: string }[];
+      pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; endCursor: string | null };
+    };
+  };
+
+  it('pages a chain newest first with opaque cursors', async () => {
+    const first = await harness.execute<Page>(PAGE, { first: 2 });
+    expect(first.body.errors).toBeUndefined();
+    const page = first.body.data?.verifiedContracts;
+    expect(page?.nodes.map((node) => node.address)).toEqual([USDC.address, DAI.address]);
+    expect(page?.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    expect(page?.pageInfo.endCursor).toBe(page?.edges[1]?.cursor);
+    const next = await harness.execute<Page>(PAGE, { first: 2, after: page?.pageInfo.endCursor });
+    expect(next.body.data?.verifiedContracts.nodes).toEqual([{ address: WETH.address }]);
+    expect(next.body.data?.verifiedContracts.pageInfo).toMatchObject({
+      hasNextPage: false,
+      hasPreviousPage: true,
+    });
+    const lists = harness.simulator.requests.filter((r) => r.path === '/verify/v2/contracts/1');
+    expect(new URLSearchParams(lists.at(-1)?.search).get('sort')).toBe('desc');
+  });
+
+  it.each([
+    ['first', { first: 0 }],
+    ['first', { first: 101 }],
+    ['after', { after: 'not-a-cursor' }],
+    ['after', { after: Buffer.from('contracts:5:12').toString('base64url') }],
+  ])('refuses a bad %s', async (field, variables) => {
+    const { body } = await harness.execute(PAGE, variables);
+    expect(body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field } });
+  });
+});

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SourcifyServerVersion } from '../../../simulator/src/server.js';
+import { fixtureContract } from '../../../simulator/src/verification/fixture.js';
+import { PROBE_PATH } from '../../../src/upstreams/verification/api-detection.js';
+import { type Harness, startHarness } from '../../helpers/harness.js';
+
+/*
+ * With no VERIFY_API set (`auto`, the default) the gateway asks the server which API it speaks,
+ * once, remembers it, and asks again after a failure: it works against today's Sourcify (APIv2
+ * only), a server with both APIs (3.9.1) and a server from before APIv2 (session API only).
+ */
+
+const DAI = fixtureContract('Dai');
+const GREETER = fixtureContract('Greeter');
+const PROBE = `/verify${PROBE_PATH}`;
+
+const VERIFY = /* GraphQL */ `
+  mutation ($input: VerifyContractInput!) {
+    verifyContract(input: $input) {
+      __typename
+      ... on Error { message }
+      ... on VerificationResult { contracts { address status files { found } } job { completed } }
+    }
+  }
+`;
+type Outcome = {
+  __typename: string;
+  message?: string;
+  contracts?: { address: string; status: string; files: { found: string[] } | null }[];
+  job?: { completed: boolean } | null;
+};
+
+let harness: Harness;
+afterEach(() => harness.close());
+
+const verify = async (contract = DAI) => {
+  const response = await harness.execute<{ verifyContract: Outcome }>(VERIFY, {
+    input: { address: contract.address, chainId: contract.chainId },
+  });
+  return { outcome: response.body.data?.verifyContract, headers: response.headers };
+};
+const told = () =>
+  harness.logs.filter((line) => String(line.msg).includes('(VERIFY_API=auto)')).map((l) => l.msg);
+
+describe('VERIFY_API unset (auto)', () => {
+  it.each([
+    ['latest', 'v2'],
+    ['3.12.1', 'v2'],
+    ['3.9.1', 'v2'],
+    ['session-only', 'session'],
+  ] as [SourcifyServerVersion, 'v2' | 'session'][])(
+    'verifies against a %s server, in its %s API, asking once',
+    async (version, api) => {
+      harness = await startHarness({
+        env: { VERIFY_WAIT_MS: 3_000, VERIFY_POLL_INTERVAL_MS: 20 },
+        simulator: { sourcify: version },
+      });
+      const first = await verify(DAI);
+      expect(first.outcome?.__typename).toBe('VerificationResult');
+      const second = await verify(GREETER);
+      expect(second.outcome?.__typename).toBe('VerificationResult');
+      expect(harness.simulator.requestCount(PROBE)).toBe(1);
+      const [received] = harness.simulator.verification.received;
+      if (api === 'v2') {
+        expect(received?.api).toBe('v2');
+        expect(first.outcome?.job?.completed).toBe(true);
+        expect(told()).toEqual(['verification service speaks APIv2 (VERIFY_API=auto)']);
+      } else {
+        expect(received?.api).toBeUndefined();
+        expect(first.outcome?.contracts?.[0]?.files?.found).toContain(DAI.compiledPath);
+        expect(first.headers.get('set-cookie')).toContain('verify_session=');
+        expect(told()).toEqual([
+          'verification service has no APIv2: using its session API (VERIFY_API=auto)',
+        ]);
+      }
+    },
+  );
+
+  it('asks again after a failure: a server replaced by one of another era is spoken to in its API', async () => {
+    harness = await startHarness({ env: { VERIFY_WAIT_MS: 3_000, VERIFY_POLL_INTERVAL_MS: 20 } });
+    expect((await verify(DAI)).outcome?.__typename).toBe('VerificationResult');
+    // The same URL now serves a server from before APIv2.
+    harness.simulator.verification.setServerVersion('session-only');
+    const failed = (await verify(GREETER)).outcome;
+    expect(failed?.__typename).toBe('UpstreamUnavailableError');
+    expect(failed?.message).toContain('the server has no APIv2');
+    const again = await verify(GREETER);
+    expect(again.outcome?.__typename).toBe('VerificationResult');
+    expect(again.headers.get('set-cookie')).toContain('verify_session=');
+    expect(harness.simulator.requestCount(PROBE)).toBe(2);
+    expect(harness.logs.some((line) => line.level === 40 && line.api === 'session')).toBe(true);
+  });
+
+  it('answers the probe failing as UpstreamUnavailableError, and asks again next time', async () => {
+    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
+    harness.simulator.setFault('verify', PROBE_PATH, { kind: 'status', status: 503 }, { times: 1 });
+    expect((await verify(DAI)).outcome?.__typename).toBe('UpstreamUnavailableError');
+    expect((await verify(DAI)).outcome?.__typename).toBe('VerificationResult');
+    expect(harness.simulator.requestCount(PROBE)).toBe(2);
+  });
+});
+
+describe('VERIFY_API set', () => {
+  it.each(['session', 'v2'] as const)('%s is used as it is, without asking', async (api) => {
+    harness = await startHarness({ env: { VERIFY_API: api }, simulator: { sourcify: null } });
+    expect((await verify(DAI)).outcome?.__typename).toBe('VerificationResult');
+    expect(harness.simulator.requestCount(PROBE)).toBe(0);
+    expect(harness.simulator.verification.received[0]?.api).toBe(api === 'v2' ? 'v2' : undefined);
+  });
+});
