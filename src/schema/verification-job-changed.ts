@@ -1,18 +1,10 @@
 import { isExpectedError } from '../errors/expected-error.js';
-import type { SubscriptionField } from '../subscriptions/subscription-registry.js';
 import { JobStream } from '../upstreams/verification/job-stream.js';
 import type { VerificationJobEvent } from '../upstreams/verification/job-watcher.js';
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
 import { settle } from './errors.js';
 import { VerifyContractResultRef } from './verification.js';
-
-/**
- * The field's name where the subscription registry counts it (limits, log lines, metrics). The
- * registry's `SubscriptionField` lists the status feed's fields only; its admission and counting
- * need nothing else of a field, so this one is passed as it is.
- */
-const FIELD = 'verificationJobChanged' as SubscriptionField;
 
 builder.subscriptionField('verificationJobChanged', (t) =>
   t.field({
@@ -36,7 +28,14 @@ function followJob(
   context: GatewayContext,
   id: string,
 ): AsyncIterableIterator<VerificationJobEvent> {
-  const admission = context.openSubscription({ field: FIELD, documents: [], accept: () => false });
+  // Each event is the job as it stands: a subscriber who joins a shared watch late starts with
+  // the last one.
+  const admission = context.openSubscription({
+    field: 'verificationJobChanged',
+    documents: [],
+    accept: () => false,
+    wholeStateEvents: true,
+  });
   let events: JobStream<VerificationJobEvent>;
   try {
     events = context.verification.watchJob(id);

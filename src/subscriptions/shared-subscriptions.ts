@@ -78,7 +78,7 @@ export interface SharedSubscriptionsOptions {
  * batches that yield to the event loop, one item to every subscriber before the next: the next
  * item is read from the source only then, so a source the fan-out cannot keep up with falls behind
  * in its own stream, bounded by `SUBSCRIPTION_BACKLOG`. A late subscriber of a subscription whose
- * items show the whole state (`statusPageChanged`) starts with the last one. The source stops
+ * items show the whole state (`statusPageChanged`, `verificationJobChanged`) starts with the last. The source stops
  * when its last subscriber leaves.
  */
 export class SharedSubscriptions<Item, Meta> {
@@ -133,7 +133,7 @@ class Channel<Item, Meta> {
   /** Admitted and begun. */
   readonly #members = new Set<Member<Item, Meta>>();
   #field: SubscriptionField | undefined;
-  #startsWithPage = false;
+  #wholeStateEvents = false;
   #source: Extract<SourceStart<Item, Meta>, { kind: 'stream' }> | undefined;
   /** The last item that shows the whole state, for late subscribers. */
   #last: Item | undefined;
@@ -147,9 +147,9 @@ class Channel<Item, Meta> {
 
   start(start: (sharedBy: SharedSource) => Promise<SourceStart<Item, Meta>>): void {
     const sharedBy: SharedSource = {
-      opened: (field, { startsWithPage }) => {
+      opened: (field, { wholeStateEvents }) => {
         this.#field = field;
-        this.#startsWithPage = startsWithPage;
+        this.#wholeStateEvents = wholeStateEvents;
       },
       ended: (reason) => {
         this.#endReason = reason;
@@ -217,7 +217,7 @@ class Channel<Item, Meta> {
     }
     this.#members.add(member);
     member.sink.begin(meta);
-    if (this.#startsWithPage && this.#last !== undefined) member.sink.next(this.#last);
+    if (this.#wholeStateEvents && this.#last !== undefined) member.sink.next(this.#last);
   }
 
   #leave(member: Member<Item, Meta>, reason: StreamEndReason): void {
@@ -236,7 +236,7 @@ class Channel<Item, Meta> {
         const result = await items.next();
         if (result.done || this.#done) break;
         const item = result.value;
-        if (this.#startsWithPage && this.#source?.replayable(item)) this.#last = item;
+        if (this.#wholeStateEvents && this.#source?.replayable(item)) this.#last = item;
         const started = performance.now();
         const members = [...this.#members];
         for (let i = 0; i < members.length; i += 1) {

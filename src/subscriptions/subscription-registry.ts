@@ -16,6 +16,7 @@ export const SUBSCRIPTION_FIELDS = [
   'componentStatusChanged',
   'incidentChanged',
   'maintenanceChanged',
+  'verificationJobChanged',
 ] as const;
 export type SubscriptionField = (typeof SUBSCRIPTION_FIELDS)[number];
 
@@ -45,7 +46,7 @@ export interface Subscriber {
 /** What a shared subscription's source tells the subscribers who share it. */
 export interface SharedSource {
   /** The source is a subscription of `field`; each subscriber is admitted to it from now on. */
-  opened(field: SubscriptionField, options: { readonly startsWithPage: boolean }): void;
+  opened(field: SubscriptionField, options: { readonly wholeStateEvents: boolean }): void;
   /** The source's stream ended, for this reason. */
   ended(reason: StreamEndReason): void;
 }
@@ -60,6 +61,12 @@ export interface SubscriptionRequest {
   readonly accept: (event: StatusChangeEvent) => boolean;
   /** Whether it starts with a whole-page event, before any change. */
   readonly startWithPage?: boolean;
+  /**
+   * Whether each of its events shows the subscription's whole state (a page, a job), so that a
+   * late subscriber of a shared one starts with the last (`SharedSubscriptions`). Implied by
+   * `startWithPage`.
+   */
+  readonly wholeStateEvents?: boolean;
   /** Called right before each event is handed to the executor. */
   readonly beforeEach?: () => void;
 }
@@ -255,7 +262,9 @@ export class SubscriptionRegistry {
       },
     });
     this.#streams.add(stream);
-    sharedBy?.opened(request.field, { startsWithPage: request.startWithPage === true });
+    sharedBy?.opened(request.field, {
+      wholeStateEvents: request.startWithPage === true || request.wholeStateEvents === true,
+    });
     if (request.startWithPage) {
       const page = this.#firstPage();
       // The first page is an answer built like any event's: handed out in the same batches, so

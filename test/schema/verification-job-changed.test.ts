@@ -125,6 +125,21 @@ describe('verificationJobChanged', () => {
     expect(sse.completedByServer).toBe(true);
   });
 
+  it('starts a subscriber who joins a watch others share with the job as it stands', async () => {
+    harness.simulator.verification.setJobDelay(null);
+    const id = await pendingJob(harness);
+    const first = await overSse(harness, id);
+    await first.next();
+    // The same request as the first's: it joins the subscription the first one holds.
+    const late = await overSse(harness, id);
+    expect(typeOf(await late.next())).toBe('VerificationPending');
+    harness.simulator.verification.setJobDelay(0);
+    for (const subscriber of [first, late]) {
+      await subscriber.completed;
+      expect(subscriber.events.map(typeOf)).toEqual(['VerificationPending', 'VerificationResult']);
+    }
+  });
+
   it('polls the job once per interval whoever watches it: ten subscribers, over both transports', async () => {
     harness.simulator.verification.setJobDelay(null);
     const id = await pendingJob(harness);
