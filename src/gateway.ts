@@ -275,7 +275,6 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     allowedOrigins: config.cors?.origins ?? [],
     registry: subscriptions,
     metrics,
-    backlog: config.subscriptions.backlog,
     logger,
   });
   let socketsClosed: Promise<void> | undefined;

@@ -150,7 +150,7 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
             kind: 'stream',
             items: framesOf(reader),
             meta: headers,
-            replayable: (frame: Buffer) => frame.subarray(0, NEXT.length).equals(NEXT),
+            isEvent: (frame: Buffer) => frame.subarray(0, NEXT.length).equals(NEXT),
             stop: () => {
               controller.abort();
               void reader.cancel().catch(() => {});

@@ -13,7 +13,6 @@ import { isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { tooManySubscriptions } from '../errors/subscription-error.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import { ResultQueue } from '../subscriptions/result-queue.js';
 import { serialisedOf } from '../subscriptions/shared-result.js';
 import { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
 import type {
@@ -23,6 +22,7 @@ import type {
 } from '../subscriptions/subscription-registry.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { paramsOf } from './websocket-client-message.js';
+import { WebSocketSharedOperation } from './websocket-shared-operation.js';
 
 /** What a socket's operations share, as graphql-ws carries it. */
 export interface SocketExtra {
@@ -40,6 +40,11 @@ export interface SocketExtra {
   readonly sharingKey: string;
 }
 
+/** The socket's extra as the operations see it: with the socket's own `send`, for shared results. */
+interface SendingExtra extends SocketExtra {
+  readonly send: (data: string) => void;
+}
+
 export interface GraphQLWebSocketServerOptions {
   readonly yoga: GatewayYoga;
   /** Operations one socket may run at once (`MAX_SUBSCRIPTIONS_PER_CONNECTION`). */
@@ -47,8 +52,6 @@ export interface GraphQLWebSocketServerOptions {
   /** Admits each subscriber of a shared subscription. */
   readonly registry: Pick<SubscriptionRegistry, 'admit'>;
   readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
-  /** Results one subscriber may leave unread (`SUBSCRIPTION_BACKLOG`). */
-  readonly backlog: number;
   /**
    * Time a socket gets to send `connection_init` before it is closed with 4408.
    * @default 3000
@@ -78,7 +81,7 @@ const PRODUCED = parse('{ __typename }');
 export function createGraphQLWebSocketServer(
   options: GraphQLWebSocketServerOptions,
 ): Server<SocketExtra> {
-  const { yoga, maxOperations, registry, metrics, backlog, logger } = options;
+  const { yoga, maxOperations, registry, metrics, logger } = options;
   const { connectionInitWaitMs = 3_000 } = options;
   const sharedText = new SharedText();
   const shared = new SharedSubscriptions<ExecutionResult, undefined>({ registry, metrics });
@@ -88,15 +91,15 @@ export function createGraphQLWebSocketServer(
     logger.error({ err: error }, 'a WebSocket operation failed');
     return [new GraphQLError('Unexpected error.')];
   };
-  const serverOptions: ServerOptions<Record<string, unknown> | undefined, SocketExtra> = {
+  const serverOptions: ServerOptions<Record<string, unknown> | undefined, SendingExtra> = {
     connectionInitWaitTimeout: connectionInitWaitMs,
     execute: (args) => (args.rootValue as ProducedRoot).result as never,
-    onSubscribe: async (ctx, _id, payload) => {
+    onSubscribe: async (ctx, id, payload) => {
       // This operation is among them already.
       if (Object.keys(ctx.subscriptions).length > maxOperations) {
         return [tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CONNECTION', maxOperations)];
       }
-      const { request, req, connection, requestId, clientAddress, sharingKey } = ctx.extra;
+      const { request, req, connection, requestId, clientAddress, sharingKey, send } = ctx.extra;
       const params = paramsOf(payload) as never;
       const run = (sharedBy?: SharedSource) =>
         yoga.getResultForParams({ params, request }, {
@@ -105,18 +108,17 @@ export function createGraphQLWebSocketServer(
         } as never) as Promise<ExecutionResult | AsyncIterable<ExecutionResult> | undefined>;
       const key = `${sharingKey}\n${hash('sha256', JSON.stringify(payload), 'base64url')}`;
       return new Promise<ExecutionArgs | readonly GraphQLError[]>((resolve) => {
-        const queue = new ResultQueue({
-          backlog,
-          onSlow: () => leave('slow'),
-          onReturn: () => leave('client'),
-        });
+        const operation = new WebSocketSharedOperation(() => leave('client'));
+        const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
         const leave = shared.join(
           key,
           { requestId, transport: 'websocket', clientAddress, connection },
           {
-            begin: () => resolve(produced(queue)),
-            next: (result) => queue.push(result),
-            complete: () => queue.end(),
+            begin: () => resolve(produced(operation)),
+            // One write per subscriber: the result's text is made once for them all; the socket's
+            // outbox bounds what a client that does not read holds.
+            next: (result) => send(`${prefix}${resultText(result)}}`),
+            complete: () => operation.end(),
             refuse: (error) => resolve([error]),
             answer: (answer) => resolve(argsOrErrors(answer as ExecutionResult | undefined)),
             alone: (own) => {
@@ -133,7 +135,7 @@ export function createGraphQLWebSocketServer(
               kind: 'stream',
               items,
               meta: undefined,
-              replayable: () => true,
+              isEvent: () => true,
               stop: () => void items.return?.(),
             };
           },
@@ -149,7 +151,10 @@ export function createGraphQLWebSocketServer(
   const server = makeServer(serverOptions);
   return {
     opened: (socket, extra) =>
-      server.opened({ ...socket, send: (data) => socket.send(sharedText.spliced(data)) }, extra),
+      server.opened(
+        { ...socket, send: (data) => socket.send(sharedText.spliced(data)) },
+        { ...extra, send: (data) => void socket.send(data) },
+      ),
   };
 }
 
@@ -186,6 +191,11 @@ class SharedText {
 
 /** How a `next` message with a stand-in payload ends: the payload is its last property. */
 const PAYLOAD_STAND_IN = '"payload":null}';
+
+/** The JSON text of a result as a `next` message's payload: shared text as it is. */
+function resultText(result: ExecutionResult): string {
+  return serialisedOf(result) ?? JSON.stringify(withoutInternals(result));
+}
 
 /** What graphql-ws is handed for an operation Yoga has run: its result, or its errors alone. */
 function argsOrErrors(

@@ -83,8 +83,6 @@ export interface WebSocketTransportOptions {
   /** Admits each subscriber of a subscription its operation shares with others. */
   readonly registry: Pick<SubscriptionRegistry, 'admit'>;
   readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
-  /** Results one subscriber may leave unread (`SUBSCRIPTION_BACKLOG`). */
-  readonly backlog: number;
   readonly logger: Logger;
 }
 
@@ -130,7 +128,6 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     allowedOrigins,
     registry,
     metrics,
-    backlog,
     logger,
   } = options;
   const sockets = new Map<WebSocket, { operations: () => number }>();
@@ -152,7 +149,6 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     maxOperations,
     registry,
     metrics,
-    backlog,
     ...(connectionInitWaitMs === undefined ? {} : { connectionInitWaitMs }),
     logger,
   });

@@ -18,8 +18,11 @@ export type SourceStart<Item, Meta> =
       readonly items: AsyncIterator<Item>;
       /** What a transport needs to begin each subscriber's answer (an SSE answer's headers). */
       readonly meta: Meta;
-      /** Whether an item shows the subscription's whole state, so a late subscriber starts with it. */
-      readonly replayable: (item: Item) => boolean;
+      /**
+       * Whether an item is an event, not a keep-alive: each event's fan-out is timed, and a late
+       * subscriber of a subscription whose events show its whole state starts with the last.
+       */
+      readonly isEvent: (item: Item) => boolean;
       /** Lets go of the source (its request's abort): nobody listens any more. */
       readonly stop: () => void;
     }
@@ -236,7 +239,8 @@ class Channel<Item, Meta> {
         const result = await items.next();
         if (result.done || this.#done) break;
         const item = result.value;
-        if (this.#wholeStateEvents && this.#source?.replayable(item)) this.#last = item;
+        const event = this.#source?.isEvent(item) === true;
+        if (event && this.#wholeStateEvents) this.#last = item;
         const started = performance.now();
         const members = [...this.#members];
         for (let i = 0; i < members.length; i += 1) {
@@ -244,10 +248,12 @@ class Channel<Item, Meta> {
           if (!member.left) member.sink.next(item);
           if ((i + 1) % this.#options.batch === 0 && i + 1 < members.length) await nextTurn();
         }
-        this.#options.metrics.subscriptionFannedOut(
-          this.#field as SubscriptionField,
-          (performance.now() - started) / 1000,
-        );
+        if (event) {
+          this.#options.metrics.subscriptionFannedOut(
+            this.#field as SubscriptionField,
+            (performance.now() - started) / 1000,
+          );
+        }
       }
     } catch {
       // The source failed: its subscribers end as at its end.
