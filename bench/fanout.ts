@@ -16,7 +16,8 @@
  *
  * `npm run bench:fanout -- --subscribers 1000 [--transport sse|ws] [--field component|page]`
  * (`--concurrency 100` opens at once, `--rate 200` queries a second, `--ttl 1000`, and
- * `--gateway-env KEY=VALUE`, repeatable, to run the gateway with other settings).
+ * `--gateway-env KEY=VALUE`, repeatable, to run the gateway with other settings, and
+ * `--max-old-space-size MiB` in place of the Dockerfile's heap limit, for a replica sized for crowds).
  * Writes bench/results/fanout-<timestamp>.json. The bench re-runs itself under `ulimit -n
  * 1048576` so that the gateway and the crowd may hold that many sockets.
  */
@@ -76,6 +77,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '100' },
     rate: { type: 'string', default: '200' },
     ttl: { type: 'string', default: '1000' },
+    /** The gateway's V8 heap limit in MiB (`--max-old-space-size`), in place of the Dockerfile's. */
+    'max-old-space-size': { type: 'string' },
     /** KEY=VALUE for the gateway's environment, after the bench's own (repeatable). */
     'gateway-env': { type: 'string', multiple: true, default: [] },
   },
@@ -231,8 +234,16 @@ const simulator = await spawnSimulator('realistic');
 const spec = gatewaySpec(simulator);
 // Room for the crowd, its sockets and this process's queries, and nothing else changed.
 const room = String(subscribers + 1_000);
+const heapMiB = values['max-old-space-size'];
 const gateway = await startContender({
   ...spec,
+  ...(heapMiB === undefined
+    ? {}
+    : {
+        nodeFlags: (spec.nodeFlags ?? []).map((flag) =>
+          flag.startsWith('--max-old-space-size=') ? `--max-old-space-size=${heapMiB}` : flag,
+        ),
+      }),
   env: {
     ...spec.env,
     STATUS_CACHE_TTL_MS: String(ttlMs),
