@@ -27,11 +27,11 @@ export const ERROR_CODES = {
     'The verification service refused the request, or the verification failed.',
   RATE_LIMITED: 'The verification service, or the explorer behind it, is limiting requests.',
   TOO_MANY_SUBSCRIPTIONS:
-    'The subscription was refused: the WebSocket connection, the client or the gateway already holds as many as `MAX_SUBSCRIPTIONS_PER_CONNECTION`, `MAX_SUBSCRIPTIONS_PER_CLIENT` or `MAX_SUBSCRIPTIONS` allow, or the gateway has no memory for another (`SUBSCRIPTION_HEAP_LIMIT`); `extensions.limit` names which. Close one, or retry later.',
+    'The subscription was refused: the WebSocket connection, the client or the gateway already holds as many as `MAX_SUBSCRIPTIONS_PER_CONNECTION`, `MAX_SUBSCRIPTIONS_PER_CLIENT` or `MAX_SUBSCRIPTIONS` allow, the gateway as many SSE streams as `MAX_SSE_SUBSCRIPTIONS` allows, or it has no memory for another (`SUBSCRIPTION_HEAP_LIMIT`); `extensions.limit` names which. Close one, or retry later.',
   TOO_MANY_WEBSOCKETS:
     'The WebSocket handshake was refused: this client already holds `MAX_WEBSOCKETS_PER_CLIENT` sockets (429), or the gateway `MAX_WEBSOCKETS` (503); `extensions.limit` names which. One socket carries many operations: close one, or retry later.',
   SLOW_SUBSCRIBER:
-    'The subscription ended because its client fell more than `SUBSCRIPTION_BACKLOG` events behind. Subscribe again (`statusPageChanged` starts with the whole page).',
+    'The subscription ended because its client fell behind: more than `SUBSCRIPTION_BACKLOG` events, or over SSE more than `SUBSCRIPTION_MAX_BUFFERED_BYTES` unread; `extensions.limit` names which. Subscribe again (`statusPageChanged` starts with the whole page).',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
