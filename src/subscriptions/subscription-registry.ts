@@ -4,9 +4,9 @@ import type { Config } from '../config.js';
 import { slowSubscriber, tooManySubscriptions } from '../errors/subscription-error.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { ChangeBus } from '../upstreams/status-feed/change-bus.js';
-import type { StatusChangeEvent } from '../upstreams/status-feed/change-event.js';
-import type { FeedPoller } from '../upstreams/status-feed/feed-poller.js';
+import { pageSlugOf, type StatusChangeEvent } from '../upstreams/status-feed/change-event.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
+import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import { ChangeStream, type StreamEndReason, type StreamItem } from './change-stream.js';
 import { ClientCounts } from './client-counts.js';
 
@@ -55,10 +55,12 @@ export type Admission = (reason: StreamEndReason) => void;
 
 export interface SubscriptionRequest {
   readonly field: SubscriptionField;
+  /** The slugs of the pages it follows: it hears of their changes only, and polls them alone. */
+  readonly pages: readonly string[];
   /** The feed documents whose changes it needs polled while it is open. */
   readonly documents: readonly FeedDocument[];
   readonly accept: (event: StatusChangeEvent) => boolean;
-  /** Whether it starts with a whole-page event, before any change. */
+  /** Whether it starts with a whole-page event of each of its pages, before any change. */
   readonly startWithPage?: boolean;
   /** Called right before each event is handed to the executor. */
   readonly beforeEach?: () => void;
@@ -75,7 +77,7 @@ const FAN_OUT_BATCH = 16;
 
 export interface SubscriptionRegistryOptions {
   readonly bus: ChangeBus;
-  readonly poller: Pick<FeedPoller, 'acquire'>;
+  readonly poller: Pick<StatusPages, 'acquire'>;
   readonly limits: Config['subscriptions'];
   readonly logger: Logger;
   readonly metrics: GatewayMetrics;
@@ -97,8 +99,8 @@ export class SubscriptionRegistry {
   readonly #unsubscribe: () => void;
   /** Events being handed out, oldest first, each to the streams open when it came. */
   readonly #fanOuts: { event: StatusChangeEvent; streams: ChangeStream[]; next: number }[] = [];
-  /** The first page of the subscriptions opened in this turn (see `#firstPage`). */
-  #openingPage: StatusChangeEvent | undefined;
+  /** The first page of the subscriptions opened in this turn, by slug (see `#firstPage`). */
+  readonly #openingPages = new Map<string, StatusChangeEvent>();
   #closed = false;
 
   constructor(options: SubscriptionRegistryOptions) {
@@ -115,17 +117,17 @@ export class SubscriptionRegistry {
    * share its execution (`useMultiplexedSubscriptions`) as they share a change's: a crowd arriving
    * at once costs one page tree, not one each. A later turn gets a page of its own.
    */
-  #firstPage(): StatusChangeEvent {
-    if (this.#openingPage) return this.#openingPage;
+  #firstPage(pageSlug: string): StatusChangeEvent {
+    const opening = this.#openingPages.get(pageSlug);
+    if (opening) return opening;
     const page: StatusChangeEvent = {
       type: 'page',
+      pageSlug,
       pageId: '',
       detectedAt: new Date().toISOString(),
     };
-    this.#openingPage = page;
-    setImmediate(() => {
-      this.#openingPage = undefined;
-    });
+    if (this.#openingPages.size === 0) setImmediate(() => this.#openingPages.clear());
+    this.#openingPages.set(pageSlug, page);
     return page;
   }
 
@@ -235,9 +237,10 @@ export class SubscriptionRegistry {
     const { limits, poller } = this.#options;
     const { sharedBy } = subscriber;
     const admission = sharedBy ? undefined : this.admit(subscriber, request.field);
-    const release = this.#closed ? () => {} : poller.acquire(request.documents);
+    const release = this.#closed ? () => {} : poller.acquire(request.pages, request.documents);
+    const pages = new Set(request.pages);
     const stream: ChangeStream = new ChangeStream({
-      accept: request.accept,
+      accept: (event) => pages.has(pageSlugOf(event)) && request.accept(event),
       backlog: limits.backlog,
       ...(request.beforeEach ? { beforeEach: request.beforeEach } : {}),
       onEnd: (reason: StreamEndReason) => {
@@ -250,12 +253,14 @@ export class SubscriptionRegistry {
     this.#streams.add(stream);
     sharedBy?.opened(request.field, { startsWithPage: request.startWithPage === true });
     if (request.startWithPage) {
-      const page = this.#firstPage();
-      // The first page is an answer built like any event's: handed out in the same batches, so
-      // that a crowd subscribing at once (each first page a whole page tree) does not build them
-      // all in one turn of the event loop while /health and every other request wait.
-      if (this.#closed) stream.push(page);
-      else this.#handOut(page, [stream]);
+      for (const slug of pages) {
+        const page = this.#firstPage(slug);
+        // The first page is an answer built like any event's: handed out in the same batches, so
+        // that a crowd subscribing at once (each first page a whole page tree) does not build them
+        // all in one turn of the event loop while /health and every other request wait.
+        if (this.#closed) stream.push(page);
+        else this.#handOut(page, [stream]);
+      }
     }
     if (this.#closed) stream.end('shutdown');
     return stream;

@@ -32,7 +32,20 @@ export type MaintenanceStatus = (typeof MAINTENANCE_STATUSES)[number] | Unknown;
 export type UpdateStatus = (typeof UPDATE_STATUSES)[number] | Unknown;
 export type Impact = (typeof IMPACTS)[number] | Unknown;
 
+/** The slug of the page a gateway configured with `STATUS_BASE_URL` alone serves. */
+export const DEFAULT_PAGE_SLUG = 'default';
+
+/** Which configured page a document was read from, and what its build needs to know of it. */
+export interface FeedPage {
+  /** The page's slug in the configuration: what everything read from it carries. */
+  readonly slug: string;
+  /** Cuts a component's software version out of its name (its first capture group). */
+  readonly versionPattern?: RegExp | undefined;
+}
+
 export interface Page {
+  /** The configured page this document was read from. */
+  readonly slug: string;
   readonly id: string;
   readonly name: string;
   readonly url: string;
@@ -46,8 +59,12 @@ export interface PageStatus {
 }
 
 export interface Component {
+  /** The slug of the configured page that lists it. */
+  readonly pageSlug: string;
   readonly id: string;
   readonly name: string;
+  /** The software version its name carries, by the page's `versionPattern`; null without one. */
+  readonly version: string | null;
   readonly description: string | null;
   readonly status: ComponentStatus;
   readonly position: number;
@@ -92,6 +109,8 @@ export interface IncidentUpdate {
 
 /** What incidents and maintenances share. */
 export interface StatusEvent {
+  /** The slug of the configured page that lists it. */
+  readonly pageSlug: string;
   readonly id: string;
   readonly name: string;
   readonly impact: Impact;
