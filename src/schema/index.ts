@@ -13,6 +13,7 @@ import './maintenance.js';
 import './maintenance-change.js';
 import './page.js';
 import './status-event.js';
+import './status-overview.js';
 import './verification.js';
 
 /**

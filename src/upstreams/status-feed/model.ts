@@ -26,6 +26,29 @@ export const UPDATE_STATUSES = [...INCIDENT_STATUSES, ...MAINTENANCE_STATUSES] a
 export const IMPACTS = ['NONE', 'MINOR', 'MAJOR', 'CRITICAL', 'MAINTENANCE'] as const;
 
 export type StatusIndicator = (typeof STATUS_INDICATORS)[number] | Unknown;
+
+/**
+ * How bad each indicator is, for the worst of several pages: a value this gateway does not know
+ * ranks above all-clear (something is said) and below maintenance.
+ */
+export const INDICATOR_SEVERITY: Readonly<Record<StatusIndicator, number>> = {
+  NONE: 0,
+  UNKNOWN: 1,
+  MAINTENANCE: 2,
+  MINOR: 3,
+  MAJOR: 4,
+  CRITICAL: 5,
+};
+
+/** How bad each component status is, for lists worst first; operational is 0. */
+export const COMPONENT_STATUS_SEVERITY: Readonly<Record<ComponentStatus, number>> = {
+  OPERATIONAL: 0,
+  UNKNOWN: 1,
+  UNDER_MAINTENANCE: 2,
+  DEGRADED_PERFORMANCE: 3,
+  PARTIAL_OUTAGE: 4,
+  MAJOR_OUTAGE: 5,
+};
 export type ComponentStatus = (typeof COMPONENT_STATUSES)[number] | Unknown;
 export type IncidentStatus = (typeof INCIDENT_STATUSES)[number] | Unknown;
 export type MaintenanceStatus = (typeof MAINTENANCE_STATUSES)[number] | Unknown;
