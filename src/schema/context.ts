@@ -63,7 +63,7 @@ export interface StatusPagesLoaders {
   /** The configuration: slugs, order, chains. */
   readonly registry: Pick<
     StatusPages,
-    'configs' | 'defaultSlug' | 'has' | 'config' | 'forEachByHost'
+    'configs' | 'defaultSlug' | 'has' | 'config' | 'chain' | 'forEachByHost'
   >;
   /**
    * Page `slug`'s loaders (the default page's without one), made once per operation and page;

@@ -25,6 +25,12 @@ export interface StatusPage {
   readonly poller: FeedPoller;
 }
 
+/** A chain as `STATUS_PAGES_FILE` maps it: the slug of its page and the ids of its components. */
+export interface ChainOnPage {
+  readonly slug: string;
+  readonly components: readonly string[];
+}
+
 export interface StatusPagesOptions {
   readonly config: Config['statusFeed'];
   /** What every page's feed shares: its caches' policy, Redis, the change bus, tracing. */
@@ -45,6 +51,8 @@ export class StatusPages {
   readonly #options: StatusPagesOptions;
   readonly #configs: ReadonlyMap<string, { config: StatusPageConfig; index: number }>;
   readonly #pages = new Map<string, StatusPage>();
+  /** Each configured chain's page and components, by chain id. */
+  readonly #chains = new Map<string, ChainOnPage>();
   /** Every configured page, in configuration order. */
   readonly configs: readonly StatusPageConfig[];
   /** The first configured page: what `statusPage` without a slug answers. */
@@ -54,6 +62,9 @@ export class StatusPages {
     this.#options = options;
     this.configs = options.config.pages;
     this.#configs = new Map(this.configs.map((config, index) => [config.slug, { config, index }]));
+    for (const { slug, chains } of this.configs) {
+      for (const { chainId, components } of chains) this.#chains.set(chainId, { slug, components });
+    }
     const first = this.configs[0];
     if (!first) throw new RangeError('at least one status page is configured');
     this.defaultSlug = first.slug;
@@ -68,6 +79,11 @@ export class StatusPages {
     const found = this.#configs.get(slug);
     if (!found) throw unknownPage(slug);
     return found.config;
+  }
+
+  /** The page that stands for chain `chainId`, and the components that do, if one is configured. */
+  chain(chainId: string): ChainOnPage | undefined {
+    return this.#chains.get(chainId);
   }
 
   /** Page `slug`, made on first use; `BAD_USER_INPUT` for a slug nobody configured. */
