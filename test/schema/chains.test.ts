@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { statusPagesFile } from '../helpers/status-pages-file.js';
 
 interface ChainAnswer {
   id: string;
@@ -15,7 +13,6 @@ interface ChainAnswer {
 
 describe('chains joined to their status page', () => {
   let harness: Harness;
-  const dir = mkdtempSync(join(tmpdir(), 'chains-'));
   const ids = { mainnet: '', testnet: '' };
 
   beforeAll(async () => {
@@ -31,30 +28,23 @@ describe('chains joined to their status page', () => {
     ids.testnet = testnet.id;
     harness = await startHarness({
       simulator: { statusPages: { hedera } },
-      env: (simulator) => {
-        const file = join(dir, 'pages.yaml');
-        writeFileSync(
-          file,
-          [
-            'pages:',
-            '  - slug: ledger',
-            `    baseUrl: ${simulator.statusBaseUrl}`,
-            '  - slug: hedera',
-            `    baseUrl: ${simulator.statusPageUrl('hedera')}`,
-            "    versionPattern: '\\((v[^)]+)\\)'",
-            '    chains:',
-            `      - { chainId: 295, components: [${ids.mainnet}] }`,
-            `      - { chainId: 296, components: [${ids.testnet}] }`,
-          ].join('\n'),
-        );
-        return { STATUS_PAGES_FILE: file };
-      },
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile([
+          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
+          {
+            slug: 'hedera',
+            baseUrl: simulator.statusPageUrl('hedera'),
+            versionPattern: '\\((v[^)]+)\\)',
+            chains: [
+              { chainId: 295, components: [ids.mainnet] },
+              { chainId: 296, components: [ids.testnet] },
+            ],
+          },
+        ]),
+      }),
     });
   });
-  afterAll(async () => {
-    await harness.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => harness.close());
 
   it('links a supported chain to its page, its components, their status and version', async () => {
     const { body } = await harness.execute<{

@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { statusPagesFile } from '../helpers/status-pages-file.js';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 
@@ -21,7 +19,6 @@ const SEVERITY = ['MAJOR_OUTAGE', 'PARTIAL_OUTAGE', 'DEGRADED_PERFORMANCE', 'UND
 
 describe('Query.statusOverview', () => {
   let harness: Harness;
-  const dir = mkdtempSync(join(tmpdir(), 'status-overview-'));
 
   beforeAll(async () => {
     const alpha = createSimulatedFeed({ now: NOW });
@@ -33,25 +30,17 @@ describe('Query.statusOverview', () => {
     beta.summary.status = { indicator: 'major', description: 'Major System Outage' };
     harness = await startHarness({
       simulator: { statusPages: { alpha, beta } },
-      env: (simulator) => {
-        const file = join(dir, 'pages.json');
-        writeFileSync(
-          file,
-          JSON.stringify({
-            pages: ['alpha', 'beta', 'gone'].map((slug) => ({
-              slug,
-              baseUrl: simulator.statusPageUrl(slug),
-            })),
-          }),
-        );
-        return { STATUS_PAGES_FILE: file };
-      },
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile(
+          ['alpha', 'beta', 'gone'].map((slug) => ({
+            slug,
+            baseUrl: simulator.statusPageUrl(slug),
+          })),
+        ),
+      }),
     });
   });
-  afterAll(async () => {
-    await harness.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => harness.close());
 
   it('gives the worst indicator and what is not operational across pages, worst first', async () => {
     const { status, body } = await harness.execute<Overview>(`{

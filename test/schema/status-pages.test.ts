@@ -1,30 +1,18 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/src/server.js';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { statusPagesFile } from '../helpers/status-pages-file.js';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 const SLUGS = Array.from({ length: 200 }, (_, i) => `p${String(i).padStart(3, '0')}`);
 /** The pages the simulator serves; every other configured page would answer 404. */
 const SERVED = ['p010', 'p100', 'p199'] as const;
 
-const dir = mkdtempSync(join(tmpdir(), 'status-pages-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 /** A `STATUS_PAGES_FILE` of `slugs`, each at the simulator's page of that slug. */
-function pagesFile(simulator: Simulator, slugs: readonly string[], name: string): string {
-  const file = join(dir, name);
-  const lines = slugs.flatMap((slug) => [
-    `  - slug: ${slug}`,
-    `    baseUrl: ${simulator.statusPageUrl(slug)}`,
-  ]);
-  writeFileSync(file, ['pages:', ...lines].join('\n'));
-  return file;
-}
+const pagesFile = (simulator: Simulator, slugs: readonly string[]) =>
+  statusPagesFile(slugs.map((slug) => ({ slug, baseUrl: simulator.statusPageUrl(slug) })));
 
 /** Requests the simulator got for page `slug`'s documents. */
 const pageRequests = (simulator: Simulator, slug: string) =>
@@ -40,7 +28,7 @@ describe('many status pages', () => {
           SERVED.map((slug) => [slug, createSimulatedFeed({ now: NOW })]),
         ),
       },
-      env: (simulator) => ({ STATUS_PAGES_FILE: pagesFile(simulator, SLUGS, '200-pages.yaml') }),
+      env: (simulator) => ({ STATUS_PAGES_FILE: pagesFile(simulator, SLUGS) }),
     });
   });
   afterAll(() => harness.close());
@@ -124,14 +112,11 @@ describe('one page in a STATUS_PAGES_FILE', () => {
     [viaFile, viaUrl] = await Promise.all([
       startHarness({
         simulator: { statusFeed: feed },
-        env: (simulator) => {
-          const file = join(dir, 'one-page.json');
-          writeFileSync(
-            file,
-            JSON.stringify({ pages: [{ slug: 'default', baseUrl: simulator.statusBaseUrl }] }),
-          );
-          return { STATUS_PAGES_FILE: file };
-        },
+        env: (simulator) => ({
+          STATUS_PAGES_FILE: statusPagesFile([
+            { slug: 'default', baseUrl: simulator.statusBaseUrl },
+          ]),
+        }),
       }),
       startHarness({ simulator: { statusFeed: feed } }),
     ]);

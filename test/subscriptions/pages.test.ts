@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { statusPagesFile } from '../helpers/status-pages-file.js';
 import { subscribeSse } from '../helpers/subscriptions.js';
 
 const TTL_MS = 150;
@@ -21,32 +19,24 @@ interface ComponentChange {
 
 describe('subscriptions of some pages', () => {
   let harness: Harness;
-  const dir = mkdtempSync(join(tmpdir(), 'subscribed-pages-'));
 
   beforeAll(async () => {
     // The same feed twice: the same component ids on both pages, told apart by their page alone.
     harness = await startHarness({
       simulator: { statusPages: { alpha: createSimulatedFeed(), beta: createSimulatedFeed() } },
-      env: (simulator) => {
-        const file = join(dir, 'pages.json');
-        writeFileSync(
-          file,
-          JSON.stringify({
-            pages: ['ledger', 'alpha', 'beta'].map((slug) => ({
-              slug,
-              baseUrl: slug === 'ledger' ? simulator.statusBaseUrl : simulator.statusPageUrl(slug),
-            })),
-          }),
-        );
-        return { STATUS_PAGES_FILE: file, STATUS_CACHE_TTL_MS: TTL_MS };
-      },
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile(
+          ['ledger', 'alpha', 'beta'].map((slug) => ({
+            slug,
+            baseUrl: slug === 'ledger' ? simulator.statusBaseUrl : simulator.statusPageUrl(slug),
+          })),
+        ),
+        STATUS_CACHE_TTL_MS: TTL_MS,
+      }),
       logLevel: 'silent',
     });
   });
-  afterAll(async () => {
-    await harness.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => harness.close());
 
   it('hears of the changes of the pages it names only, and polls those alone', async () => {
     const query = (slug: string) =>
