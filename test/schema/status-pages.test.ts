@@ -76,8 +76,12 @@ describe('many status pages', () => {
     ]);
     const one = await harness.execute('{ statusPage(slug: "p050") { name } }');
     expect(one.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    // Readiness reads no page of several: ready, whatever they answer.
+    harness.simulator.resetRequests();
     const ready = await harness.fetch('/readiness');
     expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ready: true });
+    expect(harness.simulator.requests).toEqual([]);
   });
 
   it('refuses an unknown slug, and too many, before reading anything', async () => {
