@@ -238,10 +238,12 @@ export async function readPages(
   await context.statusPages.registry.forEachByHost(slugs, FETCHES_PER_HOST, (slug) =>
     summaryOf({ slug }, context).catch((error: unknown) => failures.set(slug, error)),
   );
-  for (const [slug, error] of failures) {
+  for (const slug of slugs) {
+    if (!failures.has(slug)) continue;
+    const error = failures.get(slug);
     if (!isUpstreamError(error)) throw error;
     context.partialErrors.push(
-      new GraphQLError(`Status page ${slug}: ${error.message}`, {
+      new GraphQLError(error.message, {
         path: responsePathAsArray(path),
         extensions: { ...error.extensions, slug },
       }),

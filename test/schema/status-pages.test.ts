@@ -70,6 +70,7 @@ describe('many status pages', () => {
     expect(body.data?.statusPages.map((page) => page.slug)).toEqual(['p010']);
     expect(body.errors).toEqual([
       expect.objectContaining({
+        message: expect.stringMatching(/^The status feed of page p050 GET \/summary\.json /),
         path: ['statusPages'],
         extensions: expect.objectContaining({ code: 'UPSTREAM_UNAVAILABLE', slug: 'p050' }),
       }),

@@ -175,7 +175,7 @@ export class StatusPages {
     const feed = createStatusFeed({
       ...options.feed,
       page: config,
-      upstreamName: isDefault ? 'status feed' : `status feed ${config.slug}`,
+      upstreamName: isDefault ? 'status feed' : `status feed of page ${config.slug}`,
       ...(observer
         ? {
             observer: {
