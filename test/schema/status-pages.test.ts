@@ -85,6 +85,22 @@ describe('many status pages', () => {
     expect(harness.simulator.requests).toEqual([]);
   });
 
+  it('answers the other pages when one answers garbage or nothing', async () => {
+    harness.simulator.setStatusPage('p020', createSimulatedFeed({ now: NOW }));
+    harness.simulator.setStatusPage('p030', createSimulatedFeed({ now: NOW }));
+    harness.simulator.setFault('status', '/p020/api/v2/summary.json', { kind: 'html' });
+    harness.simulator.setFault('status', '/p030/api/v2/summary.json', { kind: 'hang' });
+    try {
+      const { body } = await harness.execute<{ statusPages: { slug: string; name: string }[] }>(
+        '{ statusPages(slugs: ["p010", "p020", "p030", "p100"]) { slug name } }',
+      );
+      expect(body.data?.statusPages.map((page) => page.slug)).toEqual(['p010', 'p100']);
+      expect(body.errors?.map((error) => error.extensions?.slug)).toEqual(['p020', 'p030']);
+    } finally {
+      harness.simulator.clearFaults();
+    }
+  });
+
   it('refuses an unknown slug, and too many, before reading anything', async () => {
     harness.simulator.resetRequests();
     const unknown = await harness.execute('{ statusPage(slug: "nope") { name } }');
