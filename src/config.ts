@@ -722,7 +722,7 @@ export interface StatusPageConfig {
   readonly slug: string;
   /** Its Statuspage v2 feed, ending in `/api/v2`. */
   readonly baseUrl: string;
-  /** A name of the operator's; the feed's own `page.name` is what the graph serves. */
+  /** What `Page.name` says instead of the name the feed gives itself. */
   readonly name: string | undefined;
   /** The chains the page stands for, each by some of its components. */
   readonly chains: readonly { readonly chainId: string; readonly components: readonly string[] }[];

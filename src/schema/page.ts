@@ -59,8 +59,11 @@ PageRef.implement({
     }),
     name: t.string({
       extensions: READS_STATUS_SNAPSHOTS,
-      description: 'Name of the status page, e.g. "Ledger Network Status".',
-      resolve: async (page, _args, context) => (await summaryOf(page, context)).value.page.name,
+      description:
+        'Name of the status page, e.g. "Ledger Network Status": the `name` the gateway configuration gives it, else the one the page gives itself.',
+      resolve: async (page, _args, context) =>
+        context.statusPages.registry.config(page.slug).name ??
+        (await summaryOf(page, context)).value.page.name,
     }),
     url: t.field({
       extensions: READS_STATUS_SNAPSHOTS,

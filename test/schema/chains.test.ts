@@ -33,6 +33,7 @@ describe('chains joined to their status page', () => {
           { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
           {
             slug: 'hedera',
+            name: 'Hedera',
             baseUrl: simulator.statusPageUrl('hedera'),
             versionPattern: '\\((v[^)]+)\\)',
             chains: [
@@ -49,13 +50,13 @@ describe('chains joined to their status page', () => {
   it('links a supported chain to its page, its components, their status and version', async () => {
     const { body } = await harness.execute<{
       supportedChains: ChainAnswer[];
-      statusPage: { chains: { id: string }[] };
+      statusPage: { name: string; chains: { id: string }[] };
     }>(`{
       supportedChains {
         id statusPage { slug } status softwareVersion
         components { id name version page { slug } }
       }
-      statusPage(slug: "hedera") { chains { id } }
+      statusPage(slug: "hedera") { name chains { id } }
     }`);
     expect(body.errors).toBeUndefined();
     const byId = new Map(body.data?.supportedChains.map((chain) => [chain.id, chain]));
@@ -85,6 +86,8 @@ describe('chains joined to their status page', () => {
       components: [],
     });
     expect(body.data?.statusPage.chains.map((chain) => chain.id)).toEqual(['295', '296']);
+    // The configured name, over the one the feed gives itself.
+    expect(body.data?.statusPage.name).toBe('Hedera');
   });
 
   it("leaves a component's version null on a page without a versionPattern", async () => {
