@@ -135,6 +135,8 @@ export interface Simulator {
    * Only the latest `requestLogCapacity` (10,000) are kept; counts stay exact.
    */
   readonly requests: ReadonlyArray<RecordedRequest>;
+  /** The most upstream requests answered at once since start or `resetRequests` (faulted ones too). */
+  readonly maxRequestsInFlight: number;
   /** Exact path match, e.g. '/status/api/v2/summary.json' (query ignored); no path = all. */
   requestCount(path?: string): number;
   resetRequests(): void;
@@ -207,6 +209,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   );
   const control = createControlApi({ faults, log, statusFeed, verification });
   const closing = new AbortController();
+  /** Upstream requests being answered now, and the most at once since the last reset. */
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   /** Resolves true after `ms`, or false early if the client goes away or the simulator closes. */
   const wait = (ms: number, response: ServerResponse): Promise<boolean> =>
@@ -327,6 +332,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       headers: { ...request.headers },
       time: new Date(),
     });
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    response.once('close', () => {
+      inFlight -= 1;
+    });
     for (const upstream of upstreams) {
       const relative = underPrefix(path, upstream.prefix);
       if (relative === null) continue;
@@ -395,7 +405,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return log.entries();
     },
     requestCount: (path) => log.count(path),
-    resetRequests: () => log.reset(),
+    get maxRequestsInFlight() {
+      return maxInFlight;
+    },
+    resetRequests: () => {
+      log.reset();
+      maxInFlight = inFlight;
+    },
     verification,
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -101,6 +101,26 @@ describe('many status pages', () => {
     }
   });
 
+  it('reads the pages of one host four at a time', async () => {
+    const slugs = SLUGS.slice(40, 50);
+    for (const slug of slugs)
+      harness.simulator.setStatusPage(slug, createSimulatedFeed({ now: NOW }));
+    harness.simulator.setFault('status', '*', { kind: 'delay', ms: 100 });
+    try {
+      harness.simulator.resetRequests();
+      const { body } = await harness.execute<{ statusPages: { slug: string }[] }>(
+        'query ($slugs: [String!]) { statusPages(slugs: $slugs) { slug name } }',
+        { slugs },
+      );
+      expect(body.errors).toBeUndefined();
+      expect(body.data?.statusPages.map((page) => page.slug)).toEqual(slugs);
+      expect(harness.simulator.requests).toHaveLength(10);
+      expect(harness.simulator.maxRequestsInFlight).toBe(4);
+    } finally {
+      harness.simulator.clearFaults();
+    }
+  });
+
   it('refuses an unknown slug, and too many, before reading anything', async () => {
     harness.simulator.resetRequests();
     const unknown = await harness.execute('{ statusPage(slug: "nope") { name } }');
