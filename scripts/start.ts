@@ -2,41 +2,96 @@
  * `npm start`: the gateway as built (`dist/main.js`, or the entry given as the first argument),
  * with the simulator standing in for each upstream whose URL is unset, so that a fresh clone
  * serves a working graph offline. The gateway itself never knows: it gets the simulator's URLs as
- * its configuration. Under NODE_ENV=production nothing is simulated, and the gateway refuses to
- * start without both URLs.
+ * its configuration. With neither `STATUS_BASE_URL` nor `STATUS_PAGES_FILE` set, it serves three
+ * simulated pages (a `STATUS_PAGES_FILE` written for the run): the ledger demo, mapped to the
+ * simulated chains 295, 296 and 297, a vendor's larger page and an incident.io-hosted one. Under
+ * NODE_ENV=production nothing is simulated, and the gateway refuses to start without both upstreams.
  */
-import { resolve } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startSimulator } from '../simulator/src/server.js';
+import { type Simulator, startSimulator } from '../simulator/src/server.js';
 import { createLogger, flushLogger } from '../src/observability/logger.js';
 
 const UPSTREAMS = [
-  { variable: 'STATUS_BASE_URL', name: 'status feed', simulated: 'statusBaseUrl' },
-  { variable: 'VERIFY_BASE_URL', name: 'verification service', simulated: 'verifyBaseUrl' },
+  // Set by either variable; simulated as several pages, the first the simulator's own feed.
+  { variable: 'STATUS_PAGES_FILE', name: 'status feed', simulated: simulatedPagesFile },
+  { variable: 'VERIFY_BASE_URL', name: 'verification service', simulated: verifyBaseUrl },
 ] as const;
 
 const entry = process.argv[2] ?? 'dist/main.js';
 const env = process.env;
-const unset = UPSTREAMS.filter(({ variable }) => !env[variable]?.trim());
+const unset = UPSTREAMS.filter(
+  ({ variable }) =>
+    !env[variable]?.trim() && (variable !== 'STATUS_PAGES_FILE' || !env.STATUS_BASE_URL?.trim()),
+);
 
 // The gateway's own logger, so that log readers see one stream.
 const logger = createLogger('info');
 
+/** Where each simulated upstream answers, by variable. */
+const simulatedAt = new Map<string, { url: string; note: string }>();
 if (unset.length > 0 && env.NODE_ENV !== 'production') {
   const simulator = await startSimulator();
-  for (const { variable, simulated } of unset) env[variable] = simulator[simulated];
+  for (const { variable, simulated } of unset) {
+    const { value, url, note } = simulated(simulator);
+    env[variable] = value;
+    simulatedAt.set(variable, { url, note });
+  }
 }
 for (const { variable, name } of UPSTREAMS) {
-  const simulated = unset.some((upstream) => upstream.variable === variable);
-  if (env.NODE_ENV === 'production' && simulated) continue;
+  const simulated = simulatedAt.get(variable);
+  // Unset and not simulated (production): the gateway says what is missing.
+  if (!simulated && unset.some((upstream) => upstream.variable === variable)) continue;
+  const url = simulated?.url ?? env[variable] ?? env.STATUS_BASE_URL;
   logger.info(
-    { upstream: name, simulated, url: env[variable] },
-    simulated
-      ? `${name}: SIMULATED at ${env[variable]} (${variable} is unset; the built-in simulator answers)`
-      : `${name}: real, at ${env[variable]}`,
+    { upstream: name, simulated: simulated !== undefined, url },
+    simulated ? `${name}: SIMULATED at ${url} (${simulated.note})` : `${name}: real, at ${url}`,
   );
 }
 // Out before the gateway writes its own first line.
 await flushLogger(logger);
 
 await import(pathToFileURL(resolve(entry)).href);
+
+/** What a simulated upstream's variable is set to, where it answers, and what to tell of it. */
+interface Simulated {
+  readonly value: string;
+  readonly url: string;
+  readonly note: string;
+}
+
+function verifyBaseUrl(simulator: Simulator): Simulated {
+  const url = simulator.verifyBaseUrl;
+  return { value: url, url, note: 'VERIFY_BASE_URL is unset; the built-in simulator answers' };
+}
+
+/** A `STATUS_PAGES_FILE` of the simulator's pages, written to a directory of its own. */
+function simulatedPagesFile(simulator: Simulator): Simulated {
+  const groups = new Map(
+    simulator.statusFeed.summary.components
+      .filter((component) => component.group)
+      .map((component) => [component.name, component.id]),
+  );
+  const chains = [
+    ['295', 'Mainnet'],
+    ['296', 'Testnet'],
+    ['297', 'Previewnet'],
+  ].flatMap(([chainId, network]) => {
+    const id = groups.get(network as string);
+    return id ? [{ chainId, components: [id] }] : [];
+  });
+  const pages = [
+    { slug: 'ledger', name: 'Ledger network', baseUrl: simulator.statusBaseUrl, chains },
+    { slug: 'cloud', name: 'A cloud vendor', baseUrl: simulator.statusPageUrl('cloud') },
+    { slug: 'ai-vendor', name: 'An AI vendor', baseUrl: simulator.statusPageUrl('ai-vendor') },
+  ];
+  const file = join(mkdtempSync(join(tmpdir(), 'status-pages-')), 'status-pages.json');
+  writeFileSync(file, JSON.stringify({ pages }, null, 2));
+  return {
+    value: file,
+    url: simulator.statusBaseUrl,
+    note: `STATUS_BASE_URL and STATUS_PAGES_FILE are unset; the built-in simulator answers, ${pages.length} pages: ${pages.map((page) => page.slug).join(', ')}, listed in ${file}`,
+  };
+}

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import type { LevelWithSilent } from 'pino';
+import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { DEFAULT_PAGE_SLUG } from './upstreams/status-feed/model.js';
 
 /**
  * The heap an idle subscriber holds, at most, as `npm run bench:fanout` measured it for
@@ -239,8 +242,15 @@ export const CONFIG_VARIABLES = {
   STATUS_BASE_URL: variable({
     section: 'Status feed',
     description:
-      'The Statuspage v2 feed, ending in `/api/v2`. Required by the gateway; `npm start` starts a simulator for it when it is unset.',
+      'The Statuspage v2 feed, ending in `/api/v2`: the one page, slug `default`. Required unless `STATUS_PAGES_FILE` lists the pages (setting both is an error); `npm start` starts a simulator when both are unset.',
     schema: httpUrl('/api/v2'),
+  }),
+  STATUS_PAGES_FILE: variable({
+    section: 'Status feed',
+    description:
+      'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, chains?: [{ chainId, components: [component ids] }], versionPattern? }]`. See README.md. A page costs nothing until it is asked for.',
+    unset: 'one page from `STATUS_BASE_URL`, slug `default`',
+    schema: z.string().min(1),
   }),
   STATUS_CACHE_TTL_MS: variable({
     section: 'Status feed',
@@ -762,6 +772,20 @@ export interface RedisConfig {
   readonly commandTimeoutMs: number;
 }
 
+/** One status page of `STATUS_PAGES_FILE` (or `STATUS_BASE_URL`'s). */
+export interface StatusPageConfig {
+  /** How clients name it (`statusPage(slug:)`), and what its Redis keys and metrics carry. */
+  readonly slug: string;
+  /** Its Statuspage v2 feed, ending in `/api/v2`. */
+  readonly baseUrl: string;
+  /** What `Page.name` says instead of the name the feed gives itself. */
+  readonly name: string | undefined;
+  /** The chains the page stands for, each by some of its components. */
+  readonly chains: readonly { readonly chainId: string; readonly components: readonly string[] }[];
+  /** Cuts a component's software version out of its name: its first capture group. */
+  readonly versionPattern: RegExp | undefined;
+}
+
 /** The configuration, shaped for the code that consumes it. */
 export interface Config {
   readonly server: {
@@ -786,7 +810,8 @@ export interface Config {
     readonly sampledHitsPerSecond: number;
   };
   readonly statusFeed: {
-    readonly baseUrl: string;
+    /** The pages, in configuration order: the first is the default. Never empty. */
+    readonly pages: readonly StatusPageConfig[];
     readonly cacheTtlMs: number;
     readonly maxStaleMs: number;
     /** How often a document is read while subscriptions need it. */
@@ -914,7 +939,18 @@ export function loadConfig(
     if (parsed.success) (values as Record<string, unknown>)[name] = parsed.data;
     else problems.push(...parsed.error.issues.map((issue) => `${name} ${issue.message}`));
   }
+  const pagesFile = values.STATUS_PAGES_FILE;
+  let pages: StatusPageConfig[] | undefined;
+  if (pagesFile !== undefined) {
+    pages = readStatusPagesFile(pagesFile, problems);
+    if (source.STATUS_BASE_URL?.trim()) {
+      problems.push(
+        'STATUS_BASE_URL and STATUS_PAGES_FILE are both set: list the page in the file, or unset the file for one page',
+      );
+    }
+  }
   for (const name of ['STATUS_BASE_URL', 'VERIFY_BASE_URL'] as const) {
+    if (name === 'STATUS_BASE_URL' && pagesFile !== undefined) continue;
     if (values[name] === undefined && !source[name]?.trim()) {
       problems.push(
         `${name} is required: the ${CONFIG_VARIABLES[name].section.toLowerCase()}'s URL (\`npm start\` simulates it outside production)`,
@@ -946,13 +982,114 @@ export function loadConfig(
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return shape(values as Values);
+  return shape(values as Values, pages);
+}
+
+/** Pages one `STATUS_PAGES_FILE` may list: each costs nothing until asked, but its entry is kept. */
+const MAX_STATUS_PAGES = 10_000;
+
+const componentId = z
+  .string()
+  .min(1, { error: 'must not be empty' })
+  .max(64, { error: 'must be at most 64 characters' });
+
+const versionPattern = z.string().transform((source, context) => {
+  try {
+    const pattern = new RegExp(source);
+    if (new RegExp(`${source}|`).exec('')?.length === 1) {
+      context.addIssue({ code: 'custom', message: 'must have a capture group: the version' });
+    }
+    return pattern;
+  } catch {
+    context.addIssue({ code: 'custom', message: 'must be a regular expression' });
+    return z.NEVER;
+  }
+});
+
+const StatusPageEntry = z.strictObject({
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+    error: 'must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit',
+  }),
+  baseUrl: httpUrl('/api/v2'),
+  name: z.string().min(1).max(200).optional(),
+  chains: z
+    .array(
+      z.strictObject({
+        chainId: z
+          .union([z.string(), z.number()])
+          .transform(String)
+          .pipe(z.string().regex(/^\d{1,20}$/, { error: 'must be a decimal chain id' })),
+        components: z.array(componentId).max(500),
+      }),
+    )
+    .max(1000)
+    .default([]),
+  versionPattern: versionPattern.optional(),
+});
+
+const StatusPagesFile = z
+  .strictObject({ pages: z.array(StatusPageEntry).min(1).max(MAX_STATUS_PAGES) })
+  .superRefine(({ pages }, context) => {
+    const slugs = new Set<string>();
+    const chains = new Map<string, string>();
+    pages.forEach((page, i) => {
+      if (slugs.has(page.slug)) {
+        context.addIssue({ code: 'custom', path: ['pages', i, 'slug'], message: 'is a repeat' });
+      }
+      slugs.add(page.slug);
+      page.chains.forEach(({ chainId }, j) => {
+        const other = chains.get(chainId);
+        if (other !== undefined) {
+          context.addIssue({
+            code: 'custom',
+            path: ['pages', i, 'chains', j, 'chainId'],
+            message: `is already the chain of page ${other}`,
+          });
+        }
+        chains.set(chainId, page.slug);
+      });
+    });
+  });
+
+/** `STATUS_PAGES_FILE`'s pages, or `undefined` with every problem of the file in `problems`. */
+function readStatusPagesFile(file: string, problems: string[]): StatusPageConfig[] | undefined {
+  let content: unknown;
+  try {
+    content = parseYaml(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    problems.push(`STATUS_PAGES_FILE ${file} cannot be read: ${reason}`);
+    return undefined;
+  }
+  const parsed = StatusPagesFile.safeParse(content);
+  if (!parsed.success) {
+    problems.push(
+      ...parsed.error.issues.map((issue) =>
+        [`STATUS_PAGES_FILE`, pathOf(issue.path), issue.message].filter(Boolean).join(' '),
+      ),
+    );
+    return undefined;
+  }
+  return parsed.data.pages.map((page) => ({
+    slug: page.slug,
+    baseUrl: page.baseUrl,
+    name: page.name,
+    chains: page.chains,
+    versionPattern: page.versionPattern,
+  }));
+}
+
+/** A zod issue's path as an operator reads it: `pages[2].chains[0].chainId`. */
+function pathOf(path: readonly PropertyKey[]): string {
+  return path
+    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
+    .join('');
 }
 
 /** The poll interval when it follows a TTL of (nearly) zero: not a busy loop. */
 const MIN_DEFAULT_POLL_MS = 100;
 
-function shape(values: Values): Config {
+function shape(values: Values, pages: readonly StatusPageConfig[] | undefined): Config {
   const production = values.NODE_ENV === 'production';
   const upstream = (timeoutMs: number | undefined): UpstreamPolicy => ({
     timeoutMs: timeoutMs ?? values.UPSTREAM_TIMEOUT_MS,
@@ -983,7 +1120,15 @@ function shape(values: Values): Config {
       sampledHitsPerSecond: values.LOG_SAMPLED_HITS_PER_SECOND,
     },
     statusFeed: {
-      baseUrl: values.STATUS_BASE_URL,
+      pages: pages ?? [
+        {
+          slug: DEFAULT_PAGE_SLUG,
+          baseUrl: values.STATUS_BASE_URL,
+          name: undefined,
+          chains: [],
+          versionPattern: undefined,
+        },
+      ],
       cacheTtlMs: values.STATUS_CACHE_TTL_MS,
       maxStaleMs: values.STATUS_MAX_STALE_MS,
       pollIntervalMs:

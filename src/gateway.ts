@@ -47,10 +47,9 @@ import { isSourceVerification } from './schema/verification-sources.js';
 import { SubscriptionRegistry } from './subscriptions/subscription-registry.js';
 import { RedisSnapshotStore } from './upstreams/redis-snapshot-store.js';
 import type { ChangeBus } from './upstreams/status-feed/change-bus.js';
-import { FeedPoller } from './upstreams/status-feed/feed-poller.js';
 import { InMemoryChangeBus } from './upstreams/status-feed/in-memory-change-bus.js';
 import { RedisChangeBus } from './upstreams/status-feed/redis-change-bus.js';
-import { createStatusFeed } from './upstreams/status-feed/status-feed.js';
+import { StatusPages } from './upstreams/status-feed/status-pages.js';
 import { type ClientQuota, InMemoryClientQuota } from './upstreams/verification/client-quota.js';
 import { RedisClientQuota } from './upstreams/verification/redis-client-quota.js';
 import { createVerificationService } from './upstreams/verification/verification-service.js';
@@ -119,24 +118,24 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   const changes: ChangeBus = sharedSnapshots
     ? new RedisChangeBus({ redis: redis as RedisConnection, snapshots: sharedSnapshots, logger })
     : new InMemoryChangeBus({ logger });
-  const statusFeed = createStatusFeed({
-    ...config.statusFeed,
-    logger,
+  const statusPages = new StatusPages({
+    config: config.statusFeed,
+    feed: {
+      cacheTtlMs: config.statusFeed.cacheTtlMs,
+      maxStaleMs: config.statusFeed.maxStaleMs,
+      upstream: config.statusFeed.upstream,
+      logger,
+      tracing,
+      ...(sharedSnapshots ? { sharedSnapshots } : {}),
+      changes,
+    },
     observer: metrics,
-    tracing,
-    onCacheEvent: (path, event) => metrics.cacheRead(path, event),
-    ...(sharedSnapshots ? { sharedSnapshots } : {}),
-    changes,
-  });
-  const poller = new FeedPoller({
-    feed: statusFeed,
-    intervalMs: config.statusFeed.pollIntervalMs,
-    ttlMs: config.statusFeed.cacheTtlMs,
+    onCacheEvent: (endpoint, event) => metrics.cacheRead(endpoint, event),
     logger,
   });
   const subscriptions = new SubscriptionRegistry({
     bus: changes,
-    poller,
+    poller: statusPages,
     limits: config.subscriptions,
     logger,
     metrics,
@@ -169,7 +168,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       return createContext({
         requestId:
           currentRequestScope()?.requestId ?? requestIdOf(request.headers.get('x-request-id')),
-        statusFeed,
+        statusPages,
         verification,
         verificationSession: verificationSession.sessionFor(request),
         cacheability,
@@ -210,7 +209,18 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
         ),
         only: config.persistedDocuments.only,
       }),
-      useReadiness({ statusFeed, isDraining: () => draining, ...(redis ? { redis } : {}) }),
+      useReadiness({
+        // One page is the gateway's feed, reported as before; of several, none is read for a probe.
+        ...(statusPages.configs.length === 1
+          ? {
+              statusFeed: {
+                summary: () => statusPages.get(statusPages.defaultSlug).feed.summary(),
+              },
+            }
+          : {}),
+        isDraining: () => draining,
+        ...(redis ? { redis } : {}),
+      }),
       useMetrics({ metrics, serveEndpoint: config.metricsPort === undefined }),
       ...useQueryLimits(config.limits),
       useFieldBudget(config.limits),
@@ -242,7 +252,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     }),
     yoga,
     store: new ResponseCache(),
-    currencyOf: statusFeed.currencyOf,
+    currencyOf: statusPages.currencyOf,
     metrics,
     log,
     logger,
@@ -294,7 +304,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     close: async () => {
       quiesce();
       subscriptions.close();
-      poller.close();
+      statusPages.close();
       await socketsClosed;
       await yoga.dispose();
       await changes.close();

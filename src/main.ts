@@ -69,7 +69,8 @@ logger.info(
     tracing: config.tracing ? config.tracing.tracesUrl : 'off',
     statusBoard: config.statusBoard ? `${origin(port)}/status` : 'off',
     redis: config.redis ? config.redis.loggedUrl : 'off',
-    statusFeed: config.statusFeed.baseUrl,
+    statusPages: config.statusFeed.pages.length,
+    statusFeed: config.statusFeed.pages[0]?.baseUrl,
     verificationService: `${config.verification.baseUrl} (${config.verification.api})`,
   },
   [

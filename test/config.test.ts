@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../src/config.js';
@@ -42,7 +45,15 @@ describe('loadConfig', () => {
       logLevel: 'info',
       logRequests: { mode: 'sampled', sampledHitsPerSecond: 100 },
       statusFeed: {
-        baseUrl: 'https://status.hedera.com/api/v2',
+        pages: [
+          {
+            slug: 'default',
+            baseUrl: 'https://status.hedera.com/api/v2',
+            name: undefined,
+            chains: [],
+            versionPattern: undefined,
+          },
+        ],
         cacheTtlMs: 10_000,
         maxStaleMs: 300_000,
         pollIntervalMs: 10_000,
@@ -317,5 +328,86 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...UPSTREAMS, MAX_EXECUTION_MS: '20000' })).toEqual([
       'MAX_EXECUTION_MS (20000) must exceed VERIFY_WAIT_MS (20000): a verifyContract may wait that long',
     ]);
+  });
+
+  describe('STATUS_PAGES_FILE', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pages-config-'));
+    const fileOf = (name: string, text: string) => {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const VERIFY = { VERIFY_BASE_URL: UPSTREAMS.VERIFY_BASE_URL };
+
+    it('reads the pages of a YAML file in order, with their chains and version pattern', () => {
+      const file = fileOf(
+        'hedera.yaml',
+        [
+          'pages:',
+          '  - slug: hedera',
+          '    name: Hedera',
+          '    baseUrl: https://status.hedera.com/api/v2',
+          "    versionPattern: '\\((v[0-9.]+)\\)'",
+          '    chains:',
+          '      - { chainId: 295, components: [abc123] }',
+          '      - { chainId: "296", components: [def456] }',
+          '  - slug: github',
+          '    baseUrl: https://www.githubstatus.com/api/v2/',
+        ].join('\n'),
+      );
+      const { pages } = loadConfig({ ...VERIFY, STATUS_PAGES_FILE: file }).statusFeed;
+      expect(pages.map((page) => page.slug)).toEqual(['hedera', 'github']);
+      expect(pages[0]?.chains).toEqual([
+        { chainId: '295', components: ['abc123'] },
+        { chainId: '296', components: ['def456'] },
+      ]);
+      expect(pages[0]?.versionPattern?.exec('Mainnet (v0.58.10) | Network Uptime')?.[1]).toBe(
+        'v0.58.10',
+      );
+      expect(pages[1]?.baseUrl).toBe('https://www.githubstatus.com/api/v2');
+    });
+
+    it('reports every problem of the file together, each with its path', () => {
+      const file = fileOf(
+        'bad.json',
+        JSON.stringify({
+          pages: [
+            { slug: 'Hedera!', baseUrl: 'https://status.hedera.com' },
+            { slug: 'a', baseUrl: 'https://a.example.com/api/v2', versionPattern: 'v[0-9]+' },
+            {
+              slug: 'a',
+              baseUrl: 'https://b.example.com/api/v2',
+              chains: [{ chainId: 'x', components: [] }],
+            },
+          ],
+        }),
+      );
+      expect(problemsOf({ ...VERIFY, STATUS_PAGES_FILE: file })).toEqual([
+        expect.stringMatching(/^STATUS_PAGES_FILE pages\[0\]\.slug must be 1 to 63 lowercase/),
+        'STATUS_PAGES_FILE pages[0].baseUrl must end in /api/v2',
+        'STATUS_PAGES_FILE pages[1].versionPattern must have a capture group: the version',
+        'STATUS_PAGES_FILE pages[2].chains[0].chainId must be a decimal chain id',
+      ]);
+      const repeated = fileOf(
+        'repeated.yaml',
+        'pages:\n  - { slug: a, baseUrl: "https://a.example.com/api/v2" }\n  - { slug: a, baseUrl: "https://b.example.com/api/v2" }\n',
+      );
+      expect(problemsOf({ ...VERIFY, STATUS_PAGES_FILE: repeated })).toEqual([
+        'STATUS_PAGES_FILE pages[1].slug is a repeat',
+      ]);
+    });
+
+    it('refuses a file that cannot be read, and both ways of naming pages at once', () => {
+      expect(problemsOf({ ...VERIFY, STATUS_PAGES_FILE: join(dir, 'missing.yaml') })).toEqual([
+        expect.stringMatching(/^STATUS_PAGES_FILE .*missing\.yaml cannot be read: ENOENT/),
+      ]);
+      const file = fileOf(
+        'one.yaml',
+        'pages: [{ slug: a, baseUrl: "https://a.example.com/api/v2" }]',
+      );
+      expect(problemsOf({ ...UPSTREAMS, STATUS_PAGES_FILE: file })).toEqual([
+        expect.stringMatching(/^STATUS_BASE_URL and STATUS_PAGES_FILE are both set/),
+      ]);
+    });
   });
 });

@@ -82,6 +82,35 @@ describe('npm start', () => {
     expect(code).toBe(0);
   });
 
+  it('serves several simulated pages when no page is configured, one of them incident.io-shaped', async () => {
+    const started = start('npm start', { PORT: '0', HOST: '127.0.0.1' });
+    child = started.child;
+    const ready = await waitFor(() => readyLine(started.lines));
+    const response = await fetch(String(ready.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          '{ statusPages { slug name components { id status } } statusOverview { indicator } }',
+      }),
+    });
+    const body = (await response.json()) as {
+      data: { statusPages: { slug: string; components: { id: string }[] }[] };
+      errors?: unknown;
+    };
+    expect(body.errors).toBeUndefined();
+    expect(body.data.statusPages.map((page) => page.slug)).toEqual([
+      'ledger',
+      'cloud',
+      'ai-vendor',
+    ]);
+    const vendor = body.data.statusPages[2];
+    // ULIDs: 26 characters of Crockford's base 32.
+    expect(vendor?.components.every(({ id }) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))).toBe(true);
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  });
+
   it('says exactly which upstream is real and which simulated', async () => {
     simulator = await startSimulator();
     const started = start('npm start', {

@@ -74,6 +74,7 @@ async function main(): Promise<void> {
 
   process.stdout.write(
     `Simulator ready (preset ${settings.preset}): status feed at ${simulator.statusBaseUrl}, ` +
+      `more pages at ${simulator.statusPageUrl('<slug>')} (cloud, ai-vendor), ` +
       `contract verification at ${simulator.verifyBaseUrl}\n`,
   );
 

@@ -15,12 +15,18 @@ import { RequestBodyTooLargeError, readBody } from './read-body.js';
 import { type RecordedRequest, SimulatorRequestLog } from './request-log.js';
 import { createSimulatedFeed, type SimulatedFeed } from './status-feed/fixture.js';
 import { createStatusFeedUpstream } from './status-feed/routes.js';
+import {
+  createStatusPagesUpstream,
+  defaultStatusPages,
+  type SimulatedPage,
+} from './status-feed/status-pages.js';
 import type { SimulatorResponse, Upstream, UpstreamName, UpstreamRequest } from './upstream.js';
 import { createVerificationUpstream, type VerificationUpstream } from './verification/routes.js';
 import type { SourcifyServerVersion } from './verification/types.js';
 
 export type { ActiveFault, Fault } from './fault.js';
 export type { RecordedRequest } from './request-log.js';
+export type { SimulatedDocuments, SimulatedPage } from './status-feed/status-pages.js';
 export type { UpstreamName } from './upstream.js';
 export {
   DEFAULT_JOB_DELAY_MS,
@@ -58,6 +64,11 @@ export interface SimulatorOptions {
   host?: string;
   /** Initial status feed. Default `createSimulatedFeed()`, the demo feed. */
   statusFeed?: SimulatedFeed;
+  /**
+   * More status pages, by slug, each at `/status/<slug>/api/v2`. Default `defaultStatusPages()`:
+   * `cloud` (a vendor's larger page) and `ai-vendor` (an incident.io-hosted one).
+   */
+  statusPages?: Readonly<Record<string, SimulatedPage>>;
   /**
    * Requests kept in the log (older ones are dropped but still counted); also bounds
    * `verification.received`. Default 10,000.
@@ -106,6 +117,12 @@ export interface Simulator {
    * its APIv2 (`${verifyBaseUrl}/v2/...`).
    */
   readonly verifyBaseUrl: string;
+  /** `${origin}/status/<slug>/api/v2`: where page `slug` of `statusPages` is served. */
+  statusPageUrl(slug: string): string;
+  /** Serves `page` as page `slug` from now on. */
+  setStatusPage(slug: string, page: SimulatedPage): void;
+  /** Edits the simulated feed of page `slug` in place (re-serialized once). */
+  updateStatusPage(slug: string, edit: (feed: SimulatedFeed) => void): void;
   /** The feed being served. Treat it as read-only; edit it through `updateStatusFeed`. */
   readonly statusFeed: SimulatedFeed;
   /** Replace the whole feed, or edit it in place through a callback; both re-serialize once. */
@@ -199,9 +216,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       : { receivedCapacity: options.requestLogCapacity }),
     ...(options.sourcify === undefined ? {} : { serverVersion: options.sourcify }),
   });
+  const statusPages = createStatusPagesUpstream(options.statusPages ?? defaultStatusPages());
   const inFlight = new InFlightRequests();
-  // The route table: one entry per simulated upstream, matched by path prefix.
-  const upstreams: readonly Upstream[] = [statusFeed, verification];
+  // The route table: one entry per simulated upstream, matched by path prefix, first match wins.
+  const upstreams: readonly Upstream[] = [statusFeed, verification, statusPages];
   const faults = new FaultTable();
   const log = new SimulatorRequestLog(
     options.requestLogCapacity === undefined ? {} : { capacity: options.requestLogCapacity },
@@ -328,16 +346,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       headers: { ...request.headers },
       time: new Date(),
     });
+    // Faulted requests too: a delayed answer is in flight.
+    response.once('close', inFlight.begin(path));
     for (const upstream of upstreams) {
       const relative = underPrefix(path, upstream.prefix);
       if (relative === null) continue;
       const upstreamRequest = toUpstreamRequest(request, relative, search, MAX_BODY_BYTES);
-      const done = inFlight.begin(path);
-      try {
-        return await serveUpstream(upstream, upstreamRequest, response);
-      } finally {
-        done();
-      }
+      return await serveUpstream(upstream, upstreamRequest, response);
     }
     send(response, jsonResponse(404, { error: 'No simulated upstream at this path', path }));
   };
@@ -378,6 +393,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     verifyBaseUrl: `${origin}${verification.prefix}`,
     get statusFeed() {
       return statusFeed.feed;
+    },
+    statusPageUrl: (slug) => `${origin}${statusPages.prefix}/${slug}/api/v2`,
+    setStatusPage: (slug, page) => statusPages.setPage(slug, page),
+    updateStatusPage(slug, edit) {
+      const page = statusPages.feed(slug);
+      if (!page) throw new TypeError(`no simulated feed is page "${slug}"`);
+      page.updateFeed(edit);
     },
     setStatusFeed: (feed) => statusFeed.setFeed(feed),
     updateStatusFeed: (edit) => statusFeed.updateFeed(edit),

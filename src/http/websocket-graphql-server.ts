@@ -104,7 +104,7 @@ export function createGraphQLWebSocketServer(
       const run = (sharedBy?: SharedSource) =>
         yoga.getResultForParams({ params, request }, {
           req,
-          subscriber: { transport: 'websocket', ...(sharedBy ? { sharedBy } : { connection }) },
+          subscriber: { transport: 'websocket', connection, ...(sharedBy ? { sharedBy } : {}) },
         } as never) as Promise<ExecutionResult | AsyncIterable<ExecutionResult> | undefined>;
       const key = `${sharingKey}\n${hash('sha256', JSON.stringify(payload), 'base64url')}`;
       return new Promise<ExecutionArgs | readonly GraphQLError[]>((resolve) => {

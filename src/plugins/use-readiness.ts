@@ -3,7 +3,11 @@ import type { RedisReport } from '../redis/redis-connection.js';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 
 export interface ReadinessOptions {
-  readonly statusFeed: StatusFeed;
+  /**
+   * The status feed to report: read through its cache on each probe.
+   * @default undefined (not reported: a gateway of several pages reads none of them for a probe)
+   */
+  readonly statusFeed?: Pick<StatusFeed, 'summary'> | undefined;
   /** Whether the gateway is shutting down: then it is no longer ready for new requests. */
   readonly isDraining: () => boolean;
   /**
@@ -42,7 +46,7 @@ export function useReadiness({
   feedCheckMs = 1000,
   redis,
 }: ReadinessOptions): Plugin {
-  async function feedReport(): Promise<FeedReport> {
+  async function feedReport(statusFeed: Pick<StatusFeed, 'summary'>): Promise<FeedReport> {
     let timer: NodeJS.Timeout | undefined;
     const checking = new Promise<FeedReport>((resolve) => {
       timer = setTimeout(() => resolve({ state: 'checking' }), feedCheckMs);
@@ -68,7 +72,7 @@ export function useReadiness({
       const body = {
         ready,
         ...(ready ? {} : { reason: 'shutting down' }),
-        statusFeed: await feedReport(),
+        ...(statusFeed ? { statusFeed: await feedReport(statusFeed) } : {}),
         ...(redis ? { redis: redis.report() } : {}),
       };
       endResponse(

@@ -1,9 +1,13 @@
-import { GraphQLError, responsePathAsArray } from 'graphql';
+import { GraphQLError, type GraphQLResolveInfo, responsePathAsArray } from 'graphql';
 import { isUpstreamError } from '../errors/upstream-error.js';
+import { COMPONENT_STATUS_SEVERITY, type Component } from '../upstreams/status-feed/model.js';
 import type { Chain } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
+import { ComponentRef, ComponentStatusEnum } from './component.js';
+import type { GatewayContext } from './context.js';
+import { PageRef } from './page-ref.js';
 
-const ChainRef = builder.objectRef<Chain>('Chain').implement({
+export const ChainRef = builder.objectRef<Chain>('Chain').implement({
   description: 'A chain the verification service can verify contracts on.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Decimal chain id, e.g. `1`; pass it as `chainId`.' }),
@@ -12,27 +16,104 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
       description:
         "Whether `verifyContract` can fetch sources from the chain's block explorer. When false, the chain is supported but not through an explorer.",
     }),
+    statusPage: t.field({
+      type: PageRef,
+      nullable: true,
+      description:
+        'The status page that stands for the chain, as the gateway configuration maps it (`STATUS_PAGES_FILE`); null when none does.',
+      resolve: (chain, _args, { statusPages }) => {
+        const mapped = statusPages.registry.chain(chain.id);
+        return mapped ? { slug: mapped.slug } : null;
+      },
+    }),
+    status: t.field({
+      type: ComponentStatusEnum,
+      nullable: true,
+      description:
+        'The worst status of the components that stand for the chain on its page; null when no page is mapped to it (an error beside it when the page cannot be read).',
+      resolve: async (chain, _args, context) => {
+        const components = await componentsOf(chain, context);
+        if (!components) return null;
+        let worst: Component['status'] | null = null;
+        for (const { status } of components) {
+          if (
+            worst === null ||
+            COMPONENT_STATUS_SEVERITY[status] > COMPONENT_STATUS_SEVERITY[worst]
+          ) {
+            worst = status;
+          }
+        }
+        return worst;
+      },
+    }),
+    components: t.field({
+      type: [ComponentRef],
+      description:
+        "The components that stand for the chain on its status page, in the configuration's order; empty when no page is mapped to it, or (with an error beside it) while the page cannot be read.",
+      resolve: async (chain, _args, context, info) =>
+        (await componentsOf(chain, context).catch(reported(context, info))) ?? [],
+    }),
+    softwareVersion: t.string({
+      nullable: true,
+      description:
+        "The software version the chain's components carry in their names (the first that has one), by its page's `versionPattern`; null without one.",
+      resolve: async (chain, _args, context) =>
+        (await componentsOf(chain, context))?.find((component) => component.version !== null)
+          ?.version ?? null,
+    }),
   }),
 });
+
+/** The components mapped to `chain` as its page lists them now; undefined when none is mapped. */
+async function componentsOf(
+  chain: Chain,
+  { statusPages }: Pick<GatewayContext, 'statusPages'>,
+): Promise<Component[] | undefined> {
+  const mapped = statusPages.registry.chain(chain.id);
+  if (!mapped) return undefined;
+  const { componentsById } = (await statusPages.of(mapped.slug).summary()).value;
+  return mapped.components.flatMap((id) => componentsById.get(id) ?? []);
+}
+
+/** Turns an upstream failure into an error beside the data (the field answers without it). */
+function reported(context: Pick<GatewayContext, 'partialErrors'>, info: GraphQLResolveInfo) {
+  return (error: unknown): undefined => {
+    if (!isUpstreamError(error)) throw error;
+    context.partialErrors.push(
+      new GraphQLError(error.message, {
+        path: responsePathAsArray(info.path),
+        extensions: error.extensions,
+      }),
+    );
+    return undefined;
+  };
+}
+
+builder.objectField(PageRef, 'chains', (t) =>
+  t.field({
+    type: [ChainRef],
+    description:
+      "The supported chains (`supportedChains`) the page stands for, as the gateway configuration maps them, in its order. Empty, with an error beside it, when the verification service's chain list cannot be read.",
+    resolve: async (page, _args, context, info) => {
+      const configured = context.statusPages.registry.config(page.slug).chains;
+      if (configured.length === 0) return [];
+      const chains = await context.verification
+        .supportedChains(context.requestId)
+        .catch(reported(context, info));
+      const byId = new Map(chains?.map((chain) => [chain.id, chain]));
+      return configured.flatMap(({ chainId }) => byId.get(chainId) ?? []);
+    },
+  }),
+);
 
 builder.queryField('supportedChains', (t) =>
   t.field({
     type: [ChainRef],
     description:
       'The chains the verification service verifies contracts on. Empty, with an error beside it, when the service has no chain list; `verifyContract` then leaves the check to the service.',
-    resolve: async (_root, _args, { verification, partialErrors, requestId }, info) => {
-      try {
-        return await verification.supportedChains(requestId);
-      } catch (error) {
-        if (!isUpstreamError(error)) throw error;
-        partialErrors.push(
-          new GraphQLError(error.message, {
-            path: responsePathAsArray(info.path),
-            extensions: error.extensions,
-          }),
-        );
-        return [];
-      }
-    },
+    resolve: async (_root, _args, context, info) =>
+      (await context.verification
+        .supportedChains(context.requestId)
+        .catch(reported(context, info))) ?? [],
   }),
 );

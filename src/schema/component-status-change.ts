@@ -6,7 +6,9 @@ import {
 } from '../upstreams/status-feed/change-event.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
-import type { StatusFeedLoaders } from './context.js';
+import type { StatusPagesLoaders } from './context.js';
+import { PageRef } from './page-ref.js';
+import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
 
 /** Component ids one `componentStatusChanged` may name: a page has tens, a large one hundreds. */
 const MAX_IDS = 500;
@@ -22,11 +24,19 @@ export const ComponentStatusChangeRef = builder
         type: ComponentRef,
         description:
           'The component, with its new status. Its `group` and `children` are those of the page now; a component the page no longer lists comes without them.',
-        resolve: async (event, _args, { statusFeed }) => {
-          const node = await statusFeed.component.load(event.component.id).catch(() => null);
+        resolve: async (event, _args, { statusPages }) => {
+          const node = await statusPages
+            .of(event.component.pageSlug)
+            .component.load(event.component.id)
+            .catch(() => null);
           // The tree's node, unless the component changed again since: then the event's own copy.
           return node && node.status === event.status ? node : componentOf(event.component);
         },
+      }),
+      page: t.field({
+        type: PageRef,
+        description: 'The status page the component is on.',
+        resolve: (event) => ({ slug: event.component.pageSlug }),
       }),
       previousStatus: t.field({
         type: ComponentStatusEnum,
@@ -57,11 +67,17 @@ builder.subscriptionField('componentStatusChanged', (t) =>
         required: false,
         description: `Only these components, and the children of the groups among them (at most ${MAX_IDS}). Omit for every component.`,
       }),
+      slugs: t.arg.stringList({
+        required: false,
+        description: `The pages to follow, at most ${MAX_PAGES_PER_FIELD}. Omit for the default page.`,
+      }),
     },
-    subscribe: async (_root, { ids }, { openSubscription, statusFeed }) => {
-      const wanted = ids ? await checkedIds(ids.map(String), statusFeed) : undefined;
+    subscribe: async (_root, { ids, slugs }, { openSubscription, statusPages }) => {
+      const pages = pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' });
+      const wanted = ids ? await checkedIds(ids.map(String), pages, statusPages) : undefined;
       return openSubscription({
         field: 'componentStatusChanged',
+        pages,
         documents: ['summary'],
         accept: (event) =>
           event.type === 'component' &&
@@ -74,10 +90,14 @@ builder.subscriptionField('componentStatusChanged', (t) =>
   }),
 );
 
-/** The ids, checked: few enough, each id-shaped, and known to the page when it can be read. */
+/**
+ * The ids, checked: few enough, each id-shaped, and each known to one of the pages when they can
+ * be read.
+ */
 async function checkedIds(
   ids: readonly string[],
-  statusFeed: StatusFeedLoaders,
+  pages: readonly string[],
+  statusPages: StatusPagesLoaders,
 ): Promise<Set<string>> {
   if (ids.length > MAX_IDS) {
     throw new InvalidInputError(
@@ -92,12 +112,21 @@ async function checkedIds(
       `A component id is 1 to ${MAX_ID_LENGTH} characters; one of ids is ${malformed.length}.`,
     );
   }
-  // While the feed cannot be read, the ids are taken as given: a subscription is for later.
-  const known = await statusFeed.summary().then(
-    ({ value }) => value.componentsById,
-    () => undefined,
+  // While a page cannot be read, the ids are taken as given: a subscription is for later.
+  const known = await Promise.all(
+    pages.map((slug) =>
+      statusPages
+        .of(slug)
+        .summary()
+        .then(
+          ({ value }) => value.componentsById,
+          () => undefined,
+        ),
+    ),
   );
-  const unknown = known ? ids.filter((id) => !known.has(id)) : [];
+  const unknown = known.includes(undefined)
+    ? []
+    : ids.filter((id) => !known.some((byId) => byId?.has(id)));
   if (unknown.length > 0) {
     throw new InvalidInputError(
       'ids',

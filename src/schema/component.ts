@@ -3,6 +3,7 @@ import type { Component } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
+import { PageRef } from './page-ref.js';
 
 export const ComponentStatusEnum = builder.enumType('ComponentStatus', {
   description: 'How a component is doing right now, best first.',
@@ -28,6 +29,17 @@ ComponentRef.implement({
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Identifier of the component, stable across updates.' }),
     name: t.exposeString('name', { description: 'Display name, e.g. "JSON-RPC Relay".' }),
+    page: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
+      type: PageRef,
+      description: 'The status page that lists it.',
+      resolve: (component) => ({ slug: component.pageSlug }),
+    }),
+    version: t.exposeString('version', {
+      nullable: true,
+      description:
+        'The software version its name carries, e.g. `v0.58.10` for "Mainnet (v0.58.10) | Network Uptime", by the page\'s configured `versionPattern`; null without one or when the name has none.',
+    }),
     description: t.exposeString('description', {
       nullable: true,
       description: 'A sentence on what the component is, when the page gives one.',
@@ -97,8 +109,10 @@ ComponentRef.implement({
       nullable: true,
       description:
         "Incidents of the page's recent history (its 50 most recent, resolved ones included) that affected this component, most recent first. Null, with an error, when the feed does not serve its history.",
-      resolve: async (component, _args, { statusFeed }) =>
-        (await statusFeed.incidentHistory()).value.eventsByComponentId.get(component.id) ?? [],
+      resolve: async (component, _args, { statusPages }) =>
+        (await statusPages.of(component.pageSlug).incidentHistory()).value.eventsByComponentId.get(
+          component.id,
+        ) ?? [],
     }),
     maintenanceHistory: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
@@ -106,15 +120,17 @@ ComponentRef.implement({
       nullable: true,
       description:
         "Maintenances of the page's recent history (its 50 most recent, completed ones included) that affect this component. Null, with an error, when the feed does not serve its history.",
-      resolve: async (component, _args, { statusFeed }) =>
-        (await statusFeed.maintenanceHistory()).value.eventsByComponentId.get(component.id) ?? [],
+      resolve: async (component, _args, { statusPages }) =>
+        (
+          await statusPages.of(component.pageSlug).maintenanceHistory()
+        ).value.eventsByComponentId.get(component.id) ?? [],
     }),
   }),
 });
 
 builder.asEntity(ComponentRef, {
   key: builder.selection<{ id: string }>('id'),
-  resolveReference: ({ id }, { statusFeed }) => statusFeed.component.load(id),
+  resolveReference: ({ id }, { statusPages }) => statusPages.of().component.load(id),
 });
 
 builder.queryField('component', (t) =>
@@ -122,8 +138,13 @@ builder.queryField('component', (t) =>
     extensions: READS_STATUS_SNAPSHOTS,
     type: ComponentRef,
     nullable: true,
-    description: 'One component by id, or null when the feed has no such component.',
-    args: { id: t.arg.id({ required: true, description: "The component's `id`." }) },
-    resolve: (_root, { id }, { statusFeed }) => statusFeed.component.load(String(id)),
+    description:
+      'One component by id, or null when the page has no such component: of the default page, or of the page `slug` names.',
+    args: {
+      id: t.arg.id({ required: true, description: "The component's `id`." }),
+      slug: t.arg.string({ required: false, description: 'The page. Omit for the default page.' }),
+    },
+    resolve: (_root, { id, slug }, { statusPages }) =>
+      statusPages.of(slug ?? undefined).component.load(String(id)),
   }),
 );

@@ -18,6 +18,7 @@ import type {
   UpcomingMaintenances,
 } from '../upstreams/status-feed/model.js';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
+import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import type { ClientQuota } from '../upstreams/verification/client-quota.js';
 import type { Contract } from '../upstreams/verification/model.js';
 import type { UpstreamSession } from '../upstreams/verification/upstream-session.js';
@@ -34,7 +35,8 @@ export interface ContractLocation {
 export interface GatewayContext extends EntityLimitContext {
   /** Identifies the HTTP request in logs, and upstream as `x-request-id`. */
   readonly requestId: string;
-  readonly statusFeed: StatusFeedLoaders;
+  /** The configured status pages as this operation reads them. */
+  readonly statusPages: StatusPagesLoaders;
   readonly verification: VerificationService;
   /**
    * Contract lookups of this operation, one upstream lookup per distinct contract (a DataLoader:
@@ -51,14 +53,28 @@ export interface GatewayContext extends EntityLimitContext {
   readonly cacheability: CacheabilityRecord | undefined;
   /**
    * Opens this operation's subscription (see `SubscriptionRegistry`). Each event is resolved with
-   * fresh `statusFeed` loaders: it reads the feed as it is when the event is sent.
+   * fresh `statusPages` loaders: it reads the pages as they are when the event is sent.
    */
   openSubscription(request: SubscriptionRequest): AsyncIterableIterator<StreamItem>;
 }
 
+/** The configured pages, and each one's documents as one operation reads them. */
+export interface StatusPagesLoaders {
+  /** The configuration: slugs, order, chains. */
+  readonly registry: Pick<
+    StatusPages,
+    'configs' | 'defaultSlug' | 'has' | 'config' | 'chain' | 'forEachByHost'
+  >;
+  /**
+   * Page `slug`'s loaders (the default page's without one), made once per operation and page;
+   * `BAD_USER_INPUT` for a slug nobody configured.
+   */
+  of(slug?: string): StatusFeedLoaders;
+}
+
 export interface ContextSources {
   readonly requestId: string;
-  readonly statusFeed: StatusFeed;
+  readonly statusPages: StatusPagesLoaders['registry'] & Pick<StatusPages, 'get'>;
   readonly verification: VerificationService;
   readonly verificationSession: UpstreamSession;
   readonly cacheability: CacheabilityRecord | undefined;
@@ -78,25 +94,23 @@ export function createContext(sources: ContextSources): GatewayContext {
     (locations) => verification.contracts(locations, requestId),
     { cacheKeyFn: ({ chainId, address }) => `${chainId}:${address.toLowerCase()}` },
   );
-  let loaders = createStatusFeedLoaders(sources.statusFeed, requestId, cacheability);
+  const registry = sources.statusPages;
+  let loaders = new Map<string, StatusFeedLoaders>();
+  let record = cacheability;
   return {
     requestId,
     maxEntityRepresentations: sources.maxEntityRepresentations,
     // Yoga copies the context's properties into its own object: this one stays, and reads the
     // loaders of the moment.
-    statusFeed: {
-      summary: () => loaders.summary(),
-      upcoming: () => loaders.upcoming(),
-      incidentHistory: () => loaders.incidentHistory(),
-      maintenanceHistory: () => loaders.maintenanceHistory(),
-      get component() {
-        return loaders.component;
-      },
-      get incident() {
-        return loaders.incident;
-      },
-      get maintenance() {
-        return loaders.maintenance;
+    statusPages: {
+      registry,
+      of: (slug = registry.defaultSlug) => {
+        let page = loaders.get(slug);
+        if (!page) {
+          page = createStatusFeedLoaders(registry.get(slug).feed, requestId, record);
+          loaders.set(slug, page);
+        }
+        return page;
       },
     },
     openSubscription: (request) =>
@@ -106,7 +120,8 @@ export function createContext(sources: ContextSources): GatewayContext {
           ...request,
           beforeEach: () => {
             // Not recorded for the response cache: a subscription's answer is a stream, never kept.
-            loaders = createStatusFeedLoaders(sources.statusFeed, requestId);
+            record = undefined;
+            loaders = new Map();
           },
         },
       ),

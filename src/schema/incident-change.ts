@@ -6,6 +6,8 @@ import {
 } from '../upstreams/status-feed/change-event.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
+import { PageRef } from './page-ref.js';
+import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
 
 export const IncidentChangeKindEnum = builder.enumType('IncidentChangeKind', {
   description: 'What happened to an incident.',
@@ -31,6 +33,11 @@ export const IncidentChangeRef = builder
         description: 'The incident as the feed showed it at the change.',
         resolve: (event) => incidentOf(event.incident),
       }),
+      page: t.field({
+        type: PageRef,
+        description: 'The status page that lists it.',
+        resolve: (event) => ({ slug: event.incident.pageSlug }),
+      }),
       kind: t.field({
         type: IncidentChangeKindEnum,
         description: 'What happened to it.',
@@ -49,9 +56,16 @@ builder.subscriptionField('incidentChanged', (t) =>
   t.field({
     type: IncidentChangeRef,
     description: 'An incident was posted, updated or resolved.',
-    subscribe: (_root, _args, { openSubscription }) =>
+    args: {
+      slugs: t.arg.stringList({
+        required: false,
+        description: `The pages to follow, at most ${MAX_PAGES_PER_FIELD}. Omit for the default page.`,
+      }),
+    },
+    subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
       openSubscription({
         field: 'incidentChanged',
+        pages: pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' }),
         documents: ['summary', 'incidentHistory'],
         accept: (event) => event.type === 'incident',
       }),

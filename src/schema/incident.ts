@@ -32,7 +32,7 @@ IncidentRef.implement({
 
 builder.asEntity(IncidentRef, {
   key: builder.selection<{ id: string }>('id'),
-  resolveReference: ({ id }, { statusFeed }) => statusFeed.incident.load(id),
+  resolveReference: ({ id }, { statusPages }) => statusPages.of().incident.load(id),
 });
 
 builder.queryField('incident', (t) =>
@@ -42,7 +42,11 @@ builder.queryField('incident', (t) =>
     nullable: true,
     description:
       "One incident by id: unresolved, from the page's summary, or resolved, from its incident history (its 50 most recent incidents). Null when neither lists it; an error instead when the history that might have listed it cannot be read.",
-    args: { id: t.arg.id({ required: true, description: "The incident's `id`." }) },
-    resolve: (_root, { id }, { statusFeed }) => statusFeed.incident.load(String(id)),
+    args: {
+      id: t.arg.id({ required: true, description: "The incident's `id`." }),
+      slug: t.arg.string({ required: false, description: 'The page. Omit for the default page.' }),
+    },
+    resolve: (_root, { id, slug }, { statusPages }) =>
+      statusPages.of(slug ?? undefined).incident.load(String(id)),
   }),
 );

@@ -14,6 +14,7 @@ import './maintenance.js';
 import './maintenance-change.js';
 import './page.js';
 import './status-event.js';
+import './status-overview.js';
 import './verification.js';
 import './verification-job.js';
 import './verification-job-changed.js';

@@ -6,6 +6,8 @@ import {
 } from '../upstreams/status-feed/change-event.js';
 import { builder } from './builder.js';
 import { MaintenanceRef } from './maintenance.js';
+import { PageRef } from './page-ref.js';
+import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
 
 export const MaintenanceChangeKindEnum = builder.enumType('MaintenanceChangeKind', {
   description: 'What happened to a maintenance.',
@@ -35,6 +37,11 @@ export const MaintenanceChangeRef = builder
         description: 'The maintenance as the feed showed it at the change.',
         resolve: (event) => maintenanceOf(event.maintenance),
       }),
+      page: t.field({
+        type: PageRef,
+        description: 'The status page that lists it.',
+        resolve: (event) => ({ slug: event.maintenance.pageSlug }),
+      }),
       kind: t.field({
         type: MaintenanceChangeKindEnum,
         description: 'What happened to it.',
@@ -53,9 +60,16 @@ builder.subscriptionField('maintenanceChanged', (t) =>
   t.field({
     type: MaintenanceChangeRef,
     description: 'A maintenance was scheduled, started, updated or completed.',
-    subscribe: (_root, _args, { openSubscription }) =>
+    args: {
+      slugs: t.arg.stringList({
+        required: false,
+        description: `The pages to follow, at most ${MAX_PAGES_PER_FIELD}. Omit for the default page.`,
+      }),
+    },
+    subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
       openSubscription({
         field: 'maintenanceChanged',
+        pages: pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' }),
         documents: ['summary', 'upcoming', 'maintenanceHistory'],
         accept: (event) => event.type === 'maintenance',
       }),

@@ -40,7 +40,7 @@ MaintenanceRef.implement({
 
 builder.asEntity(MaintenanceRef, {
   key: builder.selection<{ id: string }>('id'),
-  resolveReference: ({ id }, { statusFeed }) => statusFeed.maintenance.load(id),
+  resolveReference: ({ id }, { statusPages }) => statusPages.of().maintenance.load(id),
 });
 
 builder.queryField('maintenance', (t) =>
@@ -50,7 +50,11 @@ builder.queryField('maintenance', (t) =>
     nullable: true,
     description:
       'One maintenance by id: in progress, scheduled, or only in the list of upcoming ones. Null when the feed does not list it.',
-    args: { id: t.arg.id({ required: true, description: "The maintenance's `id`." }) },
-    resolve: (_root, { id }, { statusFeed }) => statusFeed.maintenance.load(String(id)),
+    args: {
+      id: t.arg.id({ required: true, description: "The maintenance's `id`." }),
+      slug: t.arg.string({ required: false, description: 'The page. Omit for the default page.' }),
+    },
+    resolve: (_root, { id, slug }, { statusPages }) =>
+      statusPages.of(slug ?? undefined).maintenance.load(String(id)),
   }),
 );

@@ -1,12 +1,18 @@
+import { GraphQLError, responsePathAsArray } from 'graphql';
+import type { Path } from 'graphql/jsutils/Path.js';
+import { isUpstreamError } from '../errors/upstream-error.js';
 import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import { changeOf } from '../subscriptions/subscription-registry.js';
-import type { Snapshot } from '../upstreams/snapshot-cache.js';
-import type { PageStatus, StatusSummary } from '../upstreams/status-feed/model.js';
+import { pageSlugOf } from '../upstreams/status-feed/change-event.js';
+import type { PageStatus } from '../upstreams/status-feed/model.js';
 import { FEED_DOCUMENTS } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
+import type { GatewayContext } from './context.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
+import { PageRef, type PageSource, summaryOf } from './page-ref.js';
+import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
 
 export const StatusIndicatorEnum = builder.enumType('StatusIndicator', {
   description: 'The overall state of the page, worst first: what the banner at the top shows.',
@@ -37,56 +43,66 @@ const PageStatusRef = builder.objectRef<PageStatus>('PageStatus').implement({
   }),
 });
 
-export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implement({
+PageRef.implement({
   extensions: READS_STATUS_SNAPSHOTS,
   description:
-    'The public status page of the ledger network: its overall status, its components and what is going on with them.',
+    'A configured status page: its overall status, its components and what is going on with them.',
   fields: (t) => ({
+    slug: t.exposeString('slug', {
+      description:
+        'The slug the gateway configuration gives the page (`default` when it serves one page); pass it as `slug` or in `slugs`.',
+    }),
     id: t.id({
       extensions: READS_STATUS_SNAPSHOTS,
       description: 'Identifier of the status page.',
-      resolve: (s) => s.value.page.id,
+      resolve: async (page, _args, context) => (await summaryOf(page, context)).value.page.id,
     }),
     name: t.string({
       extensions: READS_STATUS_SNAPSHOTS,
-      description: 'Name of the status page, e.g. "Ledger Network Status".',
-      resolve: (s) => s.value.page.name,
+      description:
+        'Name of the status page, e.g. "Ledger Network Status": the `name` the gateway configuration gives it, else the one the page gives itself.',
+      resolve: async (page, _args, context) =>
+        context.statusPages.registry.config(page.slug).name ??
+        (await summaryOf(page, context)).value.page.name,
     }),
     url: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
       type: 'URL',
       description: 'Address of the human-readable status page; link to it for details.',
-      resolve: (s) => s.value.page.url,
+      resolve: async (page, _args, context) => (await summaryOf(page, context)).value.page.url,
     }),
     timeZone: t.string({
       extensions: READS_STATUS_SNAPSHOTS,
       nullable: true,
       description:
         'The time zone the page shows times in, as an IANA name, e.g. `Etc/UTC`. Null when the feed does not say.',
-      resolve: (s) => s.value.page.timeZone,
+      resolve: async (page, _args, context) => (await summaryOf(page, context)).value.page.timeZone,
     }),
     updatedAt: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
       type: 'DateTime',
       description: 'When anything on the page last changed.',
-      resolve: (s) => s.value.page.updatedAt,
+      resolve: async (page, _args, context) =>
+        (await summaryOf(page, context)).value.page.updatedAt,
     }),
     fetchedAt: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
       type: 'DateTime',
       description:
         'When the gateway fetched this data from the status feed. Show it as "as of …"; while the feed is down it can lag behind by a few minutes.',
-      resolve: (s) => s.fetchedAt,
+      resolve: async (page, _args, context) => (await summaryOf(page, context)).fetchedAt,
     }),
-    stale: t.exposeBoolean('stale', {
+    stale: t.boolean({
+      extensions: READS_STATUS_SNAPSHOTS,
       description:
         'True while the status feed cannot be reached and this is the last good copy (see `fetchedAt` for its age). Show a "data may be out of date" hint.',
+      resolve: async (page, _args, context) => (await summaryOf(page, context)).stale,
     }),
     status: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
       type: PageStatusRef,
       description: 'The overall status: indicator and banner text.',
-      resolve: (s) => s.value.status,
+      resolve: async (page, _args, context) => (await summaryOf(page, context)).value.status,
     }),
     components: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
@@ -107,8 +123,9 @@ export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implem
             'Only components without a group. A component whose group is missing from the feed counts as top level, so nothing disappears.',
         }),
       },
-      resolve: (s, { status, topLevel }) => {
-        const components = topLevel ? s.value.topLevelComponents : s.value.components;
+      resolve: async (page, { status, topLevel }, context) => {
+        const { value } = await summaryOf(page, context);
+        const components = topLevel ? value.topLevelComponents : value.components;
         if (!status) return components;
         const wanted = new Set(status);
         return components.filter((component) => wanted.has(component.status));
@@ -118,14 +135,14 @@ export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implem
       extensions: READS_STATUS_SNAPSHOTS,
       type: [IncidentRef],
       description: 'Unresolved incidents, as the page lists them. Empty when all is well.',
-      resolve: (s) => s.value.incidents,
+      resolve: async (page, _args, context) => (await summaryOf(page, context)).value.incidents,
     }),
     scheduledMaintenances: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
       type: [MaintenanceRef],
       description:
         'Maintenances that are in progress or scheduled, as the page summary lists them.',
-      resolve: (s) => s.value.maintenances,
+      resolve: async (page, _args, context) => (await summaryOf(page, context)).value.maintenances,
     }),
     upcomingMaintenances: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
@@ -133,8 +150,8 @@ export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implem
       nullable: true,
       description:
         "Maintenances scheduled to start later, from the feed's list of upcoming maintenances. It can reach further ahead than `scheduledMaintenances`. Null, with an error naming the document, when the feed does not serve that list: the rest of the page still answers.",
-      resolve: async (_s, _args, { statusFeed }) =>
-        (await statusFeed.upcoming()).value.maintenances,
+      resolve: async (page, _args, { statusPages }) =>
+        (await statusPages.of(page.slug).upcoming()).value.maintenances,
     }),
     incidentHistory: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
@@ -142,8 +159,8 @@ export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implem
       nullable: true,
       description:
         'The page\'s recent incidents, resolved ones included (its 50 most recent), most recent first: what a status page shows under "Past incidents". Null, with an error naming the document, when the feed does not serve its history.',
-      resolve: async (_s, _args, { statusFeed }) =>
-        (await statusFeed.incidentHistory()).value.events,
+      resolve: async (page, _args, { statusPages }) =>
+        (await statusPages.of(page.slug).incidentHistory()).value.events,
     }),
     maintenanceHistory: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
@@ -151,45 +168,116 @@ export const PageRef = builder.objectRef<Snapshot<StatusSummary>>('Page').implem
       nullable: true,
       description:
         "The page's recent maintenances, completed ones included (its 50 most recent), latest window first. Null, with an error naming the document, when the feed does not serve its history.",
-      resolve: async (_s, _args, { statusFeed }) =>
-        (await statusFeed.maintenanceHistory()).value.events,
+      resolve: async (page, _args, { statusPages }) =>
+        (await statusPages.of(page.slug).maintenanceHistory()).value.events,
     }),
   }),
 });
 
 builder.asEntity(PageRef, {
   key: builder.selection<{ id: string }>('id'),
-  resolveReference: async ({ id }, { statusFeed }) => {
-    const snapshot = await statusFeed.summary();
-    return snapshot.value.page.id === id ? snapshot : null;
+  // The default page's: see docs/federation.md.
+  resolveReference: async ({ id }, { statusPages }) => {
+    const snapshot = await statusPages.of().summary();
+    return snapshot.value.page.id === id ? { slug: snapshot.value.page.slug } : null;
   },
 });
+
+/** Pages one field reads at once against one host (`STATUS_PAGES_FILE` may list many of one). */
+const FETCHES_PER_HOST = 4;
 
 builder.queryField('statusPage', (t) =>
   t.field({
     extensions: READS_STATUS_SNAPSHOTS,
     type: PageRef,
     description:
-      'The status page of the ledger network. Fails with `UPSTREAM_UNAVAILABLE` or `UPSTREAM_BAD_RESPONSE` only when the feed is down and no recent copy is on hand.',
-    resolve: (_root, _args, { statusFeed }) => statusFeed.summary(),
+      'One status page by its configured slug; without one, the default page (the first configured). An unknown slug is `BAD_USER_INPUT`. Fails with `UPSTREAM_UNAVAILABLE` or `UPSTREAM_BAD_RESPONSE` only when the feed is down and no recent copy is on hand.',
+    args: {
+      slug: t.arg.string({
+        required: false,
+        description: "The page's `slug`, as `statusPages` lists them. Omit for the default page.",
+      }),
+    },
+    resolve: async (_root, { slug }, context) => {
+      const page: PageSource = { slug: slug ?? context.statusPages.registry.defaultSlug };
+      // Read first, so that a page whose feed is down fails here, as one whole page.
+      await summaryOf(page, context);
+      return page;
+    },
   }),
 );
+
+builder.queryField('statusPages', (t) =>
+  t.field({
+    extensions: READS_STATUS_SNAPSHOTS,
+    type: [PageRef],
+    description: `Every configured page (or those named), in configuration order; at most ${MAX_PAGES_PER_FIELD}. A page whose feed cannot be read (and has no recent copy) is left out, with an error beside the data naming its \`slug\`: the others answer.`,
+    args: {
+      slugs: t.arg.stringList({
+        required: false,
+        description: `The pages' slugs, at most ${MAX_PAGES_PER_FIELD}. Omit for every configured page (an error when there are more).`,
+      }),
+    },
+    resolve: (_root, { slugs }, context, info) =>
+      readPages(
+        pageSlugsOf(slugs, context.statusPages.registry, { whenNone: 'all' }),
+        context,
+        info.path,
+      ),
+  }),
+);
+
+/**
+ * The pages of `slugs` whose summary can be read, a few at a time per host; their fields then
+ * answer from the operation's snapshots. A page that fails is left out and reported beside the
+ * data (an error at `path` naming its slug): one page's outage never takes the others' answer.
+ */
+export async function readPages(
+  slugs: readonly string[],
+  context: Pick<GatewayContext, 'statusPages' | 'partialErrors'>,
+  path: Path,
+): Promise<PageSource[]> {
+  const failures = new Map<string, unknown>();
+  await context.statusPages.registry.forEachByHost(slugs, FETCHES_PER_HOST, (slug) =>
+    summaryOf({ slug }, context).catch((error: unknown) => failures.set(slug, error)),
+  );
+  for (const slug of slugs) {
+    if (!failures.has(slug)) continue;
+    const error = failures.get(slug);
+    if (!isUpstreamError(error)) throw error;
+    context.partialErrors.push(
+      new GraphQLError(error.message, {
+        path: responsePathAsArray(path),
+        extensions: { ...error.extensions, slug },
+      }),
+    );
+  }
+  return slugs.filter((slug) => !failures.has(slug)).map((slug) => ({ slug }));
+}
 
 builder.subscriptionField('statusPageChanged', (t) =>
   t.field({
     type: PageRef,
     description:
-      'The whole page, once on subscribe and again each time anything on it changes: its banner, a component, an incident or maintenance, or the upcoming and past lists. Select what you show; every event reads the feed as it stands then.',
-    subscribe: (_root, _args, { openSubscription }) =>
+      'The whole page, once on subscribe and again each time anything on it changes: its banner, a component, an incident or maintenance, or the upcoming and past lists. Select what you show; every event reads the feed as it stands then. With several `slugs`, each page comes on its own (see `slug`).',
+    args: {
+      slugs: t.arg.stringList({
+        required: false,
+        description: `The pages to follow, at most ${MAX_PAGES_PER_FIELD}. Omit for the default page.`,
+      }),
+    },
+    subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
       openSubscription({
         field: 'statusPageChanged',
+        pages: pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' }),
         documents: FEED_DOCUMENTS,
         accept: (event) => event.type === 'page',
         startWithPage: true,
       }),
-    resolve: (item, _args, { statusFeed }) => {
-      changeOf(item);
-      return statusFeed.summary();
+    resolve: async (item, _args, context) => {
+      const page: PageSource = { slug: pageSlugOf(changeOf(item)) };
+      await summaryOf(page, context);
+      return page;
     },
   }),
 );

@@ -6,6 +6,7 @@ import type {
 } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
+import { PageRef } from './page-ref.js';
 
 export const ImpactEnum = builder.enumType('Impact', {
   description: 'How much an incident or maintenance affects users, least first.',
@@ -106,6 +107,12 @@ export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').i
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Identifier, stable for the life of the event.' }),
     name: t.exposeString('name', { description: 'Title, e.g. "Elevated latency on Mirror Node".' }),
+    page: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
+      type: PageRef,
+      description: 'The status page that lists it.',
+      resolve: (event) => ({ slug: event.pageSlug }),
+    }),
     impact: t.expose('impact', { type: ImpactEnum, description: 'How much users are affected.' }),
     shortlink: t.field({
       extensions: READS_STATUS_SNAPSHOTS,
@@ -151,8 +158,8 @@ export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').i
       type: [ComponentRef],
       description:
         "The components it affects. They are the same components as in the page's tree, so `group` and `children` work from here.",
-      resolve: async (event, _args, { statusFeed }) => {
-        const tree = (await statusFeed.summary()).value.componentsById;
+      resolve: async (event, _args, { statusPages }) => {
+        const tree = (await statusPages.of(event.pageSlug).summary()).value.componentsById;
         return event.components.map((listed) => tree.get(listed.id) ?? listed);
       },
     }),

@@ -32,6 +32,7 @@ function followJob(
   // the last one.
   const admission = context.openSubscription({
     field: 'verificationJobChanged',
+    pages: [],
     documents: [],
     accept: () => false,
     wholeStateEvents: true,

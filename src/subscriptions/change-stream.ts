@@ -13,7 +13,7 @@ export interface ChangeStreamOptions {
   readonly accept: (event: StatusChangeEvent) => boolean;
   /**
    * Events that may wait for the reader; past it the stream hands an `overflow` item and ends.
-   * Whole-page events replace each other while they wait.
+   * Whole-page events of the same page replace each other while they wait.
    */
   readonly backlog: number;
   /**
@@ -49,7 +49,12 @@ export class ChangeStream implements AsyncIterableIterator<StreamItem> {
       this.#hand(event);
       return;
     }
-    if (event.type === 'page' && this.#queue.some((queued) => queued.type === 'page')) return;
+    if (
+      event.type === 'page' &&
+      this.#queue.some((queued) => queued.type === 'page' && queued.pageSlug === event.pageSlug)
+    ) {
+      return;
+    }
     if (this.#queue.length < this.#options.backlog) {
       this.#queue.push(event);
       return;

@@ -4,9 +4,9 @@ import type { Config } from '../config.js';
 import { slowSubscriber, tooManySubscriptions } from '../errors/subscription-error.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { ChangeBus } from '../upstreams/status-feed/change-bus.js';
-import type { StatusChangeEvent } from '../upstreams/status-feed/change-event.js';
-import type { FeedPoller } from '../upstreams/status-feed/feed-poller.js';
+import { pageSlugOf, type StatusChangeEvent } from '../upstreams/status-feed/change-event.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
+import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import { ChangeStream, type StreamEndReason, type StreamItem } from './change-stream.js';
 import { ClientCounts } from './client-counts.js';
 
@@ -56,10 +56,12 @@ export type Admission = (reason: StreamEndReason) => void;
 
 export interface SubscriptionRequest {
   readonly field: SubscriptionField;
+  /** The slugs of the pages it follows: it hears of their changes only, and polls them alone. */
+  readonly pages: readonly string[];
   /** The feed documents whose changes it needs polled while it is open. */
   readonly documents: readonly FeedDocument[];
   readonly accept: (event: StatusChangeEvent) => boolean;
-  /** Whether it starts with a whole-page event, before any change. */
+  /** Whether it starts with a whole-page event of each of its pages, before any change. */
   readonly startWithPage?: boolean;
   /**
    * Whether each of its events shows the subscription's whole state (a page, a job), so that a
@@ -82,7 +84,7 @@ const FAN_OUT_BATCH = 16;
 
 export interface SubscriptionRegistryOptions {
   readonly bus: ChangeBus;
-  readonly poller: Pick<FeedPoller, 'acquire'>;
+  readonly poller: Pick<StatusPages, 'acquire'>;
   readonly limits: Config['subscriptions'];
   readonly logger: Logger;
   readonly metrics: GatewayMetrics;
@@ -106,8 +108,8 @@ export class SubscriptionRegistry {
   readonly #unsubscribe: () => void;
   /** Events being handed out, oldest first, each to the streams open when it came. */
   readonly #fanOuts: { event: StatusChangeEvent; streams: ChangeStream[]; next: number }[] = [];
-  /** The first page of the subscriptions opened in this turn (see `#firstPage`). */
-  #openingPage: StatusChangeEvent | undefined;
+  /** The first page of the subscriptions opened in this turn, by slug (see `#firstPage`). */
+  readonly #openingPages = new Map<string, StatusChangeEvent>();
   #closed = false;
 
   constructor(options: SubscriptionRegistryOptions) {
@@ -124,17 +126,17 @@ export class SubscriptionRegistry {
    * share its execution (`useMultiplexedSubscriptions`) as they share a change's: a crowd arriving
    * at once costs one page tree, not one each. A later turn gets a page of its own.
    */
-  #firstPage(): StatusChangeEvent {
-    if (this.#openingPage) return this.#openingPage;
+  #firstPage(pageSlug: string): StatusChangeEvent {
+    const opening = this.#openingPages.get(pageSlug);
+    if (opening) return opening;
     const page: StatusChangeEvent = {
       type: 'page',
+      pageSlug,
       pageId: '',
       detectedAt: new Date().toISOString(),
     };
-    this.#openingPage = page;
-    setImmediate(() => {
-      this.#openingPage = undefined;
-    });
+    if (this.#openingPages.size === 0) setImmediate(() => this.#openingPages.clear());
+    this.#openingPages.set(pageSlug, page);
     return page;
   }
 
@@ -243,15 +245,20 @@ export class SubscriptionRegistry {
   /**
    * Opens a subscription's stream, or throws `TOO_MANY_SUBSCRIPTIONS` when a limit is reached (or
    * the gateway is shutting down: then it completes at once). A shared source (`sharedBy`) is not
-   * admitted: its subscribers are.
+   * admitted: its subscribers are; one that cannot be shared tells nobody, and is admitted as the
+   * subscription of the client whose request started it.
    */
   open(subscriber: Subscriber, request: SubscriptionRequest): AsyncIterableIterator<StreamItem> {
     const { limits, poller } = this.#options;
-    const { sharedBy } = subscriber;
+    const pages = new Set(request.pages);
+    // Shared, a late subscriber starts with the last event: one page's, so a subscription that
+    // starts with several pages is its one client's alone, admitted here.
+    const sharedBy =
+      request.startWithPage && pages.size > 1 ? undefined : (subscriber.sharedBy ?? undefined);
     const admission = sharedBy ? undefined : this.admit(subscriber, request.field);
-    const release = this.#closed ? () => {} : poller.acquire(request.documents);
+    const release = this.#closed ? () => {} : poller.acquire(request.pages, request.documents);
     const stream: ChangeStream = new ChangeStream({
-      accept: request.accept,
+      accept: (event) => pages.has(pageSlugOf(event)) && request.accept(event),
       backlog: limits.backlog,
       ...(request.beforeEach ? { beforeEach: request.beforeEach } : {}),
       onEnd: (reason: StreamEndReason) => {
@@ -266,12 +273,14 @@ export class SubscriptionRegistry {
       wholeStateEvents: request.startWithPage === true || request.wholeStateEvents === true,
     });
     if (request.startWithPage) {
-      const page = this.#firstPage();
-      // The first page is an answer built like any event's: handed out in the same batches, so
-      // that a crowd subscribing at once (each first page a whole page tree) does not build them
-      // all in one turn of the event loop while /health and every other request wait.
-      if (this.#closed) stream.push(page);
-      else this.#handOut(page, [stream]);
+      for (const slug of pages) {
+        const page = this.#firstPage(slug);
+        // The first page is an answer built like any event's: handed out in the same batches, so
+        // that a crowd subscribing at once (each first page a whole page tree) does not build them
+        // all in one turn of the event loop while /health and every other request wait.
+        if (this.#closed) stream.push(page);
+        else this.#handOut(page, [stream]);
+      }
     }
     if (this.#closed) stream.end('shutdown');
     return stream;

@@ -229,7 +229,7 @@ describe('docker-compose.yml', () => {
       expect(LOOPBACK).not.toContain(simulatorEnvironment.SIMULATOR_HOST);
 
       const config = loadConfig(environmentOf('gateway'));
-      const status = new URL(config.statusFeed.baseUrl);
+      const status = new URL(config.statusFeed.pages[0]?.baseUrl ?? '');
       const verify = new URL(config.verification.baseUrl);
       for (const url of [status, verify]) {
         expect(url.hostname).toBe('simulator');

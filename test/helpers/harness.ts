@@ -45,9 +45,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+type GatewayEnv = Partial<Record<ConfigVariableName, string | number | boolean>>;
+
 export interface HarnessOptions {
-  /** Environment variables for the gateway, as an operator sets them; numbers and flags as text. */
-  readonly env?: Partial<Record<ConfigVariableName, string | number | boolean>>;
+  /**
+   * Environment variables for the gateway, as an operator sets them; numbers and flags as text.
+   * A function is given the simulator first (for a `STATUS_PAGES_FILE` naming its pages).
+   */
+  readonly env?: GatewayEnv | ((simulator: Simulator) => GatewayEnv);
   readonly simulator?: SimulatorOptions;
   /** @default 'debug' */
   readonly logLevel?: LevelWithSilent;
@@ -59,8 +64,9 @@ export interface HarnessOptions {
  * fault tests do not wait for production backoff.
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const { simulator: simulatorOptions, logLevel = 'debug', env = {} } = options;
+  const { simulator: simulatorOptions, logLevel = 'debug' } = options;
   const simulator = await startSimulator(simulatorOptions);
+  const env = typeof options.env === 'function' ? options.env(simulator) : (options.env ?? {});
   const logs: Record<string, unknown>[] = [];
   const rawLogs: string[] = [];
   const logger = createLogger(logLevel, {
@@ -71,7 +77,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const config = loadConfig({
     NODE_ENV: 'test',
-    STATUS_BASE_URL: simulator.statusBaseUrl,
+    // A pages file lists the pages itself (both set is a configuration error).
+    ...(env.STATUS_PAGES_FILE === undefined ? { STATUS_BASE_URL: simulator.statusBaseUrl } : {}),
     VERIFY_BASE_URL: simulator.verifyBaseUrl,
     UPSTREAM_RETRY_DELAY_MS: '5',
     UPSTREAM_TIMEOUT_MS: '1000',

@@ -38,6 +38,8 @@ export type MaintenanceRecord = Json<Omit<Maintenance, 'components'>> & {
 /** Something on the page changed: its subscribers read the page again. */
 export interface PageChangeEvent {
   readonly type: 'page';
+  /** The configured page's slug. */
+  readonly pageSlug: string;
   readonly pageId: string;
   readonly detectedAt: string;
 }
@@ -70,6 +72,20 @@ export type StatusChangeEvent =
   | ComponentStatusChangeEvent
   | IncidentChangeEvent
   | MaintenanceChangeEvent;
+
+/** The slug of the configured page an event happened on. */
+export function pageSlugOf(event: StatusChangeEvent): string {
+  switch (event.type) {
+    case 'page':
+      return event.pageSlug;
+    case 'component':
+      return event.component.pageSlug;
+    case 'incident':
+      return event.incident.pageSlug;
+    case 'maintenance':
+      return event.maintenance.pageSlug;
+  }
+}
 
 export function componentRecord(component: Component): ComponentRecord {
   const { group, children, incidents, maintenances, ...fields } = component;

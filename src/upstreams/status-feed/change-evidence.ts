@@ -10,7 +10,7 @@ import { COMPONENT_STATUSES, type Component, type Incident, type Maintenance } f
 
 /** The lookups of the feed's documents (summary, upcoming, histories) an event is found in. */
 interface DocumentValue {
-  readonly page?: { readonly id: string };
+  readonly page?: { readonly id: string; readonly slug: string };
   readonly componentsById?: ReadonlyMap<string, Component>;
   readonly incidentsById?: ReadonlyMap<string, Incident>;
   readonly maintenancesById?: ReadonlyMap<string, Maintenance>;
@@ -42,8 +42,9 @@ export function shownEvent(
   const { detectedAt } = event;
   switch (event.type) {
     case 'page':
+      // The page is the document's own (its name carries the slug), whatever the message says.
       return next.page !== undefined && next.page.id === event.pageId
-        ? { type: 'page', pageId: next.page.id, detectedAt }
+        ? { type: 'page', pageSlug: next.page.slug, pageId: next.page.id, detectedAt }
         : undefined;
     case 'component': {
       const received = event.component as { id?: unknown } | undefined;

@@ -26,13 +26,49 @@ export const UPDATE_STATUSES = [...INCIDENT_STATUSES, ...MAINTENANCE_STATUSES] a
 export const IMPACTS = ['NONE', 'MINOR', 'MAJOR', 'CRITICAL', 'MAINTENANCE'] as const;
 
 export type StatusIndicator = (typeof STATUS_INDICATORS)[number] | Unknown;
+
+/**
+ * How bad each indicator is, for the worst of several pages: a value this gateway does not know
+ * ranks above all-clear (something is said) and below maintenance.
+ */
+export const INDICATOR_SEVERITY: Readonly<Record<StatusIndicator, number>> = {
+  NONE: 0,
+  UNKNOWN: 1,
+  MAINTENANCE: 2,
+  MINOR: 3,
+  MAJOR: 4,
+  CRITICAL: 5,
+};
+
+/** How bad each component status is, for lists worst first; operational is 0. */
+export const COMPONENT_STATUS_SEVERITY: Readonly<Record<ComponentStatus, number>> = {
+  OPERATIONAL: 0,
+  UNKNOWN: 1,
+  UNDER_MAINTENANCE: 2,
+  DEGRADED_PERFORMANCE: 3,
+  PARTIAL_OUTAGE: 4,
+  MAJOR_OUTAGE: 5,
+};
 export type ComponentStatus = (typeof COMPONENT_STATUSES)[number] | Unknown;
 export type IncidentStatus = (typeof INCIDENT_STATUSES)[number] | Unknown;
 export type MaintenanceStatus = (typeof MAINTENANCE_STATUSES)[number] | Unknown;
 export type UpdateStatus = (typeof UPDATE_STATUSES)[number] | Unknown;
 export type Impact = (typeof IMPACTS)[number] | Unknown;
 
+/** The slug of the page a gateway configured with `STATUS_BASE_URL` alone serves. */
+export const DEFAULT_PAGE_SLUG = 'default';
+
+/** Which configured page a document was read from, and what its build needs to know of it. */
+export interface FeedPage {
+  /** The page's slug in the configuration: what everything read from it carries. */
+  readonly slug: string;
+  /** Cuts a component's software version out of its name (its first capture group). */
+  readonly versionPattern?: RegExp | undefined;
+}
+
 export interface Page {
+  /** The configured page this document was read from. */
+  readonly slug: string;
   readonly id: string;
   readonly name: string;
   readonly url: string;
@@ -46,8 +82,12 @@ export interface PageStatus {
 }
 
 export interface Component {
+  /** The slug of the configured page that lists it. */
+  readonly pageSlug: string;
   readonly id: string;
   readonly name: string;
+  /** The software version its name carries, by the page's `versionPattern`; null without one. */
+  readonly version: string | null;
   readonly description: string | null;
   readonly status: ComponentStatus;
   readonly position: number;
@@ -92,6 +132,8 @@ export interface IncidentUpdate {
 
 /** What incidents and maintenances share. */
 export interface StatusEvent {
+  /** The slug of the configured page that lists it. */
+  readonly pageSlug: string;
   readonly id: string;
   readonly name: string;
   readonly impact: Impact;

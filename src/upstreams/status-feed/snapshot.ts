@@ -4,7 +4,9 @@ import {
   type AffectedComponent,
   COMPONENT_STATUSES,
   type Component,
+  DEFAULT_PAGE_SLUG,
   type EventHistory,
+  type FeedPage,
   IMPACTS,
   INCIDENT_STATUSES,
   type Incident,
@@ -32,6 +34,9 @@ import {
   type WireUpcoming,
 } from './wire.js';
 
+/** A document built outside any configuration (tests, tools) belongs to the default page. */
+const ANY_PAGE: FeedPage = { slug: DEFAULT_PAGE_SLUG };
+
 /**
  * A snapshot and what was left out of it: list items that failed validation are dropped one by
  * one, and each is described here so that the caller can log it.
@@ -43,14 +48,14 @@ export interface Built<Snapshot> {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer I)[] ? I[] : T[K] };
 
-export function buildSummary(wire: WireSummary): Built<StatusSummary> {
+export function buildSummary(wire: WireSummary, page: FeedPage = ANY_PAGE): Built<StatusSummary> {
   const problems: string[] = [];
   const components = unique(
     parseItems(wire.components, WireComponent, 'components', problems),
     'components',
     problems,
   )
-    .map(toComponent)
+    .map((item) => toComponent(item, page))
     .sort(byPosition);
   const componentsById = new Map(components.map((component) => [component.id, component]));
 
@@ -69,8 +74,8 @@ export function buildSummary(wire: WireSummary): Built<StatusSummary> {
     parseItems(wire.incidents, WireIncident, 'incidents', problems),
     'incidents',
     problems,
-  ).map((item, i) => toIncident(item, `incidents[${i}]`, problems));
-  const maintenances = toMaintenances(wire.scheduled_maintenances, problems);
+  ).map((item, i) => toIncident(item, `incidents[${i}]`, problems, page));
+  const maintenances = toMaintenances(wire.scheduled_maintenances, problems, page);
 
   for (const incident of incidents) {
     incident.components = incident.components.map((listed) => {
@@ -89,7 +94,7 @@ export function buildSummary(wire: WireSummary): Built<StatusSummary> {
 
   return {
     snapshot: {
-      page: toPage(wire.page),
+      page: toPage(wire.page, page),
       status: {
         indicator: toEnumValue(STATUS_INDICATORS, wire.status.indicator),
         description: wire.status.description ?? '',
@@ -106,25 +111,32 @@ export function buildSummary(wire: WireSummary): Built<StatusSummary> {
   };
 }
 
-export function buildIncidentHistory(wire: WireIncidentHistory): Built<IncidentHistory> {
+export function buildIncidentHistory(
+  wire: WireIncidentHistory,
+  page: FeedPage = ANY_PAGE,
+): Built<IncidentHistory> {
   const problems: string[] = [];
   const incidents = unique(
     parseItems(wire.incidents, WireIncident, 'incidents', problems),
     'incidents',
     problems,
-  ).map((item, i) => toIncident(item, `incidents[${i}]`, problems));
-  return { snapshot: toHistory(wire.page, incidents), problems };
+  ).map((item, i) => toIncident(item, `incidents[${i}]`, problems, page));
+  return { snapshot: toHistory(wire.page, incidents, page), problems };
 }
 
-export function buildMaintenanceHistory(wire: WireUpcoming): Built<MaintenanceHistory> {
+export function buildMaintenanceHistory(
+  wire: WireUpcoming,
+  page: FeedPage = ANY_PAGE,
+): Built<MaintenanceHistory> {
   const problems: string[] = [];
-  const maintenances = toMaintenances(wire.scheduled_maintenances, problems);
-  return { snapshot: toHistory(wire.page, maintenances), problems };
+  const maintenances = toMaintenances(wire.scheduled_maintenances, problems, page);
+  return { snapshot: toHistory(wire.page, maintenances, page), problems };
 }
 
 function toHistory<Event extends StatusEvent>(
-  page: WirePage,
+  wirePage: WirePage,
   events: readonly Event[],
+  page: FeedPage,
 ): EventHistory<Event> {
   const eventsByComponentId = new Map<string, Event[]>();
   for (const event of events) {
@@ -135,19 +147,22 @@ function toHistory<Event extends StatusEvent>(
     }
   }
   return {
-    page: toPage(page),
+    page: toPage(wirePage, page),
     events,
     eventsById: new Map(events.map((event) => [event.id, event])),
     eventsByComponentId,
   };
 }
 
-export function buildUpcoming(wire: WireUpcoming): Built<UpcomingMaintenances> {
+export function buildUpcoming(
+  wire: WireUpcoming,
+  page: FeedPage = ANY_PAGE,
+): Built<UpcomingMaintenances> {
   const problems: string[] = [];
-  const maintenances = toMaintenances(wire.scheduled_maintenances, problems);
+  const maintenances = toMaintenances(wire.scheduled_maintenances, problems, page);
   return {
     snapshot: {
-      page: toPage(wire.page),
+      page: toPage(wire.page, page),
       maintenances,
       maintenancesById: new Map(maintenances.map((maintenance) => [maintenance.id, maintenance])),
     },
@@ -155,10 +170,10 @@ export function buildUpcoming(wire: WireUpcoming): Built<UpcomingMaintenances> {
   };
 }
 
-function toMaintenances(items: readonly unknown[], problems: string[]) {
+function toMaintenances(items: readonly unknown[], problems: string[], page: FeedPage) {
   const where = 'scheduled_maintenances';
   return unique(parseItems(items, WireMaintenance, where, problems), where, problems).map(
-    (item, i) => toMaintenance(item, `${where}[${i}]`, problems),
+    (item, i) => toMaintenance(item, `${where}[${i}]`, problems, page),
   );
 }
 
@@ -208,8 +223,9 @@ function parseItems<Output>(
 const byPosition = (a: Component, b: Component) =>
   a.position - b.position || a.name.localeCompare(b.name);
 
-function toPage(wire: WirePage): Page {
+function toPage(wire: WirePage, page: FeedPage): Page {
   return {
+    slug: page.slug,
     id: wire.id,
     name: wire.name,
     url: wire.url,
@@ -220,10 +236,12 @@ function toPage(wire: WirePage): Page {
 
 type ComponentNode = Mutable<Component> & { groupId: string | null };
 
-function toComponent(wire: WireComponent): ComponentNode {
+function toComponent(wire: WireComponent, page: FeedPage): ComponentNode {
   return {
+    pageSlug: page.slug,
     id: wire.id,
     name: wire.name,
+    version: page.versionPattern?.exec(wire.name)?.[1] ?? null,
     description: wire.description,
     status: toEnumValue(COMPONENT_STATUSES, wire.status),
     position: wire.position ?? 0,
@@ -241,7 +259,12 @@ function toComponent(wire: WireComponent): ComponentNode {
   };
 }
 
-function toEvent(wire: WireIncident, where: string, problems: string[]): Mutable<StatusEvent> {
+function toEvent(
+  wire: WireIncident,
+  where: string,
+  problems: string[],
+  page: FeedPage,
+): Mutable<StatusEvent> {
   const updates = unique(
     parseItems(wire.incident_updates, WireIncidentUpdate, `${where}.incident_updates`, problems),
     `${where}.incident_updates`,
@@ -250,6 +273,7 @@ function toEvent(wire: WireIncident, where: string, problems: string[]): Mutable
     .map((update, i) => toUpdate(update, `${where}.incident_updates[${i}]`, problems))
     .sort((a, b) => b.displayAt.getTime() - a.displayAt.getTime());
   return {
+    pageSlug: page.slug,
     id: wire.id,
     name: wire.name,
     impact: toEnumValue(IMPACTS, wire.impact),
@@ -265,21 +289,30 @@ function toEvent(wire: WireIncident, where: string, problems: string[]): Mutable
       parseItems(wire.components, WireComponent, `${where}.components`, problems),
       `${where}.components`,
       problems,
-    ).map(toComponent),
+    ).map((item) => toComponent(item, page)),
   };
 }
 
-function toIncident(wire: WireIncident, where: string, problems: string[]): Mutable<Incident> {
-  return { ...toEvent(wire, where, problems), status: toEnumValue(INCIDENT_STATUSES, wire.status) };
+function toIncident(
+  wire: WireIncident,
+  where: string,
+  problems: string[],
+  page: FeedPage,
+): Mutable<Incident> {
+  return {
+    ...toEvent(wire, where, problems, page),
+    status: toEnumValue(INCIDENT_STATUSES, wire.status),
+  };
 }
 
 function toMaintenance(
   wire: WireMaintenance,
   where: string,
   problems: string[],
+  page: FeedPage,
 ): Mutable<Maintenance> {
   return {
-    ...toEvent(wire, where, problems),
+    ...toEvent(wire, where, problems, page),
     status: toEnumValue(MAINTENANCE_STATUSES, wire.status),
     scheduledFor: wire.scheduled_for,
     scheduledUntil: wire.scheduled_until,

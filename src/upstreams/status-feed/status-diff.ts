@@ -279,11 +279,16 @@ function maintenanceChangeKind(
 function withPageEvent(
   events: StatusChangeEvent[],
   listChanged: boolean,
-  next: { readonly page: { readonly id: string } },
+  next: { readonly page: { readonly id: string; readonly slug: string } },
   at: string,
 ): StatusChangeEvent[] {
   if (events.length > 0 || listChanged) {
-    events.unshift({ type: 'page', pageId: next.page.id, detectedAt: at });
+    events.unshift({
+      type: 'page',
+      pageSlug: next.page.slug,
+      pageId: next.page.id,
+      detectedAt: at,
+    });
   }
   return events;
 }

@@ -1,17 +1,18 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { Config } from '../../config.js';
+import type { Config, StatusPageConfig } from '../../config.js';
 import type { Tracing } from '../../observability/tracing.js';
 import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
 import type { ChangeBus } from './change-bus.js';
 import type { StatusChangeEvent } from './change-event.js';
-import type {
-  IncidentHistory,
-  MaintenanceHistory,
-  StatusSummary,
-  UpcomingMaintenances,
+import {
+  DEFAULT_PAGE_SLUG,
+  type IncidentHistory,
+  type MaintenanceHistory,
+  type StatusSummary,
+  type UpcomingMaintenances,
 } from './model.js';
 import {
   type Built,
@@ -29,9 +30,16 @@ import {
 } from './status-diff.js';
 import { WireIncidentHistory, WireMaintenanceHistory, WireSummary, WireUpcoming } from './wire.js';
 
-type StatusFeedConfig = Omit<Config['statusFeed'], 'pollIntervalMs'>;
+type StatusFeedConfig = Omit<Config['statusFeed'], 'pollIntervalMs' | 'pages'>;
 
 export interface StatusFeedOptions extends StatusFeedConfig {
+  /** The configured page this feed reads: its URL, and the slug everything read from it carries. */
+  readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern'>;
+  /**
+   * What errors, logs and metrics call the upstream.
+   * @default 'status feed'
+   */
+  readonly upstreamName?: string;
   readonly logger: Logger;
   readonly observer?: UpstreamObserver;
   /** Traces each upstream request (see `UpstreamClientOptions.tracing`). */
@@ -87,13 +95,13 @@ export const INCIDENT_HISTORY_PATH = '/incidents.json';
 export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 
 export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
-  const { baseUrl, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
+  const { page, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
     options;
-  const { sharedSnapshots, changes } = options;
+  const { sharedSnapshots, changes, upstreamName = 'status feed' } = options;
   const client = createUpstreamClient({
     ...upstream,
-    baseUrl,
-    name: 'status feed',
+    baseUrl: page.baseUrl,
+    name: upstreamName,
     logger,
     ...(observer ? { observer } : {}),
     tracing,
@@ -107,7 +115,7 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
   function cached<Wire, Value>(
     path: string,
     schema: z.ZodType<Wire>,
-    build: (wire: Wire) => Built<Value>,
+    build: (wire: Wire, page: StatusFeedOptions['page']) => Built<Value>,
     diff: Diff<Value>,
     { optional = false } = {},
   ) {
@@ -116,13 +124,13 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     const failureTtlMs = optional ? cacheTtlMs : 0;
     const fetch = (requestId?: string) => client.getJson(path, schema, { requestId });
     const buildLogged = (wire: Wire): Value => {
-      const { snapshot, problems } = build(wire);
+      const { snapshot, problems } = build(wire, page);
       if (servingStale) {
         servingStale = false;
-        logger.info({ upstream: 'status feed', path }, 'status feed answers again');
+        logger.info({ upstream: upstreamName, path }, 'status feed answers again');
       }
       if (problems.length > 0) {
-        logger.warn({ upstream: 'status feed', path, problems }, 'status feed items left out');
+        logger.warn({ upstream: upstreamName, path, problems }, 'status feed items left out');
       }
       return snapshot;
     };
@@ -134,7 +142,8 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
       ...(sharedSnapshots
         ? {
             sharing: sharedSnapshots.document({
-              name: path,
+              name: sharedName(page.slug, path),
+              upstream: upstreamName,
               fetch,
               schema,
               build: buildLogged,
@@ -169,7 +178,7 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
         if (event === 'stale' && !servingStale) {
           servingStale = true;
           logger.warn(
-            { upstream: 'status feed', path, err: error },
+            { upstream: upstreamName, path, err: error },
             'status feed failed; serving the last good snapshot',
           );
         }
@@ -225,6 +234,15 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     },
     poll: (document) => caches[document].latest(),
   };
+}
+
+/**
+ * A document's name among the replicas' shared snapshots (Redis keys `snapshot:<name>` and the
+ * like): the page's slug and the path, so that pages sharing a Redis never overwrite each other.
+ * The default page keeps the path alone, the keys of a gateway that served one page.
+ */
+function sharedName(slug: string, path: string): string {
+  return slug === DEFAULT_PAGE_SLUG ? path : `${slug}${path}`;
 }
 
 /** A document's diff (see `status-diff.ts`). */

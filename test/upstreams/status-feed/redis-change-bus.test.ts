@@ -25,14 +25,15 @@ async function replicas(count: number) {
   return (await redisServer.replicas(count)).map((connection) => {
     const snapshots = new RedisSnapshotStore(connection);
     const document = new SnapshotCache({
-      load: async () => ({ page: { id: servedPage } }),
+      load: async () => ({ page: { id: servedPage, slug: 'default' } }),
       ttlMs: 0,
       maxStaleMs: 0,
       sharing: snapshots.document({
         name: '/page.json',
         fetch: async () => ({ page: { id: servedPage } }),
         schema: PageDocument,
-        build: (wire) => wire,
+        // Every document says which configured page it is of, as the status feed's builds do.
+        build: (wire) => ({ page: { ...wire.page, slug: 'default' } }),
         ttlMs: 0,
         retainMs: 60_000,
         failureTtlMs: 0,
@@ -52,12 +53,17 @@ async function replicas(count: number) {
 
 /** The page event of the snapshot `replica` fetches now, with `pageId` served. */
 async function event(
-  replica: { document: SnapshotCache<{ page: { id: string } }> },
+  replica: { document: SnapshotCache<{ page: { id: string; slug: string } }> },
   pageId: string,
 ): Promise<PageChangeEvent> {
   servedPage = pageId;
   const snapshot = await replica.document.latest();
-  return { type: 'page', pageId, detectedAt: snapshot.fetchedAt.toISOString() };
+  return {
+    type: 'page',
+    pageSlug: 'default',
+    pageId,
+    detectedAt: snapshot.fetchedAt.toISOString(),
+  };
 }
 
 describe('RedisChangeBus', () => {

@@ -1,0 +1,113 @@
+import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
+import {
+  COMPONENT_STATUS_SEVERITY,
+  type Component,
+  INDICATOR_SEVERITY,
+  type Incident,
+  type Maintenance,
+  type StatusIndicator,
+} from '../upstreams/status-feed/model.js';
+import { builder } from './builder.js';
+import { ComponentRef } from './component.js';
+import { IncidentRef } from './incident.js';
+import { MaintenanceRef } from './maintenance.js';
+import { readPages, StatusIndicatorEnum } from './page.js';
+import { PageRef, type PageSource, summaryOf } from './page-ref.js';
+import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
+
+/** What several pages show at a glance, built once from their summaries. */
+interface StatusOverview {
+  readonly indicator: StatusIndicator;
+  readonly pages: readonly PageSource[];
+  readonly degradedComponents: readonly Component[];
+  readonly unresolvedIncidents: readonly Incident[];
+  readonly activeMaintenances: readonly Maintenance[];
+}
+
+const StatusOverviewRef = builder.objectRef<StatusOverview>('StatusOverview').implement({
+  extensions: READS_STATUS_SNAPSHOTS,
+  description:
+    'Everything watched at a glance: the worst indicator across the pages, and what is not operational, worst first.',
+  fields: (t) => ({
+    indicator: t.expose('indicator', {
+      type: StatusIndicatorEnum,
+      description:
+        'The worst indicator of the pages that answered (CRITICAL, MAJOR, MINOR, MAINTENANCE, UNKNOWN, NONE, worst first).',
+    }),
+    pages: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
+      type: [PageRef],
+      description: 'The pages read, in configuration order; one whose feed failed is left out.',
+      resolve: (overview) => overview.pages,
+    }),
+    degradedComponents: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
+      type: [ComponentRef],
+      description:
+        'Components (not groups) that are not operational, worst status first, then by page in configuration order and position. `page` says whose.',
+      resolve: (overview) => overview.degradedComponents,
+    }),
+    unresolvedIncidents: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
+      type: [IncidentRef],
+      description: "The pages' unresolved incidents, by page in configuration order.",
+      resolve: (overview) => overview.unresolvedIncidents,
+    }),
+    activeMaintenances: t.field({
+      extensions: READS_STATUS_SNAPSHOTS,
+      type: [MaintenanceRef],
+      description: "The pages' maintenances in progress or being verified, by page.",
+      resolve: (overview) => overview.activeMaintenances,
+    }),
+  }),
+});
+
+const ACTIVE_MAINTENANCE = new Set<Maintenance['status']>(['IN_PROGRESS', 'VERIFYING']);
+
+builder.queryField('statusOverview', (t) =>
+  t.field({
+    extensions: READS_STATUS_SNAPSHOTS,
+    type: StatusOverviewRef,
+    description: `Everything watched at a glance: the worst indicator across the pages, and what is not operational, worst first. Every configured page, or those \`slugs\` names (at most ${MAX_PAGES_PER_FIELD}); a page whose feed cannot be read is left out, with an error naming it.`,
+    args: {
+      slugs: t.arg.stringList({
+        required: false,
+        description: `The pages' slugs, at most ${MAX_PAGES_PER_FIELD}. Omit for every configured page.`,
+      }),
+    },
+    resolve: async (_root, { slugs }, context, info) => {
+      const pages = await readPages(
+        pageSlugsOf(slugs, context.statusPages.registry, { whenNone: 'all' }),
+        context,
+        info.path,
+      );
+      let indicator: StatusIndicator = 'NONE';
+      const degraded: Component[] = [];
+      const unresolvedIncidents: Incident[] = [];
+      const activeMaintenances: Maintenance[] = [];
+      for (const page of pages) {
+        const { value } = await summaryOf(page, context);
+        if (INDICATOR_SEVERITY[value.status.indicator] > INDICATOR_SEVERITY[indicator]) {
+          indicator = value.status.indicator;
+        }
+        for (const component of value.components) {
+          if (!component.isGroup && component.status !== 'OPERATIONAL') degraded.push(component);
+        }
+        unresolvedIncidents.push(...value.incidents);
+        activeMaintenances.push(
+          ...value.maintenances.filter((maintenance) => ACTIVE_MAINTENANCE.has(maintenance.status)),
+        );
+      }
+      return {
+        indicator,
+        pages,
+        // A stable sort: within a status, pages stay in configuration order, components by position.
+        degradedComponents: degraded.sort(
+          (a, b) => COMPONENT_STATUS_SEVERITY[b.status] - COMPONENT_STATUS_SEVERITY[a.status],
+        ),
+        unresolvedIncidents,
+        activeMaintenances,
+      };
+    },
+  }),
+);

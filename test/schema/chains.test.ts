@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { statusPagesFile } from '../helpers/status-pages-file.js';
+
+interface ChainAnswer {
+  id: string;
+  statusPage: { slug: string } | null;
+  status: string | null;
+  softwareVersion: string | null;
+  components: { id: string; name: string; version: string | null; page: { slug: string } }[];
+}
+
+describe('chains joined to their status page', () => {
+  let harness: Harness;
+  const ids = { mainnet: '', testnet: '' };
+
+  beforeAll(async () => {
+    // Hedera names its network components after their software version.
+    const hedera = createSimulatedFeed({ now: new Date('2026-11-20T12:00:00Z') });
+    const [mainnet, testnet] = hedera.summary.components.filter((component) => !component.group);
+    if (!mainnet || !testnet) throw new Error('two plain components');
+    mainnet.name = 'Mainnet (v0.58.10) | Network Uptime';
+    mainnet.status = 'partial_outage';
+    testnet.name = 'Testnet (v0.59.0-rc.1) | Network Uptime';
+    testnet.status = 'operational';
+    ids.mainnet = mainnet.id;
+    ids.testnet = testnet.id;
+    harness = await startHarness({
+      simulator: { statusPages: { hedera } },
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile([
+          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
+          {
+            slug: 'hedera',
+            name: 'Hedera',
+            baseUrl: simulator.statusPageUrl('hedera'),
+            versionPattern: '\\((v[^)]+)\\)',
+            chains: [
+              { chainId: 295, components: [ids.mainnet] },
+              { chainId: 296, components: [ids.testnet] },
+            ],
+          },
+        ]),
+      }),
+    });
+  });
+  afterAll(() => harness.close());
+
+  it('links a supported chain to its page, its components, their status and version', async () => {
+    const { body } = await harness.execute<{
+      supportedChains: ChainAnswer[];
+      statusPage: { name: string; chains: { id: string }[] };
+    }>(`{
+      supportedChains {
+        id statusPage { slug } status softwareVersion
+        components { id name version page { slug } }
+      }
+      statusPage(slug: "hedera") { name chains { id } }
+    }`);
+    expect(body.errors).toBeUndefined();
+    const byId = new Map(body.data?.supportedChains.map((chain) => [chain.id, chain]));
+    expect(byId.get('295')).toEqual({
+      id: '295',
+      statusPage: { slug: 'hedera' },
+      status: 'PARTIAL_OUTAGE',
+      softwareVersion: 'v0.58.10',
+      components: [
+        {
+          id: ids.mainnet,
+          name: 'Mainnet (v0.58.10) | Network Uptime',
+          version: 'v0.58.10',
+          page: { slug: 'hedera' },
+        },
+      ],
+    });
+    expect(byId.get('296')).toMatchObject({
+      status: 'OPERATIONAL',
+      softwareVersion: 'v0.59.0-rc.1',
+    });
+    // A chain no page stands for.
+    expect(byId.get('1')).toMatchObject({
+      statusPage: null,
+      status: null,
+      softwareVersion: null,
+      components: [],
+    });
+    expect(body.data?.statusPage.chains.map((chain) => chain.id)).toEqual(['295', '296']);
+    // The configured name, over the one the feed gives itself.
+    expect(body.data?.statusPage.name).toBe('Hedera');
+  });
+
+  it("leaves a component's version null on a page without a versionPattern", async () => {
+    const { body } = await harness.execute<{ statusPage: { components: { version: null }[] } }>(
+      '{ statusPage { components { version } } }',
+    );
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.statusPage.components.every((c) => c.version === null)).toBe(true);
+  });
+});

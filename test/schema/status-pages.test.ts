@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../simulator/src/server.js';
+import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
+import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { statusPagesFile } from '../helpers/status-pages-file.js';
+
+const NOW = new Date('2026-11-20T12:00:00Z');
+const SLUGS = Array.from({ length: 200 }, (_, i) => `p${String(i).padStart(3, '0')}`);
+/** The pages the simulator serves; every other configured page would answer 404. */
+const SERVED = ['p010', 'p100', 'p199'] as const;
+
+/** A `STATUS_PAGES_FILE` of `slugs`, each at the simulator's page of that slug. */
+const pagesFile = (simulator: Simulator, slugs: readonly string[]) =>
+  statusPagesFile(slugs.map((slug) => ({ slug, baseUrl: simulator.statusPageUrl(slug) })));
+
+/** Requests the simulator got for page `slug`'s documents. */
+const pageRequests = (simulator: Simulator, slug: string) =>
+  simulator.requests.filter((request) => request.path.startsWith(`/status/${slug}/`)).length;
+
+describe('many status pages', () => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      simulator: {
+        statusPages: Object.fromEntries(
+          SERVED.map((slug) => [slug, createSimulatedFeed({ now: NOW })]),
+        ),
+      },
+      env: (simulator) => ({ STATUS_PAGES_FILE: pagesFile(simulator, SLUGS) }),
+    });
+  });
+  afterAll(() => harness.close());
+
+  it('of 200 configured pages, fetches only the three a query names', async () => {
+    harness.simulator.resetRequests();
+    const { body } = await harness.execute<{ statusPages: { slug: string; name: string }[] }>(
+      '{ statusPages(slugs: ["p199", "p010", "p100"]) { slug name components { id page { slug } } } }',
+    );
+    expect(body.errors).toBeUndefined();
+    // Configuration order, whatever the order asked.
+    expect(body.data?.statusPages.map((page) => page.slug)).toEqual(['p010', 'p100', 'p199']);
+    expect(harness.simulator.requests.map((request) => request.path).sort()).toEqual(
+      SERVED.map((slug) => `/status/${slug}/api/v2/summary.json`),
+    );
+  });
+
+  it("reads a component's nested fields from its own page", async () => {
+    harness.simulator.resetRequests();
+    const { body } = await harness.execute<{
+      statusPage: { slug: string; components: { page: { slug: string } }[] };
+    }>('{ statusPage(slug: "p100") { slug components { page { slug } incidentHistory { id } } } }');
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.statusPage.slug).toBe('p100');
+    expect(new Set(body.data?.statusPage.components.map((c) => c.page.slug))).toEqual(
+      new Set(['p100']),
+    );
+    expect(harness.simulator.requestCount('/status/p100/api/v2/incidents.json')).toBe(1);
+    expect(pageRequests(harness.simulator, 'p010') + pageRequests(harness.simulator, 'p199')).toBe(
+      0,
+    );
+  });
+
+  it('answers the other pages when one of them 404s, with an error naming it', async () => {
+    const { status, body } = await harness.execute<{ statusPages: { slug: string }[] }>(
+      '{ statusPages(slugs: ["p010", "p050"]) { slug name } }',
+    );
+    expect(status).toBe(200);
+    expect(body.data?.statusPages.map((page) => page.slug)).toEqual(['p010']);
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/^The status feed of page p050 GET \/summary\.json /),
+        path: ['statusPages'],
+        extensions: expect.objectContaining({ code: 'UPSTREAM_UNAVAILABLE', slug: 'p050' }),
+      }),
+    ]);
+    const one = await harness.execute('{ statusPage(slug: "p050") { name } }');
+    expect(one.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    // Readiness reads no page of several: ready, whatever they answer.
+    harness.simulator.resetRequests();
+    const ready = await harness.fetch('/readiness');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ready: true });
+    expect(harness.simulator.requests).toEqual([]);
+  });
+
+  it('answers the other pages when one answers garbage or nothing', async () => {
+    harness.simulator.setStatusPage('p020', createSimulatedFeed({ now: NOW }));
+    harness.simulator.setStatusPage('p030', createSimulatedFeed({ now: NOW }));
+    harness.simulator.setFault('status', '/p020/api/v2/summary.json', { kind: 'html' });
+    harness.simulator.setFault('status', '/p030/api/v2/summary.json', { kind: 'hang' });
+    try {
+      const { body } = await harness.execute<{ statusPages: { slug: string; name: string }[] }>(
+        '{ statusPages(slugs: ["p010", "p020", "p030", "p100"]) { slug name } }',
+      );
+      expect(body.data?.statusPages.map((page) => page.slug)).toEqual(['p010', 'p100']);
+      expect(body.errors?.map((error) => error.extensions?.slug)).toEqual(['p020', 'p030']);
+    } finally {
+      harness.simulator.clearFaults();
+    }
+  });
+
+  it('reads the pages of one host four at a time', async () => {
+    const slugs = SLUGS.slice(40, 50);
+    for (const slug of slugs)
+      harness.simulator.setStatusPage(slug, createSimulatedFeed({ now: NOW }));
+    harness.simulator.setFault('status', '*', { kind: 'delay', ms: 100 });
+    try {
+      harness.simulator.resetRequests();
+      // Asking starts keeping the peak.
+      harness.simulator.concurrency('/status/');
+      const { body } = await harness.execute<{ statusPages: { slug: string }[] }>(
+        'query ($slugs: [String!]) { statusPages(slugs: $slugs) { slug name } }',
+        { slugs },
+      );
+      expect(body.errors).toBeUndefined();
+      expect(body.data?.statusPages.map((page) => page.slug)).toEqual(slugs);
+      expect(harness.simulator.requests).toHaveLength(10);
+      expect(harness.simulator.concurrency('/status/').peak).toBe(4);
+    } finally {
+      harness.simulator.clearFaults();
+    }
+  });
+
+  it('refuses an unknown slug, and too many, before reading anything', async () => {
+    harness.simulator.resetRequests();
+    const unknown = await harness.execute('{ statusPage(slug: "nope") { name } }');
+    expect(unknown.body.errors?.[0]).toMatchObject({
+      message: expect.stringContaining('"nope"'),
+      extensions: { code: 'BAD_USER_INPUT', field: 'slug' },
+    });
+    const many = await harness.execute('{ statusPages { slug } }');
+    expect(many.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'slugs',
+    });
+    const tooMany = await harness.execute(
+      'query ($s: [String!]) { statusPages(slugs: $s) { slug } }',
+      {
+        s: SLUGS.slice(0, 51),
+      },
+    );
+    expect(tooMany.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(harness.simulator.requests).toEqual([]);
+  });
+});
+
+describe('one page in a STATUS_PAGES_FILE', () => {
+  let viaFile: Harness;
+  let viaUrl: Harness;
+
+  beforeAll(async () => {
+    const feed = createSimulatedFeed({ now: NOW });
+    [viaFile, viaUrl] = await Promise.all([
+      startHarness({
+        simulator: { statusFeed: feed },
+        env: (simulator) => ({
+          STATUS_PAGES_FILE: statusPagesFile([
+            { slug: 'default', baseUrl: simulator.statusBaseUrl },
+          ]),
+        }),
+      }),
+      startHarness({ simulator: { statusFeed: feed } }),
+    ]);
+  });
+  afterAll(() => Promise.all([viaFile.close(), viaUrl.close()]));
+
+  it('answers the page tree as STATUS_BASE_URL does, byte for byte', async () => {
+    const bodyOf = async (harness: Harness) =>
+      (
+        await harness.fetch('/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: PAGE_TREE_QUERY }),
+        })
+      ).text();
+    const [fromFile, fromUrl] = await Promise.all([bodyOf(viaFile), bodyOf(viaUrl)]);
+    // The fetch times differ by the milliseconds between the two gateways' reads.
+    const withoutFetchTime = (text: string) => text.replace(/"fetchedAt":"[^"]+"/g, '');
+    expect(withoutFetchTime(fromFile)).toBe(withoutFetchTime(fromUrl));
+    expect(JSON.parse(fromFile).errors).toBeUndefined();
+  });
+});
