@@ -3,6 +3,7 @@ import type { Component } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
+import { onPageOf, PAGE_ENTITY_KEYS } from './page-entity-key.js';
 import { PageRef } from './page-ref.js';
 
 export const ComponentStatusEnum = builder.enumType('ComponentStatus', {
@@ -129,8 +130,9 @@ ComponentRef.implement({
 });
 
 builder.asEntity(ComponentRef, {
-  key: builder.selection<{ id: string }>('id'),
-  resolveReference: ({ id }, { statusPages }) => statusPages.of().component.load(id),
+  key: PAGE_ENTITY_KEYS,
+  resolveReference: (representation, { statusPages }) =>
+    onPageOf(representation, statusPages, (page) => page.component.load(representation.id)),
 });
 
 builder.queryField('component', (t) =>

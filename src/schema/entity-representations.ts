@@ -1,4 +1,12 @@
-import { GraphQLError, type GraphQLFieldResolver, type GraphQLSchema, isObjectType } from 'graphql';
+import {
+  GraphQLError,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+  isObjectType,
+  Kind,
+  parse,
+  type SelectionSetNode,
+} from 'graphql';
 
 /** The part of the context this guard reads. */
 export interface EntityLimitContext {
@@ -9,8 +17,11 @@ export interface EntityLimitContext {
 /**
  * Checks `_entities` representations before any of them is resolved: at most
  * `maxEntityRepresentations` per call (refused whole, before any upstream is asked), and each one
- * an object naming an entity of this subgraph with every field of its `@key` as a non-empty
- * string. A representation that is not answers an error at its own index; the others resolve.
+ * an object naming an entity of this subgraph with every field of one of its `@key`s as a
+ * non-empty string (a nested key field, `page { slug }`, as an object of them). The key checked is
+ * the one with the most fields the representation carries at its top, so that a representation
+ * carrying a field of a key has it checked. A representation that is not answers an error at its
+ * own index; the others resolve.
  */
 export function guardEntityRepresentations(schema: GraphQLSchema): GraphQLSchema {
   const field = schema.getQueryType()?.getFields()._entities;
@@ -45,37 +56,74 @@ export function guardEntityRepresentations(schema: GraphQLSchema): GraphQLSchema
   return schema;
 }
 
-/** Each entity type's `@key` fields, read from the schema. */
-function entityKeys(schema: GraphQLSchema): ReadonlyMap<string, readonly string[]> {
-  const keys = new Map<string, string[]>();
+/** The fields of a key: each leaf `null`, each nested field its own fields. */
+type KeyFields = ReadonlyMap<string, KeyFields | null>;
+
+/** Each entity type's `@key`s, in the schema's order, read from the schema. */
+function entityKeys(schema: GraphQLSchema): ReadonlyMap<string, readonly KeyFields[]> {
+  const keys = new Map<string, KeyFields[]>();
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type)) continue;
     for (const directive of type.astNode?.directives ?? []) {
       if (directive.name.value !== 'key') continue;
       const fields = directive.arguments?.find((argument) => argument.name.value === 'fields');
-      if (fields?.value.kind === 'StringValue')
-        keys.set(type.name, fields.value.value.split(/\s+/));
+      if (fields?.value.kind !== Kind.STRING) continue;
+      const [operation] = parse(`{ ${fields.value.value} }`).definitions;
+      if (operation?.kind !== Kind.OPERATION_DEFINITION) continue;
+      keys.set(type.name, [...(keys.get(type.name) ?? []), keyFieldsOf(operation.selectionSet)]);
     }
   }
   return keys;
 }
 
+function keyFieldsOf(selectionSet: SelectionSetNode): KeyFields {
+  const fields = new Map<string, KeyFields | null>();
+  for (const selection of selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD) continue;
+    fields.set(
+      selection.name.value,
+      selection.selectionSet ? keyFieldsOf(selection.selectionSet) : null,
+    );
+  }
+  return fields;
+}
+
+/** The first key field `value` lacks or carries as something else (a dotted path), if any. */
+function missingField(value: Record<string, unknown>, fields: KeyFields): string | undefined {
+  for (const [name, nested] of fields) {
+    const field = value[name];
+    if (nested === null) {
+      if (typeof field !== 'string' || field === '') return name;
+    } else {
+      if (typeof field !== 'object' || field === null) return `${name}.${[...nested.keys()][0]}`;
+      const inner = missingField(field as Record<string, unknown>, nested);
+      if (inner !== undefined) return `${name}.${inner}`;
+    }
+  }
+  return undefined;
+}
+
 function problemOf(
   representation: unknown,
   index: number,
-  keys: ReadonlyMap<string, readonly string[]>,
+  keys: ReadonlyMap<string, readonly KeyFields[]>,
 ): string | undefined {
   const at = `Representation ${index}`;
   if (typeof representation !== 'object' || representation === null)
     return `${at} is not an object.`;
-  const { __typename: typename } = representation as Record<string, unknown>;
-  const key = typeof typename === 'string' ? keys.get(typename) : undefined;
-  if (!key) return `${at} does not name an entity of this subgraph in __typename.`;
-  for (const name of key) {
-    const value = (representation as Record<string, unknown>)[name];
-    if (typeof value !== 'string' || value === '') {
-      return `${at} (${String(typename)}) needs its key field "${name}" as a non-empty string.`;
-    }
+  const value = representation as Record<string, unknown>;
+  const { __typename: typename } = value;
+  const candidates = typeof typename === 'string' ? keys.get(typename) : undefined;
+  if (!candidates) return `${at} does not name an entity of this subgraph in __typename.`;
+  const carried = (fields: KeyFields) => [...fields.keys()].filter((name) => name in value).length;
+  // The key most of whose top fields it carries, the first of those with all of them carried.
+  let key = candidates[0] as KeyFields;
+  for (const candidate of candidates) {
+    const complete = (fields: KeyFields) => carried(fields) === fields.size;
+    if (complete(candidate) && (!complete(key) || candidate.size > key.size)) key = candidate;
   }
-  return undefined;
+  const missing = missingField(value, key);
+  return missing === undefined
+    ? undefined
+    : `${at} (${String(typename)}) needs its key field "${missing}" as a non-empty string.`;
 }

@@ -1,6 +1,7 @@
 import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type { Incident } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
+import { onPageOf, PAGE_ENTITY_KEYS } from './page-entity-key.js';
 import { StatusEventRef } from './status-event.js';
 
 export const IncidentStatusEnum = builder.enumType('IncidentStatus', {
@@ -31,8 +32,9 @@ IncidentRef.implement({
 });
 
 builder.asEntity(IncidentRef, {
-  key: builder.selection<{ id: string }>('id'),
-  resolveReference: ({ id }, { statusPages }) => statusPages.of().incident.load(id),
+  key: PAGE_ENTITY_KEYS,
+  resolveReference: (representation, { statusPages }) =>
+    onPageOf(representation, statusPages, (page) => page.incident.load(representation.id)),
 });
 
 builder.queryField('incident', (t) =>

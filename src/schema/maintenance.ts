@@ -1,6 +1,7 @@
 import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type { Maintenance } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
+import { onPageOf, PAGE_ENTITY_KEYS } from './page-entity-key.js';
 import { StatusEventRef } from './status-event.js';
 
 export const MaintenanceStatusEnum = builder.enumType('MaintenanceStatus', {
@@ -39,8 +40,9 @@ MaintenanceRef.implement({
 });
 
 builder.asEntity(MaintenanceRef, {
-  key: builder.selection<{ id: string }>('id'),
-  resolveReference: ({ id }, { statusPages }) => statusPages.of().maintenance.load(id),
+  key: PAGE_ENTITY_KEYS,
+  resolveReference: (representation, { statusPages }) =>
+    onPageOf(representation, statusPages, (page) => page.maintenance.load(representation.id)),
 });
 
 builder.queryField('maintenance', (t) =>

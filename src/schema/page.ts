@@ -175,11 +175,14 @@ PageRef.implement({
 });
 
 builder.asEntity(PageRef, {
-  key: builder.selection<{ id: string }>('id'),
-  // The default page's: see docs/federation.md.
-  resolveReference: async ({ id }, { statusPages }) => {
+  // By `id`, the default page (the key before there were several); by `slug`, any configured one.
+  key: [builder.selection<{ id: string }>('id'), builder.selection<{ slug: string }>('slug')],
+  resolveReference: async (representation, { statusPages }) => {
+    if ('slug' in representation) {
+      return statusPages.registry.has(representation.slug) ? { slug: representation.slug } : null;
+    }
     const snapshot = await statusPages.of().summary();
-    return snapshot.value.page.id === id ? { slug: snapshot.value.page.slug } : null;
+    return snapshot.value.page.id === representation.id ? { slug: snapshot.value.page.slug } : null;
   },
 });
 

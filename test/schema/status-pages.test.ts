@@ -182,3 +182,70 @@ describe('one page in a STATUS_PAGES_FILE', () => {
     expect(JSON.parse(fromFile).errors).toBeUndefined();
   });
 });
+
+describe('entities of many pages', () => {
+  let harness: Harness;
+  const alpha = createSimulatedFeed({ now: NOW });
+  const beta = createSimulatedFeed({ now: NOW });
+
+  beforeAll(async () => {
+    // Two pages of the same feed: the same component ids, told apart by their page alone.
+    harness = await startHarness({
+      simulator: {
+        statusPages: { alpha, beta },
+      },
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile([
+          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
+          { slug: 'alpha', baseUrl: simulator.statusPageUrl('alpha') },
+          { slug: 'beta', baseUrl: simulator.statusPageUrl('beta') },
+        ]),
+      }),
+      logLevel: 'silent',
+    });
+  });
+  afterAll(() => harness.close());
+
+  it('resolve a component by id on the page its representation names, by id alone on the default page', async () => {
+    const [component] = alpha.summary.components;
+    const [onLedger] = harness.simulator.statusFeed.summary.components;
+    const id = component?.id ?? '';
+    const { body } = await harness.execute<{
+      _entities: ({ id: string; page: { slug: string } } | { slug: string; name: string } | null)[];
+    }>(
+      `query ($representations: [_Any!]!) {
+        _entities(representations: $representations) {
+          ... on Component { id page { slug } }
+          ... on Page { slug name }
+        }
+      }`,
+      {
+        representations: [
+          { __typename: 'Component', id, page: { slug: 'alpha' } },
+          { __typename: 'Component', id, page: { slug: 'beta' } },
+          { __typename: 'Component', id, page: { slug: 'nobody' } },
+          { __typename: 'Component', id: onLedger?.id },
+          { __typename: 'Page', slug: 'beta' },
+          { __typename: 'Page', slug: 'nobody' },
+          { __typename: 'Component', id, page: 'alpha' },
+        ],
+      },
+    );
+    // A page named other than as its key's `page { slug }` is refused at its own index.
+    expect(body.errors?.map((error) => [error.path, error.message])).toEqual([
+      [
+        ['_entities', 6],
+        'Representation 6 (Component) needs its key field "page.slug" as a non-empty string.',
+      ],
+    ]);
+    expect(body.data?._entities).toEqual([
+      { id, page: { slug: 'alpha' } },
+      { id, page: { slug: 'beta' } },
+      null,
+      { id: onLedger?.id, page: { slug: 'ledger' } },
+      { slug: 'beta', name: beta.summary.page.name },
+      null,
+      null,
+    ]);
+  });
+});
