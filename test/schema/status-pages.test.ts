@@ -249,3 +249,41 @@ describe('entities of many pages', () => {
     ]);
   });
 });
+
+describe('the cost of many pages', () => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      simulator: {
+        statusPages: {
+          alpha: createSimulatedFeed({ now: NOW }),
+          beta: createSimulatedFeed({ now: NOW }),
+        },
+      },
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile([
+          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
+          { slug: 'alpha', baseUrl: simulator.statusPageUrl('alpha') },
+          { slug: 'beta', baseUrl: simulator.statusPageUrl('beta') },
+        ]),
+        // Room for one page's components, not three.
+        MAX_RESOLVED_FIELDS: 100,
+      }),
+      logLevel: 'silent',
+    });
+  });
+  afterAll(() => harness.close());
+
+  it('counts every page an operation reads against its MAX_RESOLVED_FIELDS', async () => {
+    const one = await harness.execute(
+      '{ statusPages(slugs: ["alpha"]) { components { id name } } }',
+    );
+    expect(one.body.errors).toBeUndefined();
+    const three = await harness.execute('{ statusPages { components { id name } } }');
+    expect(three.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      limit: 'MAX_RESOLVED_FIELDS',
+    });
+  });
+});
