@@ -227,7 +227,9 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       verificationSession,
       usePartialErrors(),
       ...(config.graphiql ? [] : [useGraphiQLOffNotice({ endpoint: GRAPHQL_ENDPOINT })]),
-      ...(config.statusBoard ? [useStatusBoard()] : []),
+      ...(config.statusBoard
+        ? [useStatusBoard({ slugs: statusPages.configs.map((page) => page.slug) })]
+        : []),
     ],
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     // GraphQL over HTTP's persisted documents (`usePersistedDocuments`).

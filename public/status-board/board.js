@@ -4,7 +4,7 @@
 
 // The board's operation is public/status-board/board.graphql, persisted: the gateway knows it by
 // this id (the SHA-256 of the file), even when it accepts persisted documents only.
-const DOCUMENT_ID = 'sha256:720abb74f6914bad705bbe43d366b73aecfc7bc041c61c0c7537076422d08b72';
+const DOCUMENT_ID = 'sha256:aeb22cd7719c6b9418cb85ba3605fd6bf035db1c5b03021dfec7759db241efae';
 
 const STATUS_TEXT = {
   OPERATIONAL: 'Operational',
@@ -19,6 +19,13 @@ const STATUS_TEXT = {
 const RECONNECT_MS = 1000;
 
 const endpoint = document.querySelector('meta[name="graphql-endpoint"]').content;
+/** The configured pages, in configuration order (the gateway writes them in); `?slug=` picks one. */
+const configured = document
+  .querySelector('meta[name="status-pages"]')
+  .content.split(',')
+  .filter(Boolean);
+const asked = new URLSearchParams(location.search).get('slug');
+const slugs = asked && configured.includes(asked) ? [asked] : configured;
 const $ = (selector) => document.querySelector(selector);
 const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const formatTime = (iso) => (iso ? timeFormat.format(new Date(iso)) : '');
@@ -74,21 +81,39 @@ function eventItem(event, when) {
   return item;
 }
 
-function renderList(selector, emptySelector, items) {
-  $(selector).replaceChildren(...items);
-  $(emptySelector).hidden = items.length > 0;
+function renderList(root, selector, emptySelector, items) {
+  root.querySelector(selector).replaceChildren(...items);
+  root.querySelector(emptySelector).hidden = items.length > 0;
+}
+
+/** The section of page `slug`, made from the template the first time, in configuration order. */
+function sectionOf(slug) {
+  const pages = $('.pages');
+  const existing = [...pages.children].find((section) => section.dataset.slug === slug);
+  if (existing) return existing;
+  const section = $('#status-page').content.firstElementChild.cloneNode(true);
+  section.dataset.slug = slug;
+  const after = [...pages.children].find(
+    (other) => slugs.indexOf(other.dataset.slug) > slugs.indexOf(slug),
+  );
+  pages.insertBefore(section, after ?? null);
+  return section;
 }
 
 function render(page) {
-  document.title = `${page.status.description} · ${page.name}`;
-  const banner = $('.banner');
+  if (slugs.length === 1) document.title = `${page.status.description} · ${page.name}`;
+  const root = sectionOf(page.slug);
+  const banner = root.querySelector('.banner');
   banner.dataset.indicator = page.status.indicator;
-  $('.page-name').textContent = page.name;
-  $('.banner-text').textContent = page.status.description;
-  $('.fetched-at').textContent =
+  root.querySelector('.page-name').textContent = page.name;
+  root.querySelector('.banner-text').textContent = page.status.description;
+  root.querySelector('.fetched-at').textContent =
     `as of ${formatTime(page.fetchedAt)}${page.stale ? ' (the feed is not answering; last known state)' : ''}`;
-  $('.components').replaceChildren(...page.components.filter(isShown).map(componentItem));
+  root
+    .querySelector('.components')
+    .replaceChildren(...page.components.filter(isShown).map(componentItem));
   renderList(
+    root,
     '.incidents',
     '.incidents-empty',
     page.incidents.map((incident) =>
@@ -96,6 +121,7 @@ function render(page) {
     ),
   );
   renderList(
+    root,
     '.maintenances',
     '.maintenances-empty',
     page.scheduledMaintenances.map((maintenance) =>
@@ -116,6 +142,7 @@ function showProblems(errors) {
 function connect() {
   const url = new URL(endpoint, location.href);
   url.searchParams.set('documentId', DOCUMENT_ID);
+  url.searchParams.set('variables', JSON.stringify({ slugs }));
   const source = new EventSource(url);
   source.addEventListener('open', () => setConnection('live'));
   source.addEventListener('next', (message) => {

@@ -34,8 +34,9 @@ function boardFile(
   name: string,
   contentType: string,
   extra: Record<string, string> = {},
+  fill: (text: string) => string = (text) => text,
 ): BoardFile {
-  const body = readFileSync(new URL(name, BOARD_DIRECTORY), 'utf8');
+  const body = fill(readFileSync(new URL(name, BOARD_DIRECTORY), 'utf8'));
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   return {
     body,
@@ -52,17 +53,27 @@ function boardFile(
   };
 }
 
+export interface StatusBoardOptions {
+  /** The configured pages' slugs, in configuration order: the board shows them all, or one. */
+  readonly slugs: readonly string[];
+}
+
 /**
  * The live status board at `GET /status`: a small static page (public/status-board/, plain HTML,
- * CSS and a JavaScript module, served as they are) that renders the banner, the component tree,
- * incidents and maintenances from the `statusPageChanged` subscription over server-sent events,
- * and so updates itself within seconds of a change in the feed. The files are read once, at start.
+ * CSS and a JavaScript module, served as they are but for the configured pages' slugs written
+ * into the page) that renders each page's banner, component tree, incidents and maintenances from
+ * the `statusPageChanged` subscription over server-sent events, and so updates itself within
+ * seconds of a change in a feed; `/status?slug=` shows that page alone. The files are read once,
+ * at start.
  */
-export function useStatusBoard(): Plugin {
-  const page = boardFile('index.html', 'text/html; charset=utf-8', {
-    'content-security-policy': PAGE_POLICY,
-    'x-frame-options': 'DENY',
-  });
+export function useStatusBoard({ slugs }: StatusBoardOptions): Plugin {
+  // Slugs are lowercase letters, digits and dashes (`STATUS_PAGES_FILE`): nothing to escape.
+  const page = boardFile(
+    'index.html',
+    'text/html; charset=utf-8',
+    { 'content-security-policy': PAGE_POLICY, 'x-frame-options': 'DENY' },
+    (html) => html.replace('content="STATUS_PAGES"', `content="${slugs.join(',')}"`),
+  );
   const files = new Map<string, BoardFile>([
     ['/status', page],
     ['/status/', page],

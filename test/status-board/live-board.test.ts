@@ -2,9 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { ARTIFACTS_DIRECTORY, INSTALL_TIMEOUT_MS, launchChromium } from '../helpers/chromium.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { statusPagesFile } from '../helpers/status-pages-file.js';
 
 describe('the status board in Chromium', () => {
   const POLL_INTERVAL_MS = 300;
@@ -91,5 +93,50 @@ describe('the status board in Chromium', () => {
       join(ARTIFACTS_DIRECTORY, 'status-board-latency.json'),
       `${JSON.stringify({ pollIntervalMs: POLL_INTERVAL_MS, latencyMs })}\n`,
     );
+  });
+});
+
+describe('the status board of several pages in Chromium', () => {
+  let harness: Harness;
+  let browser: Browser;
+  const alpha = createSimulatedFeed();
+  const beta = createSimulatedFeed();
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    alpha.summary.page.name = 'Alpha vendor';
+    beta.summary.page.name = 'Beta vendor';
+    harness = await startHarness({
+      simulator: { statusPages: { alpha, beta } },
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile([
+          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
+          { slug: 'alpha', baseUrl: simulator.statusPageUrl('alpha') },
+          { slug: 'beta', baseUrl: simulator.statusPageUrl('beta') },
+        ]),
+        PERSISTED_DOCUMENTS_ONLY: true,
+      }),
+      logLevel: 'silent',
+    });
+  }, INSTALL_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+    await harness?.close();
+  });
+
+  it('shows every configured page in configuration order, or the one ?slug= names', async () => {
+    const page = await browser.newPage();
+    const failed: string[] = [];
+    page.on('pageerror', (error) => failed.push(error.message));
+    await page.goto(`${harness.origin}/status`);
+    await expect
+      .poll(() => page.locator('.status-page .page-name').allTextContents())
+      .toEqual([harness.simulator.statusFeed.summary.page.name, 'Alpha vendor', 'Beta vendor']);
+    await page.goto(`${harness.origin}/status?slug=beta`);
+    await expect
+      .poll(() => page.locator('.status-page .page-name').allTextContents())
+      .toEqual(['Beta vendor']);
+    expect(failed).toEqual([]);
+    await page.close();
   });
 });
