@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
+import { eventually, sleep } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js';
 
 const COMPONENT_CHANGES = 'subscription { componentStatusChanged { status } }';
 const PAGE = 'subscription { statusPageChanged { status { indicator } } }';
 const SUMMARY = '/status/api/v2/summary.json';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function metric(harness: Harness, name: string, labels: string): Promise<number> {
   const text = await (await harness.fetch('/metrics')).text();
@@ -93,13 +93,9 @@ describe('subscription limits, metrics and logs', () => {
     await second.close();
     await client.dispose();
     // The server sees an SSE client go when its connection closes.
-    for (
-      let i = 0;
-      i < 100 && harness.logs.filter((l) => l.msg === 'subscription closed').length < 2;
-      i++
-    ) {
-      await sleep(20);
-    }
+    await eventually(
+      () => harness.logs.filter((line) => line.msg === 'subscription closed').length >= 2,
+    );
     const ended = (labels: string) => metric(harness, 'graphql_subscriptions_ended_total', labels);
     expect(await ended('field="componentStatusChanged",transport="http",reason="client"')).toBe(1);
     expect(await ended('field="statusPageChanged",transport="websocket",reason="client"')).toBe(1);
@@ -178,7 +174,9 @@ describe('limits per event', () => {
     );
     // 7 fields per event: within the budget of 10 for each event, not for two together.
     expect((await pages.next()).data?.statusPageChanged.components).toHaveLength(5);
-    await sleep(450);
+    // Once the poller has read the feed as it is now, the next edit is a change.
+    harness.simulator.resetRequests();
+    await eventually(() => harness.simulator.requestCount(SUMMARY) >= 2);
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [portal?.id ?? '']: 'major_outage' }),
     );
@@ -235,7 +233,7 @@ describe('polling', () => {
     await client.dispose();
     // The server sees an SSE client go when its connection closes.
     const closed = () => harness.logs.filter((line) => line.msg === 'subscription closed').length;
-    for (let i = 0; i < 250 && closed() < 10; i += 1) await sleep(20);
+    await eventually(() => closed() >= 10);
     expect(closed()).toBe(10);
     await sleep(ttl);
     harness.simulator.resetRequests();
