@@ -12,7 +12,7 @@ import type { SubscriptionRegistry } from '../subscriptions/subscription-registr
 import { clientAddressOf } from './client-address.js';
 import { fetchRequestOf } from './fetch-request.js';
 import type { GatewayYoga } from './gateway-yoga.js';
-import { nodeHeadersOf } from './send-response.js';
+import { drainedOrClosed, nodeHeadersOf } from './send-response.js';
 import { sharingKeyOf } from './sharing-key.js';
 
 type Headers = Record<string, string | string[]>;
@@ -169,13 +169,7 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
     res.once('close', () => leave('client'));
   }
 
-  return {
-    accepts,
-    serve,
-    get channels() {
-      return shared.size;
-    },
-  };
+  return { accepts, serve };
 }
 
 export type EventStreamChannels = ReturnType<typeof createEventStreamChannels>;
@@ -211,12 +205,7 @@ async function streamFrames(res: ServerResponse, own: Frames, requestId: string)
     for (;;) {
       const { done, value } = await own.items.next();
       if (done || res.destroyed) break;
-      if (!res.write(value)) {
-        await new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
-        });
-      }
+      if (!res.write(value)) await drainedOrClosed(res);
     }
     res.end();
   } catch {

@@ -122,7 +122,7 @@ export async function streamResponse(res: ServerResponse, response: Response): P
 }
 
 /** Waits until the socket takes more, or is gone. */
-const drainedOrClosed = (res: ServerResponse) =>
+export const drainedOrClosed = (res: ServerResponse) =>
   new Promise<void>((resolve) => {
     res.once('drain', resolve);
     res.once('close', resolve);

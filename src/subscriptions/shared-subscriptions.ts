@@ -92,11 +92,6 @@ export class SharedSubscriptions<Item, Meta> {
     this.#options = { batch: 64, ...options };
   }
 
-  /** Operations with a shared subscription now. */
-  get size(): number {
-    return this.#channels.size;
-  }
-
   /**
    * Joins `subscriber` to the subscription of `key`, starting its source with `start` when there
    * is none: the sink hears what happens. Returns how the subscriber lets go.
