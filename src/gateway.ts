@@ -3,12 +3,13 @@ import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { maskError } from './errors/mask-error.js';
+import { createAnswers } from './http/answers.js';
 import { clientAddressOf } from './http/client-address.js';
-import { corsOptionsOf, createCorsHeaders } from './http/cors.js';
+import { createCors } from './http/cors.js';
 import { createEventStreamChannels } from './http/event-stream-channels.js';
+import { createFrontDoor } from './http/front-door.js';
 import type { GatewayServerContext } from './http/gateway-yoga.js';
 import { createGraphiQLPage } from './http/graphiql-page.js';
-import { createListener } from './http/listener.js';
 import { PAGE_TREE_QUERY } from './http/page-tree-query.js';
 import { requestIdOf } from './http/request-id.js';
 import { createRequestLog } from './http/request-log.js';
@@ -30,7 +31,6 @@ import { useGetParams } from './plugins/use-get-params.js';
 import { useGraphiQLOffNotice } from './plugins/use-graphiql-off-notice.js';
 import { useMetrics } from './plugins/use-metrics.js';
 import { useMultiplexedSubscriptions } from './plugins/use-multiplexed-subscriptions.js';
-import { useNoStore } from './plugins/use-no-store.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
@@ -153,13 +153,14 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     : new InMemoryClientQuota(config.verification.clientQuota);
   let draining = false;
 
-  const log = createRequestLog(logger, metrics, config.logRequests);
+  const log = createRequestLog(logger, config.logRequests);
+  const cors = createCors(config.cors);
+  const answers = createAnswers({ log, metrics, logger, cors });
   const verificationSession = useVerificationSession({
     path: GRAPHQL_ENDPOINT,
     secure: config.verification.sessionCookieSecure,
   });
 
-  const corsOptions = corsOptionsOf(config.cors);
   const parserCache = new ParserCache();
   const yoga = createYoga<GatewayServerContext, GatewayContext>({
     schema,
@@ -189,8 +190,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       useMultiplexedSubscriptions({ metrics }),
       useSubscriptionAbort(),
       ...(tracing ? [useTracing(tracing)] : []),
-      useRequestLog(log),
-      useNoStore(),
+      useRequestLog(),
       useBodyLimit({
         maxBytes: config.limits.maxBodyBytes,
         // Standard JSON inputs run to megabytes: their mutations alone may send that much.
@@ -237,8 +237,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     landingPage: false,
     logging: toYogaLogger(logger),
     maskedErrors: { maskError, isDev: config.exposeErrorDetails },
-    // Off unless origins are configured: Yoga's default would allow every origin.
-    cors: corsOptions,
+    // The front door answers preflights and gives every answer its CORS headers (`Answers`).
+    cors: false,
     renderGraphiQL,
     graphiql: config.graphiql && GRAPHIQL_OPTIONS,
   });
@@ -250,22 +250,18 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       metrics,
       trustedProxies: config.server.trustedProxies,
       maxBufferedBytes: config.subscriptions.maxBufferedBytes,
-      logger,
+      answers,
     }),
     yoga,
     store: new ResponseCache(),
     currencyOf: statusPages.currencyOf,
     metrics,
-    log,
-    logger,
-    cors: createCorsHeaders(corsOptions),
+    answers,
     freshness: { ttlMs: config.statusFeed.cacheTtlMs, maxStaleMs: config.statusFeed.maxStaleMs },
     graphiql: config.graphiql
       ? createGraphiQLPage({
           render: () => renderGraphiQL(GRAPHIQL_OPTIONS),
-          endpoint: GRAPHQL_ENDPOINT,
-          log,
-          logger,
+          answers,
         })
       : undefined,
   });
@@ -298,7 +294,13 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   };
 
   return {
-    listener: createListener(yoga, responseCache, tracing),
+    listener: createFrontDoor({
+      yoga,
+      responseCache,
+      answers,
+      corsEnabled: cors !== undefined,
+      tracing,
+    }),
     metricsListener: config.metricsPort === undefined ? undefined : createMetricsListener(metrics),
     upgrade: websockets.upgrade,
     graphqlEndpoint: GRAPHQL_ENDPOINT,

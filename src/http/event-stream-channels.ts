@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import { slowSubscriber } from '../errors/subscription-error.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
@@ -9,6 +8,7 @@ import {
   type SubscriptionSink,
 } from '../subscriptions/shared-subscriptions.js';
 import type { SubscriptionRegistry } from '../subscriptions/subscription-registry.js';
+import type { Answers } from './answers.js';
 import { clientAddressOf } from './client-address.js';
 import { fetchRequestOf } from './fetch-request.js';
 import type { GatewayYoga } from './gateway-yoga.js';
@@ -37,7 +37,8 @@ export interface EventStreamChannelsOptions {
    * that still unsent when an event comes, it is sent `SLOW_SUBSCRIBER` instead and its answer ends.
    */
   readonly maxBufferedBytes: number;
-  readonly logger: Logger;
+  /** How every answer goes out: each subscriber's head, with its own request id and log line. */
+  readonly answers: Answers;
 }
 
 const encoder = new TextEncoder();
@@ -59,7 +60,7 @@ const endsFrame = (chunk: Uint8Array) =>
  * or body, `Accept`) and `sharingKeyOf` the rest.
  */
 export function createEventStreamChannels(options: EventStreamChannelsOptions) {
-  const { yoga, registry, metrics, trustedProxies, maxBufferedBytes, logger } = options;
+  const { yoga, registry, metrics, trustedProxies, maxBufferedBytes, answers } = options;
   const shared = new SharedSubscriptions<Buffer, Headers>({ registry, metrics });
 
   /** Whether the request asks for an event stream and nothing else: those are shared. */
@@ -88,8 +89,7 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
     };
     const sink: SubscriptionSink<Buffer, Headers> = {
       begin(headers) {
-        res.writeHead(200, { ...headers, 'x-request-id': scope.requestId });
-        res.write(FIRST_PING);
+        if (answers.head(req, res, scope, 200, headers)) res.write(FIRST_PING);
       },
       next(frame) {
         if (res.destroyed || res.writableEnded) return;
@@ -105,26 +105,18 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
         if (!res.writableEnded) res.end();
       },
       refuse(error, headers) {
-        res.writeHead(200, { ...headers, 'x-request-id': scope.requestId });
-        res.end(errorFrame(error));
+        if (answers.head(req, res, scope, 200, headers)) res.end(errorFrame(error));
       },
       answer(answer) {
         const { status, headers, body } = answer as WholeAnswer;
-        if (!res.destroyed) {
-          res.writeHead(status, { ...headers, 'x-request-id': scope.requestId }).end(body);
-        }
+        if (answers.head(req, res, scope, status, headers)) res.end(body);
       },
       alone(own) {
-        if (own) void streamFrames(res, own, scope.requestId);
-        else alone();
+        if (!own) alone();
+        else if (answers.head(req, res, scope, 200, own.meta)) void streamFrames(res, own);
       },
       fail(error) {
-        logger.error(
-          { err: error, requestId: scope.requestId },
-          'a shared SSE subscription failed',
-        );
-        if (!res.headersSent) res.writeHead(500).end();
-        else res.destroy();
+        answers.failed(req, res, scope, error);
       },
     };
     const leave = shared.join(key, subscriber, sink, (sharedBy) =>
@@ -144,7 +136,6 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
           response.headers.get('content-type')?.startsWith('text/event-stream')
         ) {
           delete headers['set-cookie'];
-          delete headers['x-request-id'];
           const reader = response.body.getReader();
           return {
             kind: 'stream',
@@ -157,7 +148,6 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
             },
           } satisfies Frames;
         }
-        delete headers['x-request-id'];
         const answer: WholeAnswer = {
           status: response.status,
           headers,
@@ -198,9 +188,8 @@ async function* framesOf(reader: ReadableStreamDefaultReader<Uint8Array>): Async
 }
 
 /** Writes a stream nobody else shares to its one client, as `streamResponse` would. */
-async function streamFrames(res: ServerResponse, own: Frames, requestId: string): Promise<void> {
+async function streamFrames(res: ServerResponse, own: Frames): Promise<void> {
   res.once('close', own.stop);
-  res.writeHead(200, { ...own.meta, 'x-request-id': requestId });
   try {
     for (;;) {
       const { done, value } = await own.items.next();

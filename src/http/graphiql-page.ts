@@ -1,9 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import type { RequestScope } from '../observability/request-scope.js';
+import type { Answers } from './answers.js';
 import { type EncodedAnswer, encodeAnswer } from './encoded-answer.js';
-import type { RequestLog } from './request-log.js';
-import { sendEncodedAnswer } from './send-response.js';
 
 /**
  * How long browsers and CDNs may keep the page without asking: it changes only with the gateway's
@@ -20,11 +18,9 @@ const CACHE_CONTROL = 'public, max-age=600';
 export function createGraphiQLPage(options: {
   /** Renders the page's HTML, as Yoga would. */
   readonly render: () => Promise<string>;
-  readonly endpoint: string;
-  readonly log: RequestLog;
-  readonly logger: Logger;
+  readonly answers: Answers;
 }) {
-  const { render, endpoint, log, logger } = options;
+  const { render, answers } = options;
   let page: Promise<EncodedAnswer> | undefined;
 
   /** Whether a request is a browser asking for the page (Yoga's own rule: a GET taking HTML). */
@@ -33,19 +29,13 @@ export function createGraphiQLPage(options: {
 
   function serve(req: IncomingMessage, res: ServerResponse, scope: RequestScope): void {
     page ??= render().then((html) =>
-      encodeAnswer(Buffer.from(html, 'utf8'), 'text/html; charset=utf-8'),
+      encodeAnswer(Buffer.from(html, 'utf8'), 'text/html; charset=utf-8', { vary: answers.vary }),
     );
     page.then(
-      (answer) => {
-        if (res.destroyed) return;
-        const status = sendEncodedAnswer(req, res, answer, CACHE_CONTROL, scope.requestId);
-        log.answered(scope, 'GET', endpoint, status);
-      },
+      (answer) => answers.kept(req, res, scope, answer, CACHE_CONTROL),
       (error: unknown) => {
         page = undefined;
-        logger.error({ err: error, requestId: scope.requestId }, 'GraphiQL could not be rendered');
-        if (!res.headersSent) res.writeHead(500, { 'x-request-id': scope.requestId }).end();
-        log.answered(scope, 'GET', endpoint, 500);
+        answers.failed(req, res, scope, error);
       },
     );
   }

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { lineWriterOf } from '../observability/logger.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
 import type { RequestScope } from '../observability/request-scope.js';
 
 /**
@@ -27,17 +26,13 @@ const INFO = 30;
 const HEALTH_PROBES = new Set(['/health', '/readiness']);
 
 /**
- * Writes the one log line and the metrics of a finished request, for the response cache's hits and
- * Yoga's pipeline alike: its id, route, status and time, the operation it ran, the code of the
+ * Writes the one log line of an answered request (see `Answers`), for the response cache's hits
+ * and every other answer alike: its id, route, status and time, the operation it ran, the code of the
  * first error its answer carries (every 4xx has one) and the result type of fields that answer a
  * union of outcomes (`results: { verifyContract: 'UpstreamUnavailableError' }`). The line never
  * holds the query string, the body or headers, which may carry secrets.
  */
-export function createRequestLog(
-  logger: Logger,
-  metrics: GatewayMetrics,
-  { mode, sampledHitsPerSecond }: RequestLogPolicy,
-) {
+export function createRequestLog(logger: Logger, { mode, sampledHitsPerSecond }: RequestLogPolicy) {
   const writeLine = lineWriterOf(logger);
   /** With `sampled`: the second (epoch s) being counted, its hits with a line, those without. */
   let second = 0;
@@ -62,11 +57,15 @@ export function createRequestLog(
   const bindings = JSON.stringify(logger.bindings()).slice(1, -1);
   const base = bindings === '' ? '' : `,${bindings}`;
 
-  /** A request answered by Yoga, or refused by the front door. */
-  function answered(scope: RequestScope, method: string, path: string, status: number): void {
-    const { requestId, started, operation, errorCode, results } = scope;
-    const ms = performance.now() - started;
-    metrics.httpRequest(path, status, ms / 1000);
+  /** Any answer but a response-cache hit, `ms` after the request came. */
+  function answered(
+    scope: RequestScope,
+    method: string,
+    path: string,
+    status: number,
+    ms: number,
+  ): void {
+    const { requestId, operation, errorCode, results } = scope;
     if (mode === 'errors' && status < 400 && !errorCode && !results) return;
     const line = {
       requestId,
@@ -85,7 +84,7 @@ export function createRequestLog(
 
   /**
    * The line of a response-cache hit (200, or 304 to a conditional request) at `now` (epoch ms),
-   * the hot path; its metrics are counted by the entry (`GatewayMetrics.cacheHit`). The line is
+   * the hot path. The line is
    * the one pino would write, built by hand, because pino's serializing (mixin, redaction, object
    * spread) cost as much as the rest of the hit; `operationField` is `,"operation":"…"` (or
    * empty), made once when the answer was stored. Nothing in it needs escaping: a request id is

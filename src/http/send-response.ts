@@ -61,18 +61,18 @@ export function sendEncodedAnswer(
 }
 
 /**
- * Sends an answer that is not kept (anything the response cache may not serve again) with Yoga's
- * headers, coded for this request alone when it is above 1 KiB and the client accepts a coding
+ * Sends an answer that is not kept (anything the response cache may not serve again) with
+ * `headers`, coded for this request alone when it is above 1 KiB and the client accepts a coding
  * (then with `vary`).
  */
 export async function sendOnce(
   req: IncomingMessage,
   res: ServerResponse,
-  response: Response,
+  status: number,
+  headers: Record<string, string | string[]>,
   bytes: Buffer,
   vary: string,
 ): Promise<void> {
-  const headers = nodeHeadersOf(response);
   let body = bytes;
   if (bytes.byteLength > LARGEST_UNCODED) {
     headers.vary = vary;
@@ -86,16 +86,15 @@ export async function sendOnce(
     }
   }
   headers['content-length'] = String(body.byteLength);
-  if (!res.destroyed) res.writeHead(response.status, headers).end(body);
+  if (!res.destroyed) res.writeHead(status, headers).end(body);
 }
 
 /**
- * Writes a response whose body is read as it arrives (an event stream, a multipart answer, anything
- * that is not one complete JSON document): each chunk goes out as soon as it is produced, and a
- * client that goes away cancels the stream.
+ * Writes the body of a response whose head is written and that is read as it arrives (an event
+ * stream, a multipart answer, anything that is not one complete JSON document): each chunk goes
+ * out as soon as it is produced, and a client that goes away cancels the stream.
  */
 export async function streamResponse(res: ServerResponse, response: Response): Promise<void> {
-  res.writeHead(response.status, nodeHeadersOf(response));
   res.flushHeaders();
   if (!response.body) {
     res.end();

@@ -9,8 +9,9 @@ import {
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import type { FieldBudgetContext } from '../schema/plugins/field-budget.js';
 import { sharedResult } from '../subscriptions/shared-result.js';
-import { type FieldBudgetContext, settleFieldBudget } from './use-field-budget.js';
+import { settleFieldBudget } from './use-field-budget.js';
 import { type PartialErrorsContext, settlePartialErrors } from './use-partial-errors.js';
 
 export interface MultiplexedSubscriptionsOptions {

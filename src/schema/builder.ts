@@ -4,6 +4,8 @@ import FederationPlugin from '@pothos/plugin-federation';
 import { GraphQLScalarType } from 'graphql';
 import { DateTimeResolver, JSONResolver, LocalDateResolver, URLResolver } from 'graphql-scalars';
 import type { GatewayContext } from './context.js';
+import CacheabilityPlugin from './plugins/cacheability.js';
+import FieldBudgetPlugin from './plugins/field-budget.js';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -15,7 +17,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [DirectivePlugin, FederationPlugin],
+  plugins: [DirectivePlugin, FederationPlugin, CacheabilityPlugin, FieldBudgetPlugin],
   defaultFieldNullability: false,
 });
 

@@ -1,4 +1,3 @@
-import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type { Component } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
@@ -24,14 +23,14 @@ export const ComponentStatusEnum = builder.enumType('ComponentStatus', {
 export const ComponentRef = builder.objectRef<Component>('Component');
 
 ComponentRef.implement({
-  extensions: READS_STATUS_SNAPSHOTS,
+  readsStatusSnapshots: true,
   description:
     'A part of the network that has a status of its own, e.g. "Mainnet › Mirror Node REST API". Groups (e.g. "Mainnet") are components too: they have `isGroup: true` and `children`.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Identifier of the component, stable across updates.' }),
     name: t.exposeString('name', { description: 'Display name, e.g. "JSON-RPC Relay".' }),
     page: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: PageRef,
       description: 'The status page that lists it.',
       resolve: (component) => ({ slug: component.pageSlug }),
@@ -78,7 +77,7 @@ ComponentRef.implement({
       description: 'Whether this is a group of other components, e.g. "Mainnet".',
     }),
     group: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: ComponentRef,
       nullable: true,
       description:
@@ -86,26 +85,26 @@ ComponentRef.implement({
       resolve: (component) => component.group,
     }),
     children: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [ComponentRef],
       description: 'The components of this group, by position. Empty for a plain component.',
       resolve: (component) => component.children,
     }),
     incidents: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [IncidentRef],
       description: 'Unresolved incidents that affect this component.',
       resolve: (component) => component.incidents,
     }),
     maintenances: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [MaintenanceRef],
       description:
         'In-progress and scheduled maintenances (from the page summary) that affect this component.',
       resolve: (component) => component.maintenances,
     }),
     incidentHistory: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [IncidentRef],
       nullable: true,
       description:
@@ -116,7 +115,7 @@ ComponentRef.implement({
         ) ?? [],
     }),
     maintenanceHistory: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [MaintenanceRef],
       nullable: true,
       description:
@@ -137,7 +136,7 @@ builder.asEntity(ComponentRef, {
 
 builder.queryField('component', (t) =>
   t.field({
-    extensions: READS_STATUS_SNAPSHOTS,
+    readsStatusSnapshots: true,
     type: ComponentRef,
     nullable: true,
     description:

@@ -1,6 +1,5 @@
 import DataLoader from 'dataloader';
 import type { GraphQLError } from 'graphql';
-import type { CacheabilityRecord } from '../http/response-cache/cacheability.js';
 import type { StreamItem } from '../subscriptions/change-stream.js';
 import type {
   Subscriber,
@@ -24,6 +23,7 @@ import type { Contract } from '../upstreams/verification/model.js';
 import type { UpstreamSession } from '../upstreams/verification/upstream-session.js';
 import type { VerificationService } from '../upstreams/verification/verification-service.js';
 import type { EntityLimitContext } from './entity-representations.js';
+import type { CacheabilityRecord } from './plugins/cacheability.js';
 
 /** A contract as a lookup key: where it is deployed. */
 export interface ContractLocation {

@@ -1,4 +1,3 @@
-import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type { Incident } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
 import { onPageOf, PAGE_ENTITY_KEYS } from './page-entity-key.js';
@@ -19,7 +18,7 @@ export const IncidentStatusEnum = builder.enumType('IncidentStatus', {
 export const IncidentRef = builder.objectRef<Incident>('Incident');
 
 IncidentRef.implement({
-  extensions: READS_STATUS_SNAPSHOTS,
+  readsStatusSnapshots: true,
   description: 'An unplanned problem with one or more components, and the updates posted on it.',
   interfaces: [StatusEventRef],
   isTypeOf: (event) => typeof event === 'object' && event !== null && !('scheduledFor' in event),
@@ -39,7 +38,7 @@ builder.asEntity(IncidentRef, {
 
 builder.queryField('incident', (t) =>
   t.field({
-    extensions: READS_STATUS_SNAPSHOTS,
+    readsStatusSnapshots: true,
     type: IncidentRef,
     nullable: true,
     description:

@@ -1,4 +1,3 @@
-import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type { Maintenance } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
 import { onPageOf, PAGE_ENTITY_KEYS } from './page-entity-key.js';
@@ -18,7 +17,7 @@ export const MaintenanceStatusEnum = builder.enumType('MaintenanceStatus', {
 export const MaintenanceRef = builder.objectRef<Maintenance>('Maintenance');
 
 MaintenanceRef.implement({
-  extensions: READS_STATUS_SNAPSHOTS,
+  readsStatusSnapshots: true,
   description:
     'Planned work on one or more components, with its window and the updates posted on it.',
   interfaces: [StatusEventRef],
@@ -47,7 +46,7 @@ builder.asEntity(MaintenanceRef, {
 
 builder.queryField('maintenance', (t) =>
   t.field({
-    extensions: READS_STATUS_SNAPSHOTS,
+    readsStatusSnapshots: true,
     type: MaintenanceRef,
     nullable: true,
     description:

@@ -1,7 +1,6 @@
 import { GraphQLError, responsePathAsArray } from 'graphql';
 import type { Path } from 'graphql/jsutils/Path.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
-import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import { changeOf } from '../subscriptions/subscription-registry.js';
 import { pageSlugOf } from '../upstreams/status-feed/change-event.js';
 import type { PageStatus } from '../upstreams/status-feed/model.js';
@@ -30,7 +29,7 @@ export const StatusIndicatorEnum = builder.enumType('StatusIndicator', {
 });
 
 const PageStatusRef = builder.objectRef<PageStatus>('PageStatus').implement({
-  extensions: READS_STATUS_SNAPSHOTS,
+  readsStatusSnapshots: true,
   description: 'The overall status of the page, as the banner at its top shows it.',
   fields: (t) => ({
     indicator: t.expose('indicator', {
@@ -44,7 +43,7 @@ const PageStatusRef = builder.objectRef<PageStatus>('PageStatus').implement({
 });
 
 PageRef.implement({
-  extensions: READS_STATUS_SNAPSHOTS,
+  readsStatusSnapshots: true,
   description:
     'A configured status page: its overall status, its components and what is going on with them.',
   fields: (t) => ({
@@ -53,12 +52,12 @@ PageRef.implement({
         'The slug the gateway configuration gives the page (`default` when it serves one page); pass it as `slug` or in `slugs`.',
     }),
     id: t.id({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       description: 'Identifier of the status page.',
       resolve: async (page, _args, context) => (await summaryOf(page, context)).value.page.id,
     }),
     name: t.string({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       description:
         'Name of the status page, e.g. "Ledger Network Status": the `name` the gateway configuration gives it, else the one the page gives itself.',
       resolve: async (page, _args, context) =>
@@ -66,46 +65,46 @@ PageRef.implement({
         (await summaryOf(page, context)).value.page.name,
     }),
     url: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: 'URL',
       description: 'Address of the human-readable status page; link to it for details.',
       resolve: async (page, _args, context) => (await summaryOf(page, context)).value.page.url,
     }),
     timeZone: t.string({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       nullable: true,
       description:
         'The time zone the page shows times in, as an IANA name, e.g. `Etc/UTC`. Null when the feed does not say.',
       resolve: async (page, _args, context) => (await summaryOf(page, context)).value.page.timeZone,
     }),
     updatedAt: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: 'DateTime',
       description: 'When anything on the page last changed.',
       resolve: async (page, _args, context) =>
         (await summaryOf(page, context)).value.page.updatedAt,
     }),
     fetchedAt: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: 'DateTime',
       description:
         'When the gateway fetched this data from the status feed. Show it as "as of …"; while the feed is down it can lag behind by a few minutes.',
       resolve: async (page, _args, context) => (await summaryOf(page, context)).fetchedAt,
     }),
     stale: t.boolean({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       description:
         'True while the status feed cannot be reached and this is the last good copy (see `fetchedAt` for its age). Show a "data may be out of date" hint.',
       resolve: async (page, _args, context) => (await summaryOf(page, context)).stale,
     }),
     status: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: PageStatusRef,
       description: 'The overall status: indicator and banner text.',
       resolve: async (page, _args, context) => (await summaryOf(page, context)).value.status,
     }),
     components: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [ComponentRef],
       description:
         'Components of the network, ordered by position. Use `topLevel: true` to get the roots of the tree (groups and ungrouped components) and walk `children` from there.',
@@ -132,20 +131,20 @@ PageRef.implement({
       },
     }),
     incidents: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [IncidentRef],
       description: 'Unresolved incidents, as the page lists them. Empty when all is well.',
       resolve: async (page, _args, context) => (await summaryOf(page, context)).value.incidents,
     }),
     scheduledMaintenances: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [MaintenanceRef],
       description:
         'Maintenances that are in progress or scheduled, as the page summary lists them.',
       resolve: async (page, _args, context) => (await summaryOf(page, context)).value.maintenances,
     }),
     upcomingMaintenances: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [MaintenanceRef],
       nullable: true,
       description:
@@ -154,7 +153,7 @@ PageRef.implement({
         (await statusPages.of(page.slug).upcoming()).value.maintenances,
     }),
     incidentHistory: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [IncidentRef],
       nullable: true,
       description:
@@ -163,7 +162,7 @@ PageRef.implement({
         (await statusPages.of(page.slug).incidentHistory()).value.events,
     }),
     maintenanceHistory: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [MaintenanceRef],
       nullable: true,
       description:
@@ -191,7 +190,7 @@ const FETCHES_PER_HOST = 4;
 
 builder.queryField('statusPage', (t) =>
   t.field({
-    extensions: READS_STATUS_SNAPSHOTS,
+    readsStatusSnapshots: true,
     type: PageRef,
     description:
       'One status page by its configured slug; without one, the default page (the first configured). An unknown slug is `BAD_USER_INPUT`. Fails with `UPSTREAM_UNAVAILABLE` or `UPSTREAM_BAD_RESPONSE` only when the feed is down and no recent copy is on hand.',
@@ -212,7 +211,7 @@ builder.queryField('statusPage', (t) =>
 
 builder.queryField('statusPages', (t) =>
   t.field({
-    extensions: READS_STATUS_SNAPSHOTS,
+    readsStatusSnapshots: true,
     type: [PageRef],
     description: `Every configured page (or those named), in configuration order; at most ${MAX_PAGES_PER_FIELD}. A page whose feed cannot be read (and has no recent copy) is left out, with an error beside the data naming its \`slug\`: the others answer.`,
     args: {

@@ -1,4 +1,3 @@
-import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import type {
   AffectedComponent,
   IncidentUpdate,
@@ -38,7 +37,7 @@ export const IncidentUpdateStatusEnum = builder.enumType('IncidentUpdateStatus',
 });
 
 const AffectedComponentRef = builder.objectRef<AffectedComponent>('AffectedComponent').implement({
-  extensions: READS_STATUS_SNAPSHOTS,
+  readsStatusSnapshots: true,
   description: 'A component whose status an update changed, with its status before and after.',
   fields: (t) => ({
     id: t.exposeID('id', { description: "The component's id; `component(id:)` looks it up." }),
@@ -58,7 +57,7 @@ const AffectedComponentRef = builder.objectRef<AffectedComponent>('AffectedCompo
 });
 
 export const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpdate').implement({
-  extensions: READS_STATUS_SNAPSHOTS,
+  readsStatusSnapshots: true,
   description: 'A message posted on an incident or maintenance, e.g. "A fix has been deployed".',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Identifier of the update.' }),
@@ -77,7 +76,7 @@ export const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpda
       description: 'The time to show next to the update; lists are sorted by it, newest first.',
     }),
     affectedComponents: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [AffectedComponentRef],
       description: 'Components whose status this update changed. Often empty.',
       resolve: (update) => update.affectedComponents,
@@ -100,7 +99,7 @@ export const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpda
 
 /** The fields incidents and maintenances share, defined once. */
 export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').implement({
-  extensions: READS_STATUS_SNAPSHOTS,
+  readsStatusSnapshots: true,
   description:
     'Something that happens to components of the network: an `Incident` (unplanned) or a `Maintenance` (planned).',
   resolveType: (event) => ('scheduledFor' in event ? 'Maintenance' : 'Incident'),
@@ -108,14 +107,14 @@ export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').i
     id: t.exposeID('id', { description: 'Identifier, stable for the life of the event.' }),
     name: t.exposeString('name', { description: 'Title, e.g. "Elevated latency on Mirror Node".' }),
     page: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: PageRef,
       description: 'The status page that lists it.',
       resolve: (event) => ({ slug: event.pageSlug }),
     }),
     impact: t.expose('impact', { type: ImpactEnum, description: 'How much users are affected.' }),
     shortlink: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: 'URL',
       nullable: true,
       description: 'Short link to the event on the status page, to share or open for details.',
@@ -148,13 +147,13 @@ export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').i
         'Hours before the start when subscribers are reminded of it, as the page set them; null when the feed does not say.',
     }),
     updates: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [IncidentUpdateRef],
       description: 'The messages posted on it, newest first.',
       resolve: (event) => event.updates,
     }),
     components: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [ComponentRef],
       description:
         "The components it affects. They are the same components as in the page's tree, so `group` and `children` work from here.",

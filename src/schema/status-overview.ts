@@ -1,4 +1,3 @@
-import { READS_STATUS_SNAPSHOTS } from '../http/response-cache/cacheability.js';
 import {
   COMPONENT_STATUS_SEVERITY,
   type Component,
@@ -25,7 +24,7 @@ interface StatusOverview {
 }
 
 const StatusOverviewRef = builder.objectRef<StatusOverview>('StatusOverview').implement({
-  extensions: READS_STATUS_SNAPSHOTS,
+  readsStatusSnapshots: true,
   description:
     'Everything watched at a glance: the worst indicator across the pages, and what is not operational, worst first.',
   fields: (t) => ({
@@ -35,26 +34,26 @@ const StatusOverviewRef = builder.objectRef<StatusOverview>('StatusOverview').im
         'The worst indicator of the pages that answered (CRITICAL, MAJOR, MINOR, MAINTENANCE, UNKNOWN, NONE, worst first).',
     }),
     pages: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [PageRef],
       description: 'The pages read, in configuration order; one whose feed failed is left out.',
       resolve: (overview) => overview.pages,
     }),
     degradedComponents: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [ComponentRef],
       description:
         'Components (not groups) that are not operational, worst status first, then by page in configuration order and position. `page` says whose.',
       resolve: (overview) => overview.degradedComponents,
     }),
     unresolvedIncidents: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [IncidentRef],
       description: "The pages' unresolved incidents, by page in configuration order.",
       resolve: (overview) => overview.unresolvedIncidents,
     }),
     activeMaintenances: t.field({
-      extensions: READS_STATUS_SNAPSHOTS,
+      readsStatusSnapshots: true,
       type: [MaintenanceRef],
       description: "The pages' maintenances in progress or being verified, by page.",
       resolve: (overview) => overview.activeMaintenances,
@@ -66,7 +65,7 @@ const ACTIVE_MAINTENANCE = new Set<Maintenance['status']>(['IN_PROGRESS', 'VERIF
 
 builder.queryField('statusOverview', (t) =>
   t.field({
-    extensions: READS_STATUS_SNAPSHOTS,
+    readsStatusSnapshots: true,
     type: StatusOverviewRef,
     description: `Everything watched at a glance: the worst indicator across the pages, and what is not operational, worst first. Every configured page, or those \`slugs\` names (at most ${MAX_PAGES_PER_FIELD}); a page whose feed cannot be read is left out, with an error naming it.`,
     args: {

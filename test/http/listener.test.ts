@@ -268,9 +268,10 @@ describe('the response cache in front of Yoga', () => {
 
   it('never serves from memory an answer that selected an undeclared field', async () => {
     await start();
-    // `_service` is not declared as reading status snapshots, so the answer it is in is not kept,
-    // even though the rest of it is (and reads a snapshot).
-    const query = '{ statusPage { name } _service { sdl } }';
+    // `supportedChains` (the verification service's chains) is not declared as reading status
+    // snapshots, so the answer it is in is not kept, even though the rest of it is (and reads a
+    // snapshot).
+    const query = '{ statusPage { name } supportedChains { id } }';
     const first = await post(query);
     const second = await post(query);
     expect(first.status).toBe(200);

@@ -1,17 +1,14 @@
 import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { type RequestScope, runInRequestScope } from '../../observability/request-scope.js';
-import type { CorsHeaders } from '../cors.js';
-import { answerHash, type EncodedAnswer, encodeAnswer, VARY } from '../encoded-answer.js';
+import { CacheabilityRecord } from '../../schema/plugins/cacheability.js';
+import type { Answers } from '../answers.js';
+import { answerHash, type EncodedAnswer, encodeAnswer } from '../encoded-answer.js';
 import type { EventStreamChannels } from '../event-stream-channels.js';
-import { fetchRequestOf } from '../fetch-request.js';
-import type { GatewayYoga } from '../gateway-yoga.js';
+import { askYoga, type GatewayYoga } from '../gateway-yoga.js';
 import type { GraphiQLPage } from '../graphiql-page.js';
-import type { RequestLog } from '../request-log.js';
-import { sendEncodedAnswer, sendOnce, streamResponse } from '../send-response.js';
-import { CacheabilityRecord, isCacheableAnswer, isCompleteJson } from './cacheability.js';
+import { isCacheableAnswer, isCompleteJson } from './cacheability.js';
 import type { CachedResponse, ResponseCache } from './store.js';
 
 export interface CachedHandlerOptions {
@@ -20,14 +17,8 @@ export interface CachedHandlerOptions {
   /** How an answer knows its snapshots are still current (`StatusFeed.currencyOf`). */
   readonly currencyOf: (snapshots: readonly object[]) => ((now: number) => boolean) | undefined;
   readonly metrics: GatewayMetrics;
-  readonly log: RequestLog;
-  readonly logger: Logger;
-  /**
-   * The CORS headers of a cross-origin request's answer (`createCorsHeaders`); `undefined` when
-   * CORS is off. With CORS on, every kept answer says `Vary: Origin`: whether it carries CORS
-   * headers, and which, depends on the request's origin, which is not part of the key.
-   */
-  readonly cors: CorsHeaders | undefined;
+  /** How every answer goes out, a hit's included. */
+  readonly answers: Answers;
   /**
    * The status feed's snapshot lifetimes (`STATUS_CACHE_TTL_MS`, `STATUS_MAX_STALE_MS`), which a
    * kept answer's `Cache-Control` passes on to browsers and CDNs.
@@ -55,15 +46,8 @@ const LARGEST_CACHED_REQUEST = 16 * 1024;
  * that is not one complete JSON document is streamed through, never buffered.
  */
 export function createCachedHandler(options: CachedHandlerOptions) {
-  const { yoga, store, currencyOf, metrics, log, logger, cors, freshness, graphiql, eventStreams } =
-    options;
+  const { yoga, store, currencyOf, metrics, answers, freshness, graphiql, eventStreams } = options;
   const endpoint = yoga.graphqlEndpoint;
-  const vary = cors ? `${VARY}, Origin` : VARY;
-  const corsHeadersOf = (req: IncomingMessage) => {
-    if (!cors) return undefined;
-    const origin = req.headers.origin;
-    return origin === undefined ? undefined : cors(origin);
-  };
   const queryUrl = `${endpoint}?`;
   // What the gateway itself does once an answer's snapshots are past their TTL: serves them while
   // it refetches, and while the feed fails, up to STATUS_MAX_STALE_MS after their fetch.
@@ -163,7 +147,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     runMiss(req, res, scope, key, body, store.previous(key) !== undefined);
   }
 
-  /** Sends a kept answer: a hit, with its own request id, log line and metrics. */
+  /** Sends a kept answer: a hit. */
   function serve(
     req: IncomingMessage,
     res: ServerResponse,
@@ -171,23 +155,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     cached: CachedResponse,
     now: number,
   ): void {
-    const status = sendEncodedAnswer(
-      req,
-      res,
-      cached.answer,
-      cacheControlOf(cached, now),
-      scope.requestId,
-      corsHeadersOf(req),
-    );
-    const ms = performance.now() - scope.started;
-    cached.countHit(status, ms / 1000);
-    scope.operation = cached.operation;
-    // With tracing off, `span` is undefined and the attributes are never built.
-    scope.span?.setAttributes({
-      'gateway.response_cache': 'hit',
-      ...(cached.operation ? { 'graphql.operation.name': cached.operation } : {}),
-    });
-    log.hit(scope, req.method as string, endpoint, status, cached.operationField, ms, now);
+    answers.kept(req, res, scope, cached.answer, cacheControlOf(cached, now), cached);
   }
 
   /**
@@ -216,9 +184,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
           (entry) => kept?.(entry),
           (error: unknown) => {
             kept?.(undefined);
-            logger.error({ err: error }, 'the response cache failed a request');
-            if (!res.headersSent) res.writeHead(500).end();
-            else res.destroy();
+            answers.failed(req, res, scope, error);
           },
         )
         .finally(() => {
@@ -236,16 +202,11 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     body: Buffer | undefined,
   ): Promise<CachedResponse | undefined> {
     const record = new CacheabilityRecord();
-    const aborted = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) aborted.abort();
-    });
-    const request = fetchRequestOf(req, { body, signal: aborted.signal });
-    const response = await yoga.handleRequest(request, { req, cacheability: record });
+    const response = await askYoga(yoga, req, res, body, { cacheability: record });
     const contentType = response.headers.get('content-type');
     if (!isCompleteJson(contentType)) {
       metrics.responseCacheRead('miss');
-      await streamResponse(res, response);
+      await answers.fetched(req, res, scope, response);
       return undefined;
     }
     const bytes = Buffer.from(await response.arrayBuffer());
@@ -254,7 +215,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
       : undefined;
     if (!current) {
       metrics.responseCacheRead('miss');
-      await sendOnce(req, res, response, bytes, vary);
+      await answers.fetched(req, res, scope, response, bytes);
       return undefined;
     }
     const operation = scope.operation;
@@ -270,16 +231,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     };
     store.store(key, entry);
     metrics.responseCacheRead('stored');
-    if (!res.destroyed) {
-      sendEncodedAnswer(
-        req,
-        res,
-        entry.answer,
-        cacheControlOf(entry, Date.now()),
-        scope.requestId,
-        corsHeadersOf(req),
-      );
-    }
+    answers.kept(req, res, scope, entry.answer, cacheControlOf(entry, Date.now()));
     return entry;
   }
 
@@ -297,7 +249,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     const underWay = `${contentType} ${hash}`;
     let pending = encoding.get(underWay);
     if (!pending) {
-      pending = encodeAnswer(bytes, contentType, { hash, vary }).finally(() =>
+      pending = encodeAnswer(bytes, contentType, { hash, vary: answers.vary }).finally(() =>
         encoding.delete(underWay),
       );
       encoding.set(underWay, pending);

@@ -1,22 +1,29 @@
 import type { RequestListener } from 'node:http';
-import { refusalBody } from '../errors/refusal.js';
 import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
 import { callerTraceHeaders, type Tracing } from '../observability/tracing.js';
-import type { GatewayYoga } from './gateway-yoga.js';
+import type { Answers } from './answers.js';
+import { askYoga, type GatewayYoga } from './gateway-yoga.js';
 import { requestIdOf } from './request-id.js';
 import type { CachedHandler } from './response-cache/cached-handler.js';
 import { isProbe, routeOf } from './route.js';
 
+export interface FrontDoorOptions {
+  readonly yoga: GatewayYoga;
+  readonly responseCache: CachedHandler;
+  readonly answers: Answers;
+  /** With CORS on, preflights are answered here (`Answers.preflight`). */
+  readonly corsEnabled: boolean;
+  readonly tracing: Tracing | undefined;
+}
+
 /**
  * The gateway's front door, the node:http listener production serves and the tests call: it opens
  * the request's scope (its id, arrival time and trace, see `RequestScope`), then a request the
- * response cache accepts goes to it, everything else to Yoga's own node handler, in the scope.
+ * response cache accepts goes to it, everything else to Yoga, in the scope. Every answer, whoever
+ * makes it, goes out through `Answers`.
  */
-export function createListener(
-  yoga: GatewayYoga,
-  responseCache: CachedHandler,
-  tracing: Tracing | undefined,
-): RequestListener {
+export function createFrontDoor(options: FrontDoorOptions): RequestListener {
+  const { yoga, responseCache, answers, corsEnabled, tracing } = options;
   // The last Host header found valid: clients send the same one request after request.
   let validHost: string | undefined;
   return (req, res) => {
@@ -35,14 +42,16 @@ export function createListener(
     if (host !== undefined && host !== validHost) {
       if (URL.canParse(`http://${host}/`)) validHost = host;
       else {
-        // Yoga's adapter would fail to build the request URL and answer 500 with a stack trace.
+        // No URL can be made of it for Yoga.
         runInRequestScope(scope, () =>
-          res
-            .writeHead(400, {
-              'content-type': 'application/json; charset=utf-8',
-              'x-request-id': requestId,
-            })
-            .end(refusalBody('BAD_REQUEST', 'The Host header is not a valid host.')),
+          answers.refuse(
+            req,
+            res,
+            scope,
+            400,
+            'BAD_REQUEST',
+            'The Host header is not a valid host.',
+          ),
         );
         return;
       }
@@ -50,6 +59,13 @@ export function createListener(
     // The cache holds the scope itself (a hit needs nothing else, and entering AsyncLocalStorage
     // is a measurable share of a hit) and puts a miss back in it before Yoga runs.
     if (responseCache.accepts(req)) responseCache.handle(req, res, scope);
-    else runInRequestScope(scope, () => void yoga(req, res));
+    else if (corsEnabled && req.method === 'OPTIONS') answers.preflight(req, res, scope);
+    else {
+      runInRequestScope(scope, () =>
+        askYoga(yoga, req, res)
+          .then((response) => answers.fetched(req, res, scope, response))
+          .catch((error: unknown) => answers.failed(req, res, scope, error)),
+      );
+    }
   };
 }

@@ -1,0 +1,188 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { ErrorCode } from '../errors/error-code.js';
+import { refusalBody } from '../errors/refusal.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { RequestScope } from '../observability/request-scope.js';
+import type { Cors } from './cors.js';
+import { type EncodedAnswer, VARY } from './encoded-answer.js';
+import type { RequestLog } from './request-log.js';
+import { isCompleteJson } from './response-cache/cacheability.js';
+import { nodeHeadersOf, sendEncodedAnswer, sendOnce, streamResponse } from './send-response.js';
+
+export interface AnswersOptions {
+  readonly log: RequestLog;
+  readonly metrics: Pick<GatewayMetrics, 'httpRequest'>;
+  readonly logger: Logger;
+  /** The configured origins' CORS headers (`createCors`); `undefined` when CORS is off. */
+  readonly cors: Cors | undefined;
+}
+
+/** What a response-cache hit counts and logs, made once when its answer was stored. */
+export interface HitRecord {
+  readonly operation: string | undefined;
+  /** `,"operation":"…"` for the hit's log line, or empty. */
+  readonly operationField: string;
+  /** Counts the hit in the metrics, its series found once (`GatewayMetrics.cacheHit`). */
+  readonly countHit: (status: 200 | 304, seconds: number) => void;
+}
+
+type NodeHeaders = Record<string, string | string[]>;
+
+/** What an answer says to browsers and CDNs when its maker said nothing: keep nothing. */
+const NO_STORE = 'no-store';
+
+/**
+ * The one way an HTTP answer leaves the gateway, whoever made it: a response-cache hit, Yoga, the
+ * GraphiQL page, a shared event stream, a refusal of the front door. Every answer gets the same
+ * headers here (its request id as `x-request-id`; CORS headers for a listed origin, and
+ * `Vary: Origin` whenever CORS is on; `Cache-Control: no-store` unless its maker set one), and
+ * once its head is written, the same record: the request's log line, its HTTP metrics, and the
+ * request span's attributes. A concern added here applies to every answer. A hit takes the same
+ * steps with what its entry made once (the header list, the metric series, the operation).
+ */
+export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
+  /** What an answer at the GraphQL endpoint depends on besides its URL and body. */
+  const vary = cors ? `${VARY}, Origin` : VARY;
+  const corsOf = (req: IncomingMessage) => (cors ? cors.headersFor(req.headers.origin) : undefined);
+
+  /** Records an answer whose head is written: log line, metrics, span. */
+  function sent(req: IncomingMessage, scope: RequestScope, status: number, hit?: HitRecord): void {
+    const ms = performance.now() - scope.started;
+    const method = req.method as string;
+    const path = pathOf(req.url);
+    if (hit) {
+      hit.countHit(status as 200 | 304, ms / 1000);
+      scope.operation = hit.operation;
+      // With tracing off, `span` is undefined and the attributes are never built.
+      scope.span?.setAttributes({
+        'gateway.response_cache': 'hit',
+        ...(hit.operation ? { 'graphql.operation.name': hit.operation } : {}),
+      });
+      log.hit(scope, method, path, status, hit.operationField, ms, Date.now());
+      return;
+    }
+    metrics.httpRequest(path, status, ms / 1000);
+    log.answered(scope, method, path, status, ms);
+  }
+
+  /** Adds what every answer carries to the headers its maker gave. */
+  function withCommonHeaders(req: IncomingMessage, scope: RequestScope, headers: NodeHeaders) {
+    headers['x-request-id'] = scope.requestId;
+    headers['cache-control'] ??= NO_STORE;
+    if (cors) {
+      const previous = headers.vary;
+      headers.vary = previous ? `${previous}, Origin` : 'Origin';
+      const list = cors.headersFor(req.headers.origin);
+      for (let i = 0; i < list.length; i += 2) headers[list[i] as string] = list[i + 1] as string;
+    }
+    return headers;
+  }
+
+  /**
+   * Writes the head of an answer whose body its maker writes (a shared event stream), with
+   * `headers` its maker's; returns whether it was written (the client may be gone).
+   */
+  function head(
+    req: IncomingMessage,
+    res: ServerResponse,
+    scope: RequestScope,
+    status: number,
+    headers: NodeHeaders,
+  ): boolean {
+    if (res.destroyed || res.headersSent) return false;
+    res.writeHead(status, withCommonHeaders(req, scope, { ...headers }));
+    sent(req, scope, status);
+    return true;
+  }
+
+  return {
+    vary,
+    head,
+
+    /**
+     * A kept answer (a response-cache entry, the GraphiQL page) in the coding the request takes,
+     * 304 when the client has it; `hit` when the response cache served it from memory.
+     */
+    kept(
+      req: IncomingMessage,
+      res: ServerResponse,
+      scope: RequestScope,
+      answer: EncodedAnswer,
+      cacheControl: string,
+      hit?: HitRecord,
+    ): void {
+      if (res.destroyed) return;
+      const status = sendEncodedAnswer(
+        req,
+        res,
+        answer,
+        cacheControl,
+        scope.requestId,
+        corsOf(req),
+      );
+      sent(req, scope, status, hit);
+    },
+
+    /**
+     * A Fetch answer (Yoga's) whose body is `bytes`, or, without them, read as it comes: one
+     * complete JSON document is sent at once (coded for this request when large), anything else
+     * (an event stream, a multipart answer) streamed as it is produced.
+     */
+    async fetched(
+      req: IncomingMessage,
+      res: ServerResponse,
+      scope: RequestScope,
+      response: Response,
+      bytes?: Buffer,
+    ): Promise<void> {
+      const headers = withCommonHeaders(req, scope, nodeHeadersOf(response));
+      const { status } = response;
+      if (bytes === undefined && !isCompleteJson(response.headers.get('content-type'))) {
+        if (res.destroyed) return void response.body?.cancel().catch(() => {});
+        res.writeHead(status, headers);
+        sent(req, scope, status);
+        await streamResponse(res, response);
+        return;
+      }
+      const body = bytes ?? Buffer.from(await response.arrayBuffer());
+      if (res.destroyed) return;
+      await sendOnce(req, res, status, headers, body, vary);
+      sent(req, scope, status);
+    },
+
+    /** A refusal of the front door's own, as every refusal looks: one GraphQL error with a code. */
+    refuse(
+      req: IncomingMessage,
+      res: ServerResponse,
+      scope: RequestScope,
+      status: number,
+      code: ErrorCode,
+      message: string,
+    ): void {
+      const headers = { 'content-type': 'application/json; charset=utf-8' };
+      if (head(req, res, scope, status, headers)) res.end(refusalBody(code, message));
+    },
+
+    /** A request that failed in the gateway itself: logged with its cause, answered 500. */
+    failed(req: IncomingMessage, res: ServerResponse, scope: RequestScope, error: unknown): void {
+      logger.error({ err: error, requestId: scope.requestId }, 'a request failed');
+      if (head(req, res, scope, 500, {})) res.end();
+      else res.destroy();
+    },
+
+    /** A CORS preflight (CORS on): 204, with the origin's CORS headers if it is listed. */
+    preflight(req: IncomingMessage, res: ServerResponse, scope: RequestScope): void {
+      // Safari waits for a body of a 204 without a length.
+      if (head(req, res, scope, 204, { 'content-length': '0' })) res.end();
+    },
+  };
+}
+
+export type Answers = ReturnType<typeof createAnswers>;
+
+/** A request's path without its query: what the log line and the metrics' route are made from. */
+function pathOf(url = '/'): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}

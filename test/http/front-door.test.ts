@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+const APP = 'https://app.example.com';
+const TINY = JSON.stringify({ query: '{ statusPage { status { indicator } } }' });
+const SUBSCRIPTION = JSON.stringify({
+  query: 'subscription { componentStatusChanged { component { id } } }',
+});
+
+/**
+ * Every kind of answer the gateway gives, each with its own request id: a response-cache miss
+ * and hit, an answer Yoga made that is not kept, a body too large for the cache's path, a probe,
+ * a preflight, GraphiQL's page, an unknown path, and two SSE subscribers of one shared request.
+ */
+const REQUESTS: Record<string, RequestInit & { path?: string }> = {
+  miss: { method: 'POST', body: TINY },
+  hit: { method: 'POST', body: TINY },
+  uncached: { method: 'POST', body: JSON.stringify({ query: '{ __typename }' }) },
+  largeBody: {
+    method: 'POST',
+    body: JSON.stringify({ query: `{ __typename } # ${'x'.repeat(20_000)}` }),
+  },
+  probe: { method: 'GET', path: '/health' },
+  preflight: {
+    method: 'OPTIONS',
+    headers: { 'access-control-request-method': 'POST' },
+  },
+  graphiql: { method: 'GET', headers: { accept: 'text/html' } },
+  unknownPath: { method: 'GET', path: '/nowhere' },
+};
+
+describe('the front door', () => {
+  let harness: Harness;
+  const answers: Record<string, Response> = {};
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      env: { CORS_ORIGINS: APP, LOG_REQUESTS: 'all', GRAPHIQL: 'true' },
+    });
+    for (const [id, { path = '/graphql', headers, ...init }] of Object.entries(REQUESTS)) {
+      answers[id] = await harness.fetch(path, {
+        ...init,
+        headers: {
+          origin: APP,
+          'x-request-id': id,
+          'content-type': 'application/json',
+          ...(headers as Record<string, string>),
+        },
+      });
+      await answers[id].arrayBuffer();
+    }
+    // Two subscribers of one request share its subscription; each gets an answer of its own.
+    for (const id of ['sse1', 'sse2']) {
+      const controller = new AbortController();
+      answers[id] = await harness.fetch('/graphql', {
+        method: 'POST',
+        body: SUBSCRIPTION,
+        signal: controller.signal,
+        headers: {
+          origin: APP,
+          'x-request-id': id,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+        },
+      });
+      controller.abort();
+    }
+  });
+  afterAll(() => harness.close());
+
+  it('gives every answer its request id, CORS headers and a Cache-Control, whoever made it', () => {
+    for (const [id, answer] of Object.entries(answers)) {
+      expect({ id, requestId: answer.headers.get('x-request-id') }).toEqual({ id, requestId: id });
+      expect({ id, cors: answer.headers.get('access-control-allow-origin') }).toEqual({
+        id,
+        cors: APP,
+      });
+      expect({ id, vary: answer.headers.get('vary') }).toEqual({
+        id,
+        vary: expect.stringMatching(/\bOrigin\b/),
+      });
+      expect({ id, cacheControl: answer.headers.get('cache-control') }).toEqual({
+        id,
+        cacheControl: expect.any(String),
+      });
+    }
+    expect(answers.hit?.headers.get('cache-control')).toMatch(/^public, max-age=/);
+    expect(answers.uncached?.headers.get('cache-control')).toBe('no-store');
+    expect(answers.preflight?.status).toBe(204);
+    expect(answers.largeBody?.status).toBe(200);
+    expect(answers.unknownPath?.status).toBe(404);
+  });
+
+  it('writes one log line and counts one HTTP request for every answer, hits and shared streams included', async () => {
+    const linesOf = () => {
+      const lines = harness.logs.filter((line) => line.msg === 'request');
+      return Object.fromEntries(
+        Object.keys(answers).map((id) => [
+          id,
+          lines.filter((line) => line.requestId === id).length,
+        ]),
+      );
+    };
+    // The streams' lines come as their heads are written, after the fetches resolved.
+    await eventually(() => linesOf().sse2 === 1);
+    expect(linesOf()).toEqual(Object.fromEntries(Object.keys(answers).map((id) => [id, 1])));
+    const line = (id: string) =>
+      harness.logs.find((candidate) => candidate.msg === 'request' && candidate.requestId === id);
+    expect(line('hit')).toMatchObject({ status: 200, cache: 'hit', path: '/graphql' });
+    expect(line('miss')).toMatchObject({ status: 200, path: '/graphql' });
+    expect(line('sse2')).toMatchObject({ status: 200, path: '/graphql' });
+    const metrics = await (await harness.fetch('/metrics')).text();
+    const count = (route: string, status: number) =>
+      Number(
+        metrics
+          .split('\n')
+          .find((series) =>
+            series.startsWith(`http_requests_total{route="${route}",status="${status}"}`),
+          )
+          ?.split(' ')
+          .at(-1) ?? 0,
+      );
+    // miss, hit, uncached, largeBody, graphiql, sse1, sse2; the preflight is a 204.
+    expect(count('/graphql', 200)).toBe(7);
+    expect(count('/graphql', 204)).toBe(1);
+    expect(count('/health', 200)).toBe(1);
+    expect(count('other', 404)).toBe(1);
+  });
+});
