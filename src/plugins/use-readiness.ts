@@ -1,4 +1,5 @@
-import type { Plugin } from 'graphql-yoga';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Plugin, useReadinessCheck } from 'graphql-yoga';
 import type { RedisReport } from '../redis/redis-connection.js';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 
@@ -31,14 +32,14 @@ type FeedReport =
   | { state: 'checking' };
 
 /**
- * `GET /readiness`, next to Yoga's `/health` (alive). A replica is ready when it can answer: from
- * start-up until it begins shutting down (503 `{ready: false}` then, so that the load balancer
- * stops sending it requests while it drains). The status feed's state is reported, never a reason
- * to be unready: a third-party outage is every replica's at once, and taking them all out would
- * also take `verifyContract` and the stale snapshots the feed's fields still serve. The probe reads
- * through the shared cache (at most one feed request per TTL) and waits for it `feedCheckMs` at most.
- * Likewise Redis: while it is unavailable the replica works alone, which is worth knowing and no
- * reason to stop sending it requests.
+ * `GET /readiness` (Yoga's `useReadinessCheck`), next to Yoga's `/health` (alive). A replica is
+ * ready when it can answer: from start-up until it begins shutting down (503 `{ready: false}` then,
+ * so that the load balancer stops sending it requests while it drains). The status feed's state is
+ * reported, never a reason to be unready: a third-party outage is every replica's at once, and
+ * taking them all out would also take `verifyContract` and the stale snapshots the feed's fields
+ * still serve. The probe reads through the shared cache (at most one feed request per TTL) and
+ * waits for it `feedCheckMs` at most. Likewise Redis: while it is unavailable the replica works
+ * alone, which is worth knowing and no reason to stop sending it requests.
  */
 export function useReadiness({
   statusFeed,
@@ -47,27 +48,26 @@ export function useReadiness({
   redis,
 }: ReadinessOptions): Plugin {
   async function feedReport(statusFeed: Pick<StatusFeed, 'summary'>): Promise<FeedReport> {
-    let timer: NodeJS.Timeout | undefined;
-    const checking = new Promise<FeedReport>((resolve) => {
-      timer = setTimeout(() => resolve({ state: 'checking' }), feedCheckMs);
-    });
-    const read = statusFeed.summary().then(
-      ({ fetchedAt, stale }): FeedReport => ({ state: stale ? 'stale' : 'ok', fetchedAt }),
-      (error: unknown): FeedReport => ({
-        state: 'unavailable',
-        reason: error instanceof Error ? error.message : String(error),
-      }),
-    );
+    const answered = new AbortController();
     try {
-      return await Promise.race([read, checking]);
+      return await Promise.race([
+        statusFeed.summary().then(
+          ({ fetchedAt, stale }): FeedReport => ({ state: stale ? 'stale' : 'ok', fetchedAt }),
+          (error: unknown): FeedReport => ({
+            state: 'unavailable',
+            reason: error instanceof Error ? error.message : String(error),
+          }),
+        ),
+        delay<FeedReport>(feedCheckMs, { state: 'checking' }, { signal: answered.signal }),
+      ]);
     } finally {
-      clearTimeout(timer);
+      answered.abort();
     }
   }
 
-  return {
-    async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (request.method !== 'GET' || url.pathname !== '/readiness') return;
+  return useReadinessCheck({
+    endpoint: '/readiness',
+    async check({ fetchAPI }) {
       const ready = !isDraining();
       const body = {
         ready,
@@ -75,15 +75,10 @@ export function useReadiness({
         ...(statusFeed ? { statusFeed: await feedReport(statusFeed) } : {}),
         ...(redis ? { redis: redis.report() } : {}),
       };
-      endResponse(
-        new fetchAPI.Response(JSON.stringify(body), {
-          status: ready ? 200 : 503,
-          headers: {
-            'content-type': 'application/json; charset=utf-8',
-            'cache-control': 'no-store',
-          },
-        }),
-      );
+      return new fetchAPI.Response(JSON.stringify(body), {
+        status: ready ? 200 : 503,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+      });
     },
-  };
+  });
 }
