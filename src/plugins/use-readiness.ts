@@ -1,5 +1,4 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { type Plugin, useReadinessCheck } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
 import type { RedisReport } from '../redis/redis-connection.js';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 
@@ -32,14 +31,14 @@ type FeedReport =
   | { state: 'checking' };
 
 /**
- * `GET /readiness` (Yoga's `useReadinessCheck`), next to Yoga's `/health` (alive). A replica is
- * ready when it can answer: from start-up until it begins shutting down (503 `{ready: false}` then,
- * so that the load balancer stops sending it requests while it drains). The status feed's state is
- * reported, never a reason to be unready: a third-party outage is every replica's at once, and
- * taking them all out would also take `verifyContract` and the stale snapshots the feed's fields
- * still serve. The probe reads through the shared cache (at most one feed request per TTL) and
- * waits for it `feedCheckMs` at most. Likewise Redis: while it is unavailable the replica works
- * alone, which is worth knowing and no reason to stop sending it requests.
+ * `GET /readiness`, next to Yoga's `/health` (alive). A replica is ready when it can answer: from
+ * start-up until it begins shutting down (503 `{ready: false}` then, so that the load balancer
+ * stops sending it requests while it drains). The status feed's state is reported, never a reason
+ * to be unready: a third-party outage is every replica's at once, and taking them all out would
+ * also take `verifyContract` and the stale snapshots the feed's fields still serve. The probe reads
+ * through the shared cache (at most one feed request per TTL) and waits for it `feedCheckMs` at most.
+ * Likewise Redis: while it is unavailable the replica works alone, which is worth knowing and no
+ * reason to stop sending it requests.
  */
 export function useReadiness({
   statusFeed,
@@ -48,26 +47,29 @@ export function useReadiness({
   redis,
 }: ReadinessOptions): Plugin {
   async function feedReport(statusFeed: Pick<StatusFeed, 'summary'>): Promise<FeedReport> {
-    const answered = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const checking = new Promise<FeedReport>((resolve) => {
+      timer = setTimeout(() => resolve({ state: 'checking' }), feedCheckMs);
+    });
+    const read = statusFeed.summary().then(
+      ({ fetchedAt, stale }): FeedReport => ({ state: stale ? 'stale' : 'ok', fetchedAt }),
+      (error: unknown): FeedReport => ({
+        state: 'unavailable',
+        reason: error instanceof Error ? error.message : String(error),
+      }),
+    );
     try {
-      return await Promise.race([
-        statusFeed.summary().then(
-          ({ fetchedAt, stale }): FeedReport => ({ state: stale ? 'stale' : 'ok', fetchedAt }),
-          (error: unknown): FeedReport => ({
-            state: 'unavailable',
-            reason: error instanceof Error ? error.message : String(error),
-          }),
-        ),
-        delay<FeedReport>(feedCheckMs, { state: 'checking' }, { signal: answered.signal }),
-      ]);
+      return await Promise.race([read, checking]);
     } finally {
-      answered.abort();
+      clearTimeout(timer);
     }
   }
 
-  return useReadinessCheck({
-    endpoint: '/readiness',
-    async check({ fetchAPI }) {
+  return {
+    // Not Yoga's `useReadinessCheck`: it answers any method, at any URL that ends with its endpoint
+    // (`/graphql?next=/readiness` too).
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (request.method !== 'GET' || url.pathname !== '/readiness') return;
       const ready = !isDraining();
       const body = {
         ready,
@@ -75,10 +77,15 @@ export function useReadiness({
         ...(statusFeed ? { statusFeed: await feedReport(statusFeed) } : {}),
         ...(redis ? { redis: redis.report() } : {}),
       };
-      return new fetchAPI.Response(JSON.stringify(body), {
-        status: ready ? 200 : 503,
-        headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
-      });
+      endResponse(
+        new fetchAPI.Response(JSON.stringify(body), {
+          status: ready ? 200 : 503,
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            'cache-control': 'no-store',
+          },
+        }),
+      );
     },
-  });
+  };
 }
