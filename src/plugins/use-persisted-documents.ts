@@ -1,7 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { refusal } from '../errors/refusal.js';
 import { DOCUMENT_ID, documentIdOf } from '../persisted-documents/manifest.js';
-import { RegisteredDocuments } from '../persisted-documents/registered-documents.js';
+import { registeredDocuments } from '../persisted-documents/registered-documents.js';
 
 export interface PersistedDocumentsOptions {
   /** Documents clients may name by id: the manifest (`readManifest`). */
@@ -14,7 +14,7 @@ export interface PersistedDocumentsOptions {
   readonly only?: boolean;
   /**
    * Bytes of documents registered through APQ kept at most (least recently used first), each
-   * counted with its entry's overhead (see `RegisteredDocuments`).
+   * counted with its entry's overhead (see `registeredDocuments`).
    * @default 4194304 (4 MiB)
    */
   readonly maxRegisteredBytes?: number;
@@ -40,7 +40,7 @@ const HASH = /^[0-9a-f]{64}$/;
  */
 export function usePersistedDocuments(options: PersistedDocumentsOptions): Plugin {
   const { manifest, only = false } = options;
-  const registered = new RegisteredDocuments(options.maxRegisteredBytes ?? 4 * 1024 * 1024);
+  const registered = registeredDocuments(options.maxRegisteredBytes ?? 4 * 1024 * 1024);
   /** Texts sent with an unknown hash, by their request's context: registered once valid. */
   const toRegister = new WeakMap<object, string>();
 

@@ -66,6 +66,8 @@ export function useReadiness({
   }
 
   return {
+    // Not Yoga's `useReadinessCheck`: it answers any method, at any URL that ends with its endpoint
+    // (`/graphql?next=/readiness` too).
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'GET' || url.pathname !== '/readiness') return;
       const ready = !isDraining();

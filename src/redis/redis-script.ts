@@ -1,29 +1,27 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
+type ScriptCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
+
+let defined = 0;
+
 /**
- * A Lua script Redis runs atomically: sent once, then called by its digest (`EVALSHA`), and sent
- * again if Redis has forgotten it (a restart, `SCRIPT FLUSH`).
+ * A Lua script Redis runs atomically, through ioredis' own scripting (`defineCommand`): its source
+ * sent once per connection, then called by its digest (`EVALSHA`), and sent again if Redis has
+ * forgotten it (a restart, `SCRIPT FLUSH`).
  */
 export class RedisScript {
-  readonly #source: string;
-  readonly #digest: string;
+  readonly #name = `gatewayScript${defined++}`;
+  readonly #lua: string;
 
-  constructor(source: string) {
-    this.#source = source;
-    this.#digest = createHash('sha1').update(source).digest('hex');
+  constructor(lua: string) {
+    this.#lua = lua;
   }
 
-  async run(
-    redis: Redis,
-    keys: readonly string[],
-    args: readonly (string | number)[],
-  ): Promise<unknown> {
-    try {
-      return await redis.evalsha(this.#digest, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return redis.eval(this.#source, keys.length, ...keys, ...args);
-    }
+  run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    if (!(this.#name in redis)) redis.defineCommand(this.#name, { lua: this.#lua });
+    const command = (redis as unknown as Record<string, ScriptCommand>)[
+      this.#name
+    ] as ScriptCommand;
+    return command.call(redis, keys.length, ...keys, ...args);
   }
 }

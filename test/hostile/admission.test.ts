@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { DEFAULT_MANIFEST } from '../../src/persisted-documents/manifest.js';
 import {
   ENTRY_OVERHEAD_BYTES,
-  RegisteredDocuments,
+  registeredDocuments,
 } from '../../src/persisted-documents/registered-documents.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
@@ -293,9 +293,9 @@ describe('one admission rule for HTTP POST, HTTP GET, SSE and graphql-ws', () =>
 
 describe("APQ's store", () => {
   it('counts each entry with its overhead, so tiny documents cannot fill memory', () => {
-    const store = new RegisteredDocuments(1_000_000);
+    const store = registeredDocuments(1_000_000);
     for (let i = 0; i < 100_000; i++) store.set(sha256(String(i)), '{a}');
-    expect(store.bytes).toBeLessThanOrEqual(1_000_000);
+    expect(store.calculatedSize).toBeLessThanOrEqual(1_000_000);
     expect(store.size).toBe(Math.floor(1_000_000 / (ENTRY_OVERHEAD_BYTES + 6)));
     // The least recently used went first.
     expect(store.get(sha256('99999'))).toBe('{a}');

@@ -65,6 +65,15 @@ describe('/health and /readiness', () => {
     expect(JSON.parse(body)).toEqual({ ready: true, statusFeed: { state: 'checking' } });
   });
 
+  it('answers at GET /readiness only: a GraphQL GET whose URL ends with /readiness is GraphQL', async () => {
+    harness = await startHarness();
+    const { status, body } = await get(
+      `/graphql?query=${encodeURIComponent('{ statusPage { name } }')}&next=/readiness`,
+    );
+    expect(status).toBe(200);
+    expect(JSON.parse(body)).toMatchObject({ data: { statusPage: { name: expect.any(String) } } });
+  });
+
   it('is not ready once shutting down, so that new requests go to other replicas', async () => {
     harness = await startHarness();
     harness.gateway.quiesce();

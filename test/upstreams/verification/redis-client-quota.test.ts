@@ -1,4 +1,5 @@
 /** The verifyContract allowance shared by replicas, over a real redis-server. */
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../../src/errors/rate-limited-error.js';
 import { InMemoryClientQuota } from '../../../src/upstreams/verification/client-quota.js';
@@ -56,6 +57,21 @@ describe('RedisClientQuota', () => {
         (result) => result.status === 'fulfilled' || result.reason instanceof RateLimitedError,
       ),
     ).toBe(true);
+  });
+
+  it('runs its script again once Redis has forgotten it (SCRIPT FLUSH, a restart)', async () => {
+    const [quota] = await quotas(1);
+    if (!quota) throw new Error('one quota');
+    await quota.take('192.0.2.9');
+    const admin = new Redis(redisServer.server.url);
+    try {
+      await admin.script('FLUSH');
+    } finally {
+      admin.disconnect();
+    }
+    // Still counted in Redis: a replica counting alone would allow two more.
+    await quota.take('192.0.2.9');
+    await refusal(() => quota.take('192.0.2.9'));
   });
 
   it('counts alone while Redis is down, and never fails for it', async () => {
