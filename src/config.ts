@@ -3,7 +3,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { LevelWithSilent } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { DEFAULT_PAGE_SLUG } from './upstreams/status-feed/model.js';
+import { DEFAULT_PAGE_SLUG } from './core/status/model.js';
 
 /**
  * The heap an idle subscriber holds, at most, as `npm run bench:fanout` measured it for

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ErrorCode } from '../errors/error-code.js';
 import { refusalBody } from '../errors/refusal.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { RequestScope } from '../observability/request-scope.js';
 import type { Cors } from './cors.js';
 import { type EncodedAnswer, VARY } from './encoded-answer.js';

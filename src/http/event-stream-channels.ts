@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { slowSubscriber } from '../errors/subscription-error.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
 import {
   SharedSubscriptions,

@@ -1,11 +1,11 @@
 import type { RequestListener } from 'node:http';
 import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
+import { isProbe, routeOf } from '../observability/route.js';
 import { callerTraceHeaders, type Tracing } from '../observability/tracing.js';
 import type { Answers } from './answers.js';
 import { askYoga, type GatewayYoga } from './gateway-yoga.js';
 import { requestIdOf } from './request-id.js';
 import type { CachedHandler } from './response-cache/cached-handler.js';
-import { isProbe, routeOf } from './route.js';
 
 export interface FrontDoorOptions {
   readonly yoga: GatewayYoga;

@@ -12,7 +12,7 @@ import { makeServer, type Server, type ServerOptions } from 'graphql-ws';
 import { isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { tooManySubscriptions } from '../errors/subscription-error.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import { serialisedOf } from '../subscriptions/shared-result.js';
 import { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
 import type {

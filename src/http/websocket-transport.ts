@@ -5,7 +5,7 @@ import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { ErrorCode } from '../errors/error-code.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { SubscriptionRegistry } from '../subscriptions/subscription-registry.js';
 import { clientAddressOf } from './client-address.js';
 import { fetchRequestOf } from './fetch-request.js';

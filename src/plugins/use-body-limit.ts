@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { refusal, refusalBody } from '../errors/refusal.js';
-import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../http/read-body-text.js';
+import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../read-body-text.js';
 
 export interface BodyLimitOptions {
   /**

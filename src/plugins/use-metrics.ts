@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import { executedOperation } from '../observability/executed-operation.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
 import { errorCodesOf } from '../observability/result-errors.js';
 
 /**

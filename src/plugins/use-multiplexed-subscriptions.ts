@@ -8,7 +8,7 @@ import {
   getOperationAST,
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { GatewayMetrics } from '../observability/metrics.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { FieldBudgetContext } from '../schema/plugins/field-budget.js';
 import { sharedResult } from '../subscriptions/shared-result.js';
 import { settleFieldBudget } from './use-field-budget.js';

@@ -1,6 +1,6 @@
 import { GraphQLError, type GraphQLResolveInfo, responsePathAsArray } from 'graphql';
+import { COMPONENT_STATUS_SEVERITY, type Component } from '../core/status/model.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
-import { COMPONENT_STATUS_SEVERITY, type Component } from '../upstreams/status-feed/model.js';
 import type { Chain } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';

@@ -1,9 +1,6 @@
+import { type ComponentStatusChangeEvent, componentOf } from '../core/status/change-event.js';
 import { InvalidInputError } from '../errors/invalid-input-error.js';
 import { changeOf } from '../subscriptions/subscription-registry.js';
-import {
-  type ComponentStatusChangeEvent,
-  componentOf,
-} from '../upstreams/status-feed/change-event.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
 import type { StatusPagesLoaders } from './context.js';

@@ -1,4 +1,4 @@
-import type { Component } from '../upstreams/status-feed/model.js';
+import type { Component } from '../core/status/model.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';

@@ -1,12 +1,5 @@
 import DataLoader from 'dataloader';
 import type { GraphQLError } from 'graphql';
-import type { StreamItem } from '../subscriptions/change-stream.js';
-import type {
-  Subscriber,
-  SubscriptionRegistry,
-  SubscriptionRequest,
-} from '../subscriptions/subscription-registry.js';
-import type { Snapshot } from '../upstreams/snapshot-cache.js';
 import type {
   Component,
   Incident,
@@ -15,7 +8,14 @@ import type {
   MaintenanceHistory,
   StatusSummary,
   UpcomingMaintenances,
-} from '../upstreams/status-feed/model.js';
+} from '../core/status/model.js';
+import type { StreamItem } from '../subscriptions/change-stream.js';
+import type {
+  Subscriber,
+  SubscriptionRegistry,
+  SubscriptionRequest,
+} from '../subscriptions/subscription-registry.js';
+import type { Snapshot } from '../upstreams/snapshot-cache.js';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import type { ClientQuota } from '../upstreams/verification/client-quota.js';

@@ -1,9 +1,9 @@
-import { changeOf } from '../subscriptions/subscription-registry.js';
 import {
   type INCIDENT_CHANGE_KINDS,
   type IncidentChangeEvent,
   incidentOf,
-} from '../upstreams/status-feed/change-event.js';
+} from '../core/status/change-event.js';
+import { changeOf } from '../subscriptions/subscription-registry.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
 import { PageRef } from './page-ref.js';

@@ -1,9 +1,9 @@
-import { changeOf } from '../subscriptions/subscription-registry.js';
 import {
   type MAINTENANCE_CHANGE_KINDS,
   type MaintenanceChangeEvent,
   maintenanceOf,
-} from '../upstreams/status-feed/change-event.js';
+} from '../core/status/change-event.js';
+import { changeOf } from '../subscriptions/subscription-registry.js';
 import { builder } from './builder.js';
 import { MaintenanceRef } from './maintenance.js';
 import { PageRef } from './page-ref.js';

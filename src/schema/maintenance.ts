@@ -1,4 +1,4 @@
-import type { Maintenance } from '../upstreams/status-feed/model.js';
+import type { Maintenance } from '../core/status/model.js';
 import { builder } from './builder.js';
 import { onPageOf, PAGE_ENTITY_KEYS } from './page-entity-key.js';
 import { StatusEventRef } from './status-event.js';

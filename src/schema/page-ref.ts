@@ -1,5 +1,5 @@
+import type { StatusSummary } from '../core/status/model.js';
 import type { Snapshot } from '../upstreams/snapshot-cache.js';
-import type { StatusSummary } from '../upstreams/status-feed/model.js';
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
 

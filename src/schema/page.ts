@@ -1,9 +1,9 @@
 import { GraphQLError, responsePathAsArray } from 'graphql';
 import type { Path } from 'graphql/jsutils/Path.js';
+import { pageSlugOf } from '../core/status/change-event.js';
+import type { PageStatus } from '../core/status/model.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
 import { changeOf } from '../subscriptions/subscription-registry.js';
-import { pageSlugOf } from '../upstreams/status-feed/change-event.js';
-import type { PageStatus } from '../upstreams/status-feed/model.js';
 import { FEED_DOCUMENTS } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';

@@ -1,8 +1,4 @@
-import type {
-  AffectedComponent,
-  IncidentUpdate,
-  StatusEvent,
-} from '../upstreams/status-feed/model.js';
+import type { AffectedComponent, IncidentUpdate, StatusEvent } from '../core/status/model.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
 import { PageRef } from './page-ref.js';

@@ -5,7 +5,7 @@ import {
   type Incident,
   type Maintenance,
   type StatusIndicator,
-} from '../upstreams/status-feed/model.js';
+} from '../core/status/model.js';
 import { builder } from './builder.js';
 import { ComponentRef } from './component.js';
 import { IncidentRef } from './incident.js';

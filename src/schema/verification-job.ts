@@ -1,4 +1,4 @@
-import { toEnumValue } from '../upstreams/enum-value.js';
+import { toEnumValue } from '../core/enum-value.js';
 import type {
   ExternalVerification,
   ExternalVerifications,

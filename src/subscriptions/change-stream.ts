@@ -1,4 +1,4 @@
-import type { StatusChangeEvent } from '../upstreams/status-feed/change-event.js';
+import type { StatusChangeEvent } from '../core/status/change-event.js';
 
 /** Why a subscription's stream ended, as its close log line and metrics say. */
 export type StreamEndReason = 'client' | 'shutdown' | 'slow';

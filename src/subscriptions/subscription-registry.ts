@@ -1,10 +1,9 @@
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { ChangeBus } from '../core/status/change-bus.js';
+import { pageSlugOf, type StatusChangeEvent } from '../core/status/change-event.js';
 import { slowSubscriber, tooManySubscriptions } from '../errors/subscription-error.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
-import type { ChangeBus } from '../upstreams/status-feed/change-bus.js';
-import { pageSlugOf, type StatusChangeEvent } from '../upstreams/status-feed/change-event.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
 import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import { ChangeStream, type StreamEndReason, type StreamItem } from './change-stream.js';
@@ -82,12 +81,21 @@ export interface SubscriptionRequest {
  */
 const FAN_OUT_BATCH = 16;
 
+/** What subscriptions report to the metrics (`GatewayMetrics` is one). */
+export interface SubscriptionMetrics {
+  statusChange(type: string): void;
+  subscriptionOpened(field: string, transport: string): void;
+  subscriptionEnded(field: string, transport: string, reason: string): void;
+  subscriptionFannedOut(field: string, seconds: number): void;
+  error(code: unknown): void;
+}
+
 export interface SubscriptionRegistryOptions {
   readonly bus: ChangeBus;
   readonly poller: Pick<StatusPages, 'acquire'>;
   readonly limits: Config['subscriptions'];
   readonly logger: Logger;
-  readonly metrics: GatewayMetrics;
+  readonly metrics: SubscriptionMetrics;
 }
 
 /**

@@ -5,10 +5,10 @@ import type { UpstreamPolicy } from '../config.js';
 import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.js';
 import type { UpstreamEndpoint } from '../errors/upstream-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
-import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../http/read-body-text.js';
-import { endpointTemplate } from '../observability/metrics.js';
 import { currentRequestScope } from '../observability/request-scope.js';
+import { endpointTemplate } from '../observability/route.js';
 import { failSpan, type Span, type Tracing } from '../observability/tracing.js';
+import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../read-body-text.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { RequestSlots } from './request-slots.js';
 

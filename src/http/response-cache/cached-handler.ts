@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayMetrics } from '../../observability/metrics.js';
+import type { GatewayMetrics } from '../../metrics/metrics.js';
 import { type RequestScope, runInRequestScope } from '../../observability/request-scope.js';
 import { CacheabilityRecord } from '../../schema/plugins/cacheability.js';
 import type { Answers } from '../answers.js';

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { ChangeBus } from '../../core/status/change-bus.js';
+import type { StatusChangeEvent } from '../../core/status/change-event.js';
+import { shownEvent } from '../../core/status/change-evidence.js';
+import { InMemoryChangeBus } from '../../core/status/in-memory-change-bus.js';
 import type { RedisConnection } from '../../redis/redis-connection.js';
 import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
-import type { ChangeBus } from './change-bus.js';
-import type { StatusChangeEvent } from './change-event.js';
-import { shownEvent } from './change-evidence.js';
-import { InMemoryChangeBus } from './in-memory-change-bus.js';
 
 /**
  * The longest message this replica reads on the changes channel: an event carries one incident

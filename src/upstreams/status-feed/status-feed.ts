@@ -1,34 +1,39 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Config, StatusPageConfig } from '../../config.js';
-import type { Tracing } from '../../observability/tracing.js';
-import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
-import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
-import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
-import type { ChangeBus } from './change-bus.js';
-import type { StatusChangeEvent } from './change-event.js';
+import type { ChangeBus } from '../../core/status/change-bus.js';
+import type { StatusChangeEvent } from '../../core/status/change-event.js';
 import {
   DEFAULT_PAGE_SLUG,
   type IncidentHistory,
   type MaintenanceHistory,
   type StatusSummary,
   type UpcomingMaintenances,
-} from './model.js';
+} from '../../core/status/model.js';
 import {
   type Built,
   buildIncidentHistory,
   buildMaintenanceHistory,
   buildSummary,
   buildUpcoming,
-} from './snapshot.js';
+} from '../../core/status/snapshot.js';
 import {
   type FeedSnapshots,
   incidentHistoryChanges,
   maintenanceHistoryChanges,
   summaryChanges,
   upcomingChanges,
-} from './status-diff.js';
-import { WireIncidentHistory, WireMaintenanceHistory, WireSummary, WireUpcoming } from './wire.js';
+} from '../../core/status/status-diff.js';
+import {
+  WireIncidentHistory,
+  WireMaintenanceHistory,
+  WireSummary,
+  WireUpcoming,
+} from '../../core/status/wire.js';
+import type { Tracing } from '../../observability/tracing.js';
+import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
+import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
+import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
 
 type StatusFeedConfig = Omit<Config['statusFeed'], 'pollIntervalMs' | 'pages'>;
 

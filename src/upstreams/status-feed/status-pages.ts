@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Config, StatusPageConfig } from '../../config.js';
+import { DEFAULT_PAGE_SLUG } from '../../core/status/model.js';
 import { InvalidInputError } from '../../errors/invalid-input-error.js';
 import type { SnapshotCacheEvent } from '../snapshot-cache.js';
 import type { UpstreamObserver } from '../upstream-client.js';
 import { FeedPoller } from './feed-poller.js';
-import { DEFAULT_PAGE_SLUG } from './model.js';
 import {
   createStatusFeed,
   type FeedDocument,

@@ -1,4 +1,4 @@
-import type { Unknown } from '../enum-value.js';
+import type { Unknown } from '../../core/enum-value.js';
 
 export const VERIFICATION_STATUSES = [
   'PERFECT',

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
+import { toEnumValue } from '../../core/enum-value.js';
 import { RateLimitedError } from '../../errors/rate-limited-error.js';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
 import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
-import { toEnumValue } from '../enum-value.js';
 import { parseJsonBody, type UpstreamClient, type UpstreamResponse } from '../upstream-client.js';
 import { explorerFailure } from './explorer-failure.js';
 import {

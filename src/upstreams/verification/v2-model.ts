@@ -1,4 +1,4 @@
-import { toEnumValue } from '../enum-value.js';
+import { toEnumValue } from '../../core/enum-value.js';
 import type { Contract, VerificationJob, VerificationStatus } from './model.js';
 import { scrubApiKey } from './upstream-answer.js';
 import type { WireV2Contract, WireV2Job } from './wire-v2.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalText, optionalTimestamp } from '../wire-fields.js';
+import { optionalText, optionalTimestamp } from '../../core/wire-fields.js';
 
 /*
  * Sourcify APIv2 as it answers (apiv2.yaml): jobs, contract lookups and lists, and

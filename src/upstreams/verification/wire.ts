@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalText, optionalTimestamp } from '../wire-fields.js';
+import { optionalText, optionalTimestamp } from '../../core/wire-fields.js';
 
 /*
  * The verification service as it answers (Sourcify's session API): validated at the boundary,

@@ -3,17 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../../simulator/src/status-feed/fixture.js';
 import { postIncidentUpdate } from '../../../simulator/src/status-feed/status-events.js';
 import type { SimulatedFeed } from '../../../simulator/src/status-feed/types.js';
-import {
-  incidentRecord,
-  type StatusChangeEvent,
-} from '../../../src/upstreams/status-feed/change-event.js';
-import type { IncidentHistory, StatusSummary } from '../../../src/upstreams/status-feed/model.js';
-import { buildIncidentHistory, buildSummary } from '../../../src/upstreams/status-feed/snapshot.js';
-import {
-  incidentHistoryChanges,
-  summaryChanges,
-} from '../../../src/upstreams/status-feed/status-diff.js';
-import { WireIncidentHistory, WireSummary } from '../../../src/upstreams/status-feed/wire.js';
+import { incidentRecord, type StatusChangeEvent } from '../../../src/core/status/change-event.js';
+import type { IncidentHistory, StatusSummary } from '../../../src/core/status/model.js';
+import { buildIncidentHistory, buildSummary } from '../../../src/core/status/snapshot.js';
+import { incidentHistoryChanges, summaryChanges } from '../../../src/core/status/status-diff.js';
+import { WireIncidentHistory, WireSummary } from '../../../src/core/status/wire.js';
 import { eventually } from '../../helpers/eventually.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 import { subscribeSse } from '../../helpers/subscriptions.js';

@@ -8,7 +8,7 @@ import {
   MAINTENANCE_STATUSES,
   STATUS_INDICATORS,
   UPDATE_STATUSES,
-} from '../../../src/upstreams/status-feed/model.js';
+} from '../../../src/core/status/model.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 
 /*

@@ -5,12 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { PageChangeEvent, StatusChangeEvent } from '../../../src/core/status/change-event.js';
 import { RedisSnapshotStore } from '../../../src/upstreams/redis-snapshot-store.js';
 import { SnapshotCache } from '../../../src/upstreams/snapshot-cache.js';
-import type {
-  PageChangeEvent,
-  StatusChangeEvent,
-} from '../../../src/upstreams/status-feed/change-event.js';
 import { RedisChangeBus } from '../../../src/upstreams/status-feed/redis-change-bus.js';
 import { eventually, sleep } from '../../helpers/eventually.js';
 import { useRedisServer } from '../../helpers/redis-server.js';

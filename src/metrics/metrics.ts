@@ -1,7 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ERROR_CODES } from '../errors/error-code.js';
 import type { UpstreamEndpoint } from '../errors/upstream-error.js';
-import { routeOf } from '../http/route.js';
+import { endpointTemplate, routeOf } from '../observability/route.js';
 import type { RedisState } from '../redis/redis-connection.js';
 import { SUBSCRIPTION_FIELDS } from '../subscriptions/subscription-registry.js';
 import type { CircuitState } from '../upstreams/circuit-breaker.js';
@@ -15,21 +15,6 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /** Operation names counted by name, first come; later new names are `other`. */
 const MOST_OPERATION_NAMES = 100;
 const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
-
-/**
- * An upstream path as a template: a segment that carries an id, a chain, an address or anything
- * long becomes `:param`, so that `/v2/contract/1/0x…` is one series whatever the client asks for.
- */
-export function endpointTemplate(path: string): string {
-  return path
-    .split('/')
-    .map((segment) =>
-      segment === '' || /^v\d+$/.test(segment) || (!/\d/.test(segment) && segment.length <= 40)
-        ? segment
-        : ':param',
-    )
-    .join('/');
-}
 
 /** Error codes counted by name: the gateway's own and those graphql-js and Yoga use. */
 const ERROR_CODE_LABELS = new Set<string>([

@@ -19,3 +19,18 @@ export function routeOf(path: string | undefined): string {
 
 /** Whether a route is a health probe or a scrape. */
 export const isProbe = (route: string): boolean => PROBES.has(route);
+
+/**
+ * An upstream path as a template: a segment that carries an id, a chain, an address or anything
+ * long becomes `:param`, so that `/v2/contract/1/0x…` is one series whatever the client asks for.
+ */
+export function endpointTemplate(path: string): string {
+  return path
+    .split('/')
+    .map((segment) =>
+      segment === '' || /^v\d+$/.test(segment) || (!/\d/.test(segment) && segment.length <= 40)
+        ? segment
+        : ':param',
+    )
+    .join('/');
+}

@@ -12,26 +12,26 @@ import {
   incidentOf,
   incidentRecord,
   type StatusChangeEvent,
-} from '../../../src/upstreams/status-feed/change-event.js';
-import type { Component } from '../../../src/upstreams/status-feed/model.js';
+} from '../../../src/core/status/change-event.js';
+import type { Component } from '../../../src/core/status/model.js';
 import {
   buildIncidentHistory,
   buildMaintenanceHistory,
   buildSummary,
   buildUpcoming,
-} from '../../../src/upstreams/status-feed/snapshot.js';
+} from '../../../src/core/status/snapshot.js';
 import {
   incidentHistoryChanges,
   maintenanceHistoryChanges,
   summaryChanges,
   upcomingChanges,
-} from '../../../src/upstreams/status-feed/status-diff.js';
+} from '../../../src/core/status/status-diff.js';
 import {
   WireIncidentHistory,
   WireMaintenanceHistory,
   WireSummary,
   WireUpcoming,
-} from '../../../src/upstreams/status-feed/wire.js';
+} from '../../../src/core/status/wire.js';
 
 /** The feed's documents as the gateway builds them from what the simulator serves. */
 function documentsOf(feed: SimulatedFeed) {
