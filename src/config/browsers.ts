@@ -31,17 +31,17 @@ const list = <Item extends z.ZodType<string, string>>(item: Item) =>
 export const Browsers = z
   .object({
     graphiql: env('GRAPHIQL', flag, {
-      description: 'Serve GraphiQL to browsers at `/graphql`.',
       unset: 'on outside production',
+      description: 'Serve GraphiQL to browsers at `/graphql`.',
     }),
     statusBoard: env('STATUS_BOARD', flag, {
+      default: 'true',
       description:
         'Serve the live status board at `/status`: a small page that follows the `statusPageChanged` subscription.',
-      default: 'true',
     }),
     introspection: env('INTROSPECTION', flag, {
-      description: 'Answer introspection; when off, "did you mean" suggestions are off too.',
       unset: 'on outside production',
+      description: 'Answer introspection; when off, "did you mean" suggestions are off too.',
     }),
     cors: z.object({
       origins: env(
@@ -53,9 +53,9 @@ export const Browsers = z
           }),
         ),
         {
+          default: '',
           description:
             'Comma-separated origins allowed to call the gateway from a browser, with credentials. Empty: same-origin only.',
-          default: '',
         },
       ),
       allowedHeaders: env(
@@ -69,9 +69,9 @@ export const Browsers = z
             }),
         ),
         {
+          default: DEFAULT_CORS_ALLOWED_HEADERS.join(','),
           description:
             'Comma-separated request headers a cross-origin caller may send (answered to CORS preflights).',
-          default: DEFAULT_CORS_ALLOWED_HEADERS.join(','),
         },
       ),
     }),

@@ -26,33 +26,33 @@ const keyValueList = z.string().transform((value, context) => {
 export const Observability = z
   .object({
     metricsPort: env('METRICS_PORT', wholeNumber(0, 65_535), {
+      unset: '`/metrics` on `PORT`',
       description:
         'Serve `/metrics` on this port alone (bound to `HOST`), off the API port, so that only the scraper reaches it. Set it to the API port or leave it unset to serve `/metrics` beside `/graphql`.',
-      unset: '`/metrics` on `PORT`',
     }),
     tracing: z
       .object({
         endpoint: env('OTEL_EXPORTER_OTLP_ENDPOINT', httpUrl(), {
+          unset: 'no tracing',
           description:
             'OTLP/HTTP collector base URL; traces are sent to `<url>/v1/traces`. Setting it (or the next variable) turns tracing on.',
-          unset: 'no tracing',
         }),
         tracesUrl: env(
           'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
           z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
           {
-            description: 'Full OTLP/HTTP URL for traces, used as written; wins over the base URL.',
             unset: '`OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`',
+            description: 'Full OTLP/HTTP URL for traces, used as written; wins over the base URL.',
           },
         ),
         headers: env('OTEL_EXPORTER_OTLP_HEADERS', keyValueList, {
+          default: '',
           description:
             'Headers sent with each export, as `key=value` pairs separated by commas (values URL-encoded). They often carry a token: never logged.',
-          default: '',
         }),
         serviceName: env('OTEL_SERVICE_NAME', z.string(), {
-          description: '`service.name` of every span.',
           default: 'ledger-status-gateway',
+          description: '`service.name` of every span.',
         }),
         sampler: z
           .object({
@@ -67,14 +67,14 @@ export const Observability = z
                 'parentbased_traceidratio',
               ]),
               {
+                default: 'parentbased_always_on',
                 description:
                   "Which traces are recorded: `parentbased_always_on` follows the caller's `traceparent` decision and samples the rest; `traceidratio` variants keep `OTEL_TRACES_SAMPLER_ARG` of them.",
-                default: 'parentbased_always_on',
               },
             ),
             ratio: env('OTEL_TRACES_SAMPLER_ARG', fraction, {
-              description: 'The ratio of traces the `traceidratio` samplers keep.',
               default: '1',
+              description: 'The ratio of traces the `traceidratio` samplers keep.',
             }),
           })
           .transform(({ name, ratio }) => ({
@@ -82,13 +82,13 @@ export const Observability = z
             ratio: name.endsWith('always_on') ? 1 : name.endsWith('always_off') ? 0 : ratio,
           })),
         exportDelayMs: env('OTEL_BSP_SCHEDULE_DELAY', wholeNumber(1, 60_000), {
+          default: '5000',
           description:
             'Milliseconds between two exports of finished spans (at most 2,048 wait; more are dropped, never held in memory).',
-          default: '5000',
         }),
         disabled: env('OTEL_SDK_DISABLED', flag, {
-          description: 'Turn tracing off even when an exporter endpoint is set.',
           default: 'false',
+          description: 'Turn tracing off even when an exporter endpoint is set.',
         }),
       })
       .transform(

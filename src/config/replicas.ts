@@ -16,9 +16,9 @@ export const Replicas = z
       'REDIS_URL',
       z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
       {
+        unset: 'each replica alone, in memory',
         description:
           "Redis shared by the gateway's replicas (`redis://[user:password@]host[:port][/db]`, `rediss://` for TLS): they share status feed snapshots (one upstream request per TTL across them all), change events, `verifyContract` allowances and the response cache's validity through it. While it is unreachable each replica works alone. The password is never logged.",
-        unset: 'each replica alone, in memory',
       },
     ),
     keyPrefix: env(
@@ -27,15 +27,15 @@ export const Replicas = z
         error: 'must be 1 to 64 letters, digits, `_`, `.`, `:` or `-`',
       }),
       {
+        default: 'ledger-status-gateway:',
         description:
           'Prefix of every Redis key and channel the gateway uses, so that several gateways (or environments) can share one Redis. Replicas of one gateway must use the same.',
-        default: 'ledger-status-gateway:',
       },
     ),
     commandTimeoutMs: env('REDIS_COMMAND_TIMEOUT_MS', wholeNumber(1), {
+      default: '500',
       description:
         'Time one Redis command may take. Past it the replica works alone until Redis answers again, so that a hung Redis never holds a request longer than this.',
-      default: '500',
     }),
   })
   .transform(({ url, ...redis }) =>

@@ -99,28 +99,28 @@ export const StatusFeed = z
         'The Statuspage v2 feed, ending in `/api/v2`: the one page, slug `default`. Required unless `STATUS_PAGES_FILE` lists the pages (setting both is an error); `npm start` starts a simulator when both are unset.',
     }),
     pages: env('STATUS_PAGES_FILE', pagesFile, {
+      unset: 'one page from `STATUS_BASE_URL`, slug `default`',
       description:
         'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, chains?: [{ chainId, components: [component ids] }], versionPattern? }]`. See README.md. A page costs nothing until it is asked for.',
-      unset: 'one page from `STATUS_BASE_URL`, slug `default`',
     }),
     cacheTtlMs: env('STATUS_CACHE_TTL_MS', wholeNumber(0), {
-      description: 'How long one fetch of a feed document serves every request.',
       default: '10000',
+      description: 'How long one fetch of a feed document serves every request.',
     }),
     maxStaleMs: env('STATUS_MAX_STALE_MS', wholeNumber(0), {
+      default: '300000',
       description:
         'How long after its fetch a document stands in while the feed fails (`Page.stale` is then true).',
-      default: '300000',
     }),
     pollIntervalMs: env('STATUS_POLL_INTERVAL_MS', wholeNumber(10), {
+      unset: '`STATUS_CACHE_TTL_MS` (at least 100)',
       description:
         'While anyone subscribes, how often each feed document the subscriptions need is read to find changes. Reads go through the same cache as queries, so polling costs no upstream request beyond one per `STATUS_CACHE_TTL_MS`; a change reaches subscribers within the longer of the two.',
-      unset: '`STATUS_CACHE_TTL_MS` (at least 100)',
     }),
     upstream: z.object({
       timeoutMs: env('STATUS_TIMEOUT_MS', wholeNumber(1), {
-        description: '`UPSTREAM_TIMEOUT_MS` for the status feed alone.',
         unset: '`UPSTREAM_TIMEOUT_MS`',
+        description: '`UPSTREAM_TIMEOUT_MS` for the status feed alone.',
       }),
     }),
   })
