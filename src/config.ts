@@ -155,6 +155,9 @@ const VARIABLES = variablesOf(Environment);
 export const CONFIG_VARIABLES = Object.fromEntries(
   VARIABLES.map((variable) => [variable.name, variable]),
 ) as Readonly<Record<ConfigVariableName, ConfigVariable>>;
+if (Object.keys(CONFIG_VARIABLES).length < VARIABLES.length) {
+  throw new Error('A configuration variable is written twice in src/config/');
+}
 
 /** The configuration is unusable; `problems` lists every reason, each naming its variable. */
 export class ConfigError extends Error {
@@ -186,19 +189,22 @@ export function loadConfig(
   }
   const parsed = Environment.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new ConfigError(
-    parsed.error.issues
-      .map((issue) => {
-        const at = VARIABLES.findIndex(({ path }) => path.every((key, i) => issue.path[i] === key));
-        const rest = issue.path.slice(VARIABLES[at]?.path.length);
-        return {
-          at,
-          problem: [VARIABLES[at]?.name, pathOf(rest), issue.message].filter(Boolean).join(' '),
-        };
-      })
-      .sort((a, b) => a.at - b.at)
-      .map(({ problem }) => problem),
-  );
+  throw new ConfigError(problemsOf(parsed.error.issues));
+}
+
+/** Each issue as a problem naming its variable, in the order docs/configuration.md lists them. */
+function problemsOf(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues
+    .map((issue) => {
+      const at = VARIABLES.findIndex(({ path }) => path.every((key, i) => issue.path[i] === key));
+      const within = pathOf(issue.path.slice(VARIABLES[at]?.path.length));
+      return {
+        at,
+        problem: [VARIABLES[at]?.name, within, issue.message].filter(Boolean).join(' '),
+      };
+    })
+    .sort((a, b) => a.at - b.at)
+    .map(({ problem }) => problem);
 }
 
 /** A zod issue's path as an operator reads it: `pages[2].chains[0].chainId`. */
