@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -182,6 +182,7 @@ describe('loadConfig', () => {
       trustedProxies: 0,
     });
     expect(Object.isFrozen(config.statusFeed.upstream)).toBe(true);
+    expect(Object.isFrozen(config.statusFeed.pages[0]?.chains)).toBe(true);
   });
 
   it('requires both upstreams, naming each', () => {
@@ -330,6 +331,33 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('checks a rule between variables only when each of them was read', () => {
+    expect(problemsOf({ ...UPSTREAMS, MAX_EXECUTION_MS: '0', VERIFY_WAIT_MS: 'soon' })).toEqual([
+      'VERIFY_WAIT_MS must be a whole number',
+      'MAX_EXECUTION_MS must be at least 1',
+    ]);
+    expect(
+      problemsOf({ ...UPSTREAMS, HTTP_MAX_CONNECTIONS: '100', MAX_SSE_SUBSCRIPTIONS: '100' }),
+    ).toEqual([
+      'MAX_SSE_SUBSCRIPTIONS (100) must be below HTTP_MAX_CONNECTIONS (100): SSE streams would leave no connection for /health and HTTP',
+    ]);
+  });
+
+  it('lists every variable once in docs/configuration.md, in its section', () => {
+    const doc = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+    const rows: string[] = [];
+    let section = '';
+    for (const line of doc.split('\n')) {
+      if (line.startsWith('## ')) section = line.slice(3);
+      const name = /^\| `([A-Z0-9_]+)` \|/.exec(line)?.[1];
+      if (name !== undefined) rows.push(`${section}: ${name}`);
+    }
+    expect(rows).toEqual(
+      Object.entries(CONFIG_VARIABLES).map(([name, variable]) => `${variable.section}: ${name}`),
+    );
+    expect(new Set(rows).size).toBe(rows.length);
+  });
+
   describe('STATUS_PAGES_FILE', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pages-config-'));
     const fileOf = (name: string, text: string) => {
@@ -394,6 +422,28 @@ describe('loadConfig', () => {
       );
       expect(problemsOf({ ...VERIFY, STATUS_PAGES_FILE: repeated })).toEqual([
         'STATUS_PAGES_FILE pages[1].slug is a repeat',
+      ]);
+    });
+
+    it('reports its problems with those of every section and of the rules between them', () => {
+      const file = fileOf('no-v2.yaml', 'pages: [{ slug: a, baseUrl: "https://a.example.com" }]');
+      expect(
+        problemsOf({
+          PORT: 'eighty',
+          STATUS_PAGES_FILE: file,
+          VERIFY_WAIT_MS: '40000',
+          SUBSCRIPTION_KEEP_ALIVE_MS: '70000',
+          MAX_WEBSOCKETS: '1000',
+          REDIS_URL: 'http://redis.internal',
+        }),
+      ).toEqual([
+        'PORT must be a whole number',
+        'HTTP_SOCKET_IDLE_TIMEOUT_MS (60000) must exceed SUBSCRIPTION_KEEP_ALIVE_MS (70000) and the 12000 ms between SSE keep-alive lines: idle subscriptions would be cut',
+        'STATUS_PAGES_FILE pages[0].baseUrl must end in /api/v2',
+        "VERIFY_BASE_URL is required: the verification service's URL (`npm start` simulates it outside production)",
+        'MAX_EXECUTION_MS (30000) must exceed VERIFY_WAIT_MS (40000): a verifyContract may wait that long',
+        'MAX_WEBSOCKETS (1000) must be below HTTP_MAX_CONNECTIONS (1000): WebSockets would leave no connection for /health and HTTP',
+        'REDIS_URL must be a redis:// or rediss:// URL',
       ]);
     });
 

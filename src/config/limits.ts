@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { env, wholeNumber } from './variable.js';
+
+export const Limits = z
+  .object({
+    maxBodyBytes: env('MAX_BODY_BYTES', wholeNumber(1), {
+      default: '262144',
+      description: 'Largest request body; larger gets 413 (declared or streamed).',
+    }),
+    maxDepth: env('MAX_DEPTH', wholeNumber(1), {
+      default: '12',
+      description: 'Selection depth, fragments flattened (the page tree needs 5).',
+    }),
+    maxAliases: env('MAX_ALIASES', wholeNumber(0), {
+      default: '30',
+      description: 'Aliases per operation.',
+    }),
+    maxCost: env('MAX_COST', wholeNumber(1), {
+      default: '5000',
+      description: 'Cost: 2 per object, 1 per scalar, ×1.5 per depth level.',
+    }),
+    maxTokens: env('MAX_TOKENS', wholeNumber(1), {
+      default: '2000',
+      description: 'Tokens in the document, counted while parsing.',
+    }),
+    maxResolvedFields: env('MAX_RESOLVED_FIELDS', wholeNumber(1), {
+      default: '20000',
+      description:
+        'Fields one operation may resolve, every list item counted: bounds what nested lists multiply to. The page tree resolves 774 on a 66-component page and 4,651 on a 500-component one.',
+    }),
+    maxAnswerBytes: env('MAX_ANSWER_BYTES', wholeNumber(1), {
+      default: '5000000',
+      description:
+        'Characters of text one answer may carry (string fields added up); past it the operation answers one error and no data. The whole page tree of a 500-component page is a 100 KB answer.',
+    }),
+    maxExecutionMs: env('MAX_EXECUTION_MS', wholeNumber(1), {
+      default: '30000',
+      description:
+        'Time one operation may spend executing, checked as each field starts: past it the operation answers one error and no data. It must exceed `VERIFY_WAIT_MS`, which a `verifyContract` may wait.',
+    }),
+    maxEntityRepresentations: env('MAX_ENTITY_REPRESENTATIONS', wholeNumber(1), {
+      default: '200',
+      description:
+        'Representations one `_entities` call may resolve; more is refused before any upstream is asked.',
+    }),
+    maxDirectives: env('MAX_DIRECTIVES', wholeNumber(0), {
+      default: '20',
+      description: 'Directives per operation.',
+    }),
+  })
+  .meta({ title: 'Limits' });

@@ -1,0 +1,156 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { DEFAULT_PAGE_SLUG } from '../core/status/model.js';
+import { env, httpUrl, requiredUrl, wholeNumber } from './variable.js';
+
+/** Pages one `STATUS_PAGES_FILE` may list: each costs nothing until asked, but its entry is kept. */
+const MAX_STATUS_PAGES = 10_000;
+
+/** The poll interval when it follows a TTL of (nearly) zero: not a busy loop. */
+const MIN_DEFAULT_POLL_MS = 100;
+
+const componentId = z
+  .string()
+  .min(1, { error: 'must not be empty' })
+  .max(64, { error: 'must be at most 64 characters' });
+
+const versionPattern = z.string().transform((source, context) => {
+  try {
+    const pattern = new RegExp(source);
+    if (new RegExp(`${source}|`).exec('')?.length === 1) {
+      context.addIssue({ code: 'custom', message: 'must have a capture group: the version' });
+    }
+    return pattern;
+  } catch {
+    context.addIssue({ code: 'custom', message: 'must be a regular expression' });
+    return z.NEVER;
+  }
+});
+
+const StatusPage = z.strictObject({
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+    error: 'must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit',
+  }),
+  baseUrl: httpUrl('/api/v2'),
+  name: z.string().min(1).max(200).optional(),
+  chains: z
+    .array(
+      z.strictObject({
+        chainId: z
+          .union([z.string(), z.number()])
+          .transform(String)
+          .pipe(z.string().regex(/^\d{1,20}$/, { error: 'must be a decimal chain id' })),
+        components: z.array(componentId).max(500),
+      }),
+    )
+    .max(1000)
+    .default([]),
+  versionPattern: versionPattern.optional(),
+});
+
+/** `STATUS_PAGES_FILE`: the path of a YAML (or JSON) file, read and checked as it is parsed. */
+const pagesFile = z
+  .string()
+  .transform((file, context): unknown => {
+    try {
+      return parseYaml(readFileSync(file, 'utf8'));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      context.addIssue({ code: 'custom', message: `${file} cannot be read: ${reason}` });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z
+      .strictObject({ pages: z.array(StatusPage).min(1).max(MAX_STATUS_PAGES) })
+      .superRefine(({ pages }, context) => {
+        const slugs = new Set<string>();
+        const chains = new Map<string, string>();
+        pages.forEach((page, i) => {
+          if (slugs.has(page.slug)) {
+            context.addIssue({
+              code: 'custom',
+              path: ['pages', i, 'slug'],
+              message: 'is a repeat',
+            });
+          }
+          slugs.add(page.slug);
+          page.chains.forEach(({ chainId }, j) => {
+            const other = chains.get(chainId);
+            if (other !== undefined) {
+              context.addIssue({
+                code: 'custom',
+                path: ['pages', i, 'chains', j, 'chainId'],
+                message: `is already the chain of page ${other}`,
+              });
+            }
+            chains.set(chainId, page.slug);
+          });
+        });
+      }),
+  )
+  .transform(({ pages }) => pages);
+
+export const StatusFeed = z
+  .object({
+    baseUrl: env('STATUS_BASE_URL', httpUrl('/api/v2').optional(), {
+      description:
+        'The Statuspage v2 feed, ending in `/api/v2`: the one page, slug `default`. Required unless `STATUS_PAGES_FILE` lists the pages (setting both is an error); `npm start` starts a simulator when both are unset.',
+    }),
+    pages: env('STATUS_PAGES_FILE', pagesFile, {
+      unset: 'one page from `STATUS_BASE_URL`, slug `default`',
+      description:
+        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, chains?: [{ chainId, components: [component ids] }], versionPattern? }]`. See README.md. A page costs nothing until it is asked for.',
+    }),
+    cacheTtlMs: env('STATUS_CACHE_TTL_MS', wholeNumber(0), {
+      default: '10000',
+      description: 'How long one fetch of a feed document serves every request.',
+    }),
+    maxStaleMs: env('STATUS_MAX_STALE_MS', wholeNumber(0), {
+      default: '300000',
+      description:
+        'How long after its fetch a document stands in while the feed fails (`Page.stale` is then true).',
+    }),
+    pollIntervalMs: env('STATUS_POLL_INTERVAL_MS', wholeNumber(10), {
+      unset: '`STATUS_CACHE_TTL_MS` (at least 100)',
+      description:
+        'While anyone subscribes, how often each feed document the subscriptions need is read to find changes. Reads go through the same cache as queries, so polling costs no upstream request beyond one per `STATUS_CACHE_TTL_MS`; a change reaches subscribers within the longer of the two.',
+    }),
+    upstream: z.object({
+      timeoutMs: env('STATUS_TIMEOUT_MS', wholeNumber(1), {
+        unset: '`UPSTREAM_TIMEOUT_MS`',
+        description: '`UPSTREAM_TIMEOUT_MS` for the status feed alone.',
+      }),
+    }),
+  })
+  .superRefine(
+    ({ baseUrl, pages }, context) => {
+      if (baseUrl === undefined && pages === undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: ['baseUrl'],
+          message: requiredUrl('status feed'),
+        });
+      }
+      if (baseUrl !== undefined && pages !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: ['baseUrl'],
+          message:
+            'and STATUS_PAGES_FILE are both set: list the page in the file, or unset the file for one page',
+        });
+      }
+    },
+    // Set or not is all it asks, so it holds whatever failed.
+    { when: () => true },
+  )
+  .transform(({ baseUrl = '', pages, pollIntervalMs, ...feed }) => {
+    const only: z.output<typeof StatusPage> = { slug: DEFAULT_PAGE_SLUG, baseUrl, chains: [] };
+    return {
+      ...feed,
+      pages: pages ?? [only],
+      pollIntervalMs: pollIntervalMs ?? Math.max(feed.cacheTtlMs, MIN_DEFAULT_POLL_MS),
+    };
+  })
+  .meta({ title: 'Status feed' });

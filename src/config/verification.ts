@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { env, flag, httpUrl, oneOf, requiredUrl, wholeNumber } from './variable.js';
+
+export const Verification = z
+  .object({
+    baseUrl: env(
+      'VERIFY_BASE_URL',
+      z.string({ error: requiredUrl('verification service') }).pipe(httpUrl()),
+      {
+        description:
+          'The contract verification service (a Sourcify server). Required by the gateway; `npm start` starts a simulator for it when it is unset.',
+      },
+    ),
+    api: env('VERIFY_API', oneOf(['auto', 'session', 'v2']), {
+      default: 'auto',
+      description:
+        "The service's API: `auto` asks the server which it speaks (once, remembered, asked again after a failure that suggests the server changed) and prefers APIv2; `session` forces Sourcify's session API (servers before 3.10), `v2` forces APIv2 (today's Sourcify). The source mutations, `verificationJobChanged` and the bulk lookups need APIv2.",
+    }),
+    upstream: z.object({
+      timeoutMs: env('VERIFY_TIMEOUT_MS', wholeNumber(1), {
+        unset: '`UPSTREAM_TIMEOUT_MS`',
+        description:
+          '`UPSTREAM_TIMEOUT_MS` for the verification service alone; verifying can take a while.',
+      }),
+    }),
+    waitMs: env('VERIFY_WAIT_MS', wholeNumber(0), {
+      default: '20000',
+      description:
+        'With APIv2, how long `verifyContract` waits for the job before answering `VerificationPending`.',
+    }),
+    pollIntervalMs: env('VERIFY_POLL_INTERVAL_MS', wholeNumber(1), {
+      default: '250',
+      description:
+        'With APIv2, the first pause between polls of a job; each pause is 1.5 times the last, up to 2 s.',
+    }),
+    watchIntervalMs: env('VERIFY_WATCH_INTERVAL_MS', wholeNumber(100, 600_000), {
+      default: '1000',
+      description:
+        'How often a job that `verificationJobChanged` subscribers follow is polled: once per interval whoever watches it (all subscribers of one job on a replica share each poll, and the replicas share it through Redis when `REDIS_URL` is set).',
+    }),
+    jobStaleMs: env('VERIFY_JOB_STALE_MS', wholeNumber(1), {
+      default: '600000',
+      description:
+        'A job still running this long after it started is reported `stale` (`VerificationPending.stale`, with what the user can do in its `message`): Sourcify has had jobs stuck "running" for hours, which it cannot cancel and which block resubmitting the contract.',
+    }),
+    maxSourceBytes: env('VERIFY_MAX_SOURCE_BYTES', wholeNumber(1024, 64 * 1024 * 1024), {
+      default: '8388608',
+      description:
+        'Largest source input `verifyContractFromSource` (its `stdJsonInput`) and `verifyContractFromMetadata` (its `metadata` and `sources` together) accept, in bytes of JSON; larger is refused with `INPUT_TOO_LARGE` before anything is sent. A request carrying one of these mutations may be this much larger than `MAX_BODY_BYTES` (send the input as a variable, over HTTP POST); every other request keeps `MAX_BODY_BYTES`.',
+    }),
+    maxConcurrentUploads: env('VERIFY_MAX_CONCURRENT_UPLOADS', wholeNumber(1, 1_000), {
+      default: '4',
+      description:
+        'Request bodies above `MAX_BODY_BYTES` (source verifications) read at once on this replica; more are refused with 503 `TOO_MANY_UPLOADS` until one is done, so that large bodies hold at most this many times `VERIFY_MAX_SOURCE_BYTES` of memory.',
+    }),
+    lookupConcurrency: env('VERIFY_LOOKUP_CONCURRENCY', wholeNumber(1, 100), {
+      default: '8',
+      description:
+        'Contract lookups one operation has in flight to the service at once (`contracts` with up to 100 addresses, `_entities`); the rest wait their turn.',
+    }),
+    lookupTtlMs: env('VERIFY_LOOKUP_TTL_MS', wholeNumber(0), {
+      default: '30000',
+      description:
+        "How long a contract lookup is served from memory; after that it is asked again with the service's ETag (`If-None-Match`), and a `304 Not Modified` renews it without a body.",
+    }),
+    lookupCacheBytes: env('VERIFY_LOOKUP_CACHE_BYTES', wholeNumber(0), {
+      default: '8388608',
+      description:
+        'Bytes of contract lookups kept in memory (each counted as its answer, its key and 512 bytes), least recently used dropped first.',
+    }),
+    chainsTtlMs: env('VERIFY_CHAINS_TTL_MS', wholeNumber(0), {
+      default: '3600000',
+      description:
+        "How long the service's chain list (`supportedChains`) is trusted before it is fetched again.",
+    }),
+    clientQuota: z.object({
+      limit: env('VERIFY_RATE_LIMIT', wholeNumber(1), {
+        default: '10',
+        description:
+          "Verifications (`verifyContract`, `verifyContractFromSource`, `verifyContractFromMetadata`, counted together) one client may start per `VERIFY_RATE_WINDOW_MS`; more answer `RateLimitedError` with `retryAfterSeconds`. The service limits by the gateway's address, so this keeps one client from spending every user's quota.",
+      }),
+      windowMs: env('VERIFY_RATE_WINDOW_MS', wholeNumber(1), {
+        default: '60000',
+        description: 'The window `VERIFY_RATE_LIMIT` counts in.',
+      }),
+    }),
+    sessionCookieSecure: env('SESSION_COOKIE_SECURE', flag, {
+      unset: 'on in production',
+      description:
+        'Mark the `verify_session` cookie `Secure`, so browsers send it over HTTPS only.',
+    }),
+  })
+  .meta({ title: 'Verification service' });
