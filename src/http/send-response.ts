@@ -12,8 +12,10 @@ import {
 /** A Fetch API response's headers as node:http takes them, `set-cookie` kept as a list. */
 export function nodeHeadersOf(response: Response): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
+  // Lower-cased: a @whatwg-node response's own headers keep the case they were made with.
   response.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') headers[name] = value;
+    const lower = name.toLowerCase();
+    if (lower !== 'set-cookie') headers[lower] = value;
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;

@@ -12,7 +12,9 @@ export function toYogaLogger(logger: Logger): YogaLogger {
         .filter((arg) => !(arg instanceof Error))
         .map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg)))
         .join(' ');
-      if (error) child[level]({ err: error }, message || error.message);
+      // A client that hangs up mid-body is not the gateway's error (`abortIncoming`'s "aborted").
+      if (error && isClientAbort(error)) child.debug({ err: error }, 'the client went away');
+      else if (error) child[level]({ err: error }, message || error.message);
       else child[level](message);
     };
   return {
@@ -22,3 +24,6 @@ export function toYogaLogger(logger: Logger): YogaLogger {
     error: forward('error'),
   };
 }
+
+const isClientAbort = (error: Error) =>
+  error.message === 'aborted' && (error as NodeJS.ErrnoException).code === 'ECONNRESET';

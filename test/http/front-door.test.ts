@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { openRawSocket } from '../helpers/raw-socket.js';
 
 const APP = 'https://app.example.com';
 const TINY = JSON.stringify({ query: '{ statusPage { status { indicator } } }' });
@@ -87,6 +88,8 @@ describe('the front door', () => {
     }
     expect(answers.hit?.headers.get('cache-control')).toMatch(/^public, max-age=/);
     expect(answers.uncached?.headers.get('cache-control')).toBe('no-store');
+    // An event stream keeps Yoga's one value: a header its maker set is never sent twice.
+    expect(answers.sse1?.headers.get('cache-control')).toBe('no-cache');
     expect(answers.preflight?.status).toBe(204);
     expect(answers.largeBody?.status).toBe(200);
     expect(answers.unknownPath?.status).toBe(404);
@@ -126,5 +129,21 @@ describe('the front door', () => {
     expect(count('/graphql', 204)).toBe(1);
     expect(count('/health', 200)).toBe(1);
     expect(count('other', 404)).toBe(1);
+  });
+});
+
+describe('a client that hangs up halfway through a body Yoga reads', () => {
+  it('is logged at debug, not as an error of the gateway', async () => {
+    const harness = await startHarness({ env: { LOG_LEVEL: 'debug' } });
+    const client = await openRawSocket(harness.origin);
+    // Past the response cache's 16 KiB, so Yoga's adapter streams it.
+    client.socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n' +
+        'x-request-id: hangs-up\r\nContent-Length: 100000\r\n\r\n{"query":"',
+      () => client.socket.destroy(),
+    );
+    await eventually(() => harness.logs.some((line) => line.msg === 'the client went away'));
+    expect(harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    await harness.close();
   });
 });
