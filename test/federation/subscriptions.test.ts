@@ -10,7 +10,7 @@ import { setComponentStatuses } from '../../simulator/src/status-feed/status-rol
 import { printSchemaDocument } from '../../src/schema/print.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { type Listening, listen } from '../helpers/listen.js';
-import { subscribeSse } from '../helpers/subscriptions.js';
+import { polledOnce, subscribeSse } from '../helpers/subscriptions.js';
 
 const TTL_MS = 150;
 
@@ -90,7 +90,7 @@ describe.each([
 
   it('delivers a component changed in the simulator, with the other subgraph’s fields', async () => {
     const changes = await subscribeSse<Change>(routerOrigin, CHANGES);
-    await new Promise((resolve) => setTimeout(resolve, 3 * TTL_MS));
+    await polledOnce(harness.simulator);
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [relayId]: 'degraded_performance' }),
     );

@@ -3,13 +3,13 @@ import WebSocket from 'ws';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { polledOnce } from '../helpers/subscriptions.js';
 
 /*
  * Subscribers of the same operation share one execution of each event, and are sent the same
  * bytes. Every subscriber here keeps the text of each payload as it came off the wire.
  */
 
-const SUMMARY = '/status/api/v2/summary.json';
 const COMPONENT = /* GraphQL */ `
   subscription Component($ids: [ID!]) {
     componentStatusChanged(ids: $ids) { component { id name status } previousStatus status }
@@ -109,12 +109,6 @@ async function openSubscriptions(harness: Harness): Promise<number> {
   );
 }
 
-/** Resolves once the poller has read the feed as it is now, so that the next edit is a change. */
-async function polledOnce(harness: Harness): Promise<void> {
-  harness.simulator.resetRequests();
-  await eventually(() => harness.simulator.requestCount(SUMMARY) >= 2);
-}
-
 /** Components in a group that are operational now. */
 const leaves = (harness: Harness) =>
   harness.simulator.statusFeed.summary.components.filter(
@@ -152,7 +146,7 @@ describe('subscribers of the same operation', () => {
       sameB.push(ws.subscribe(COMPONENT, { ids: [b.id] }));
     }
     await eventually(async () => (await openSubscriptions(harness)) === 60);
-    await polledOnce(harness);
+    await polledOnce(harness.simulator);
     const before = await executions(harness, 'componentStatusChanged');
 
     harness.simulator.updateStatusFeed((feed) =>
@@ -181,7 +175,7 @@ describe('subscribers of the same operation', () => {
     // Those that leave (the first, which executed the last change, among them) end no other.
     for (const subscriber of sameA.slice(0, 10)) subscriber.close();
     await eventually(async () => (await openSubscriptions(harness)) === 50);
-    await polledOnce(harness);
+    await polledOnce(harness.simulator);
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [a.id]: 'operational' }),
     );
@@ -215,7 +209,7 @@ describe('subscribers of the same operation', () => {
     const [first] = pages[0]?.payloads ?? [];
     for (const { payloads } of pages) expect(payloads).toEqual([first]);
 
-    await polledOnce(harness);
+    await polledOnce(harness.simulator);
     const before = await executions(harness, 'statusPageChanged');
     const pageEvents = await metric(harness, 'status_changes_total{type="page"}');
     const [leaf] = leaves(harness);
@@ -255,7 +249,7 @@ describe('a shared event past the field budget', () => {
       pages.push(ws.subscribe(PAGE));
     }
     await eventually(() => pages.every(({ payloads }) => payloads.length === 1));
-    await polledOnce(harness);
+    await polledOnce(harness.simulator);
     const before = await executions(harness, 'statusPageChanged');
     const pageEvents = await metric(harness, 'status_changes_total{type="page"}');
     const [leaf] = leaves(harness);
