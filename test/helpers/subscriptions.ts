@@ -29,9 +29,9 @@ function receiver<Event>(close: () => Promise<void>) {
     completed,
     close,
     async next(timeoutMs = 5_000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = performance.now() + timeoutMs;
       while (taken >= events.length) {
-        const left = deadline - Date.now();
+        const left = deadline - performance.now();
         if (left <= 0) throw new Error(`no event within ${timeoutMs} ms (got ${events.length})`);
         await new Promise<void>((resolve) => {
           wake = resolve;
