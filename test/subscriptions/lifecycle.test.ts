@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
-import { useTestClock } from '../helpers/clock.js';
+import { testClock } from '../helpers/clock.js';
 import { eventually, sleep } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
@@ -194,9 +194,8 @@ describe('limits per event', () => {
 });
 
 describe('polling', () => {
-  const clock = useTestClock();
-
   it('reads the feed only while someone subscribes, and with queries costs one summary request per TTL', async () => {
+    const clock = testClock();
     const ttl = 100;
     // A second page, followed all along: its polls show that a poller of the first would have
     // read by now.
