@@ -31,11 +31,7 @@ describe('the response cache in front of Yoga', () => {
     harness.logs.filter(
       (line) => line.msg === 'upstream request' && `/status/api/v2${line.path}` === path,
     ).length;
-  const metric = async (series: string) => {
-    const text = await (await fetch(url.replace('/graphql', '/metrics'))).text();
-    const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
-  };
+  const metric = (series: string) => harness.metric(series);
 
   it('answers a repeated status query from memory, byte for byte, and counts it', async () => {
     await start();

@@ -3,7 +3,7 @@ import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js'
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { testClock } from '../helpers/clock.js';
 import { eventually, sleep } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { startHarness } from '../helpers/harness.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
 import { polledOnce, subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js';
 
@@ -11,9 +11,6 @@ const COMPONENT_CHANGES = 'subscription { componentStatusChanged { status } }';
 const PAGE = 'subscription { statusPageChanged { status { indicator } } }';
 const SUMMARY = '/status/api/v2/summary.json';
 const WITNESS_SUMMARY = '/status/witness/api/v2/summary.json';
-
-const metric = (harness: Harness, name: string, labels: string) =>
-  harness.metric(`${name}{${labels}}`);
 
 describe('shutting down with subscriptions open', () => {
   it('completes every stream (SSE and graphql-ws), closes the sockets with 1001, and drains', async () => {
@@ -70,17 +67,13 @@ describe('subscription limits, metrics and logs', () => {
     const second = subscribeWs(client, PAGE);
     await second.next();
     expect(
-      await metric(
-        harness,
-        'graphql_subscriptions_open',
-        'field="componentStatusChanged",transport="http"',
+      await harness.metric(
+        `graphql_subscriptions_open{field="componentStatusChanged",transport="http"}`,
       ),
     ).toBe(1);
     expect(
-      await metric(
-        harness,
-        'graphql_subscriptions_open',
-        'field="statusPageChanged",transport="websocket"',
+      await harness.metric(
+        `graphql_subscriptions_open{field="statusPageChanged",transport="websocket"}`,
       ),
     ).toBe(1);
 
@@ -97,18 +90,17 @@ describe('subscription limits, metrics and logs', () => {
     await eventually(
       () => harness.logs.filter((line) => line.msg === 'subscription closed').length >= 2,
     );
-    const ended = (labels: string) => metric(harness, 'graphql_subscriptions_ended_total', labels);
+    const ended = (labels: string) =>
+      harness.metric(`graphql_subscriptions_ended_total{${labels}}`);
     expect(await ended('field="componentStatusChanged",transport="http",reason="client"')).toBe(1);
     expect(await ended('field="statusPageChanged",transport="websocket",reason="client"')).toBe(1);
     expect(await ended('field="statusPageChanged",transport="http",reason="refused"')).toBe(1);
     expect(
-      await metric(
-        harness,
-        'graphql_subscriptions_open',
-        'field="componentStatusChanged",transport="http"',
+      await harness.metric(
+        `graphql_subscriptions_open{field="componentStatusChanged",transport="http"}`,
       ),
     ).toBe(0);
-    expect(await metric(harness, 'graphql_errors_total', 'code="TOO_MANY_SUBSCRIPTIONS"')).toBe(1);
+    expect(await harness.metric('graphql_errors_total{code="TOO_MANY_SUBSCRIPTIONS"}')).toBe(1);
 
     const lines = (message: string) => harness.logs.filter((line) => line.msg === message);
     expect(lines('subscription opened')).toEqual(
@@ -153,8 +145,8 @@ describe('subscription limits, metrics and logs', () => {
       await stream.next();
       await stream.close();
     }
-    expect(await metric(harness, 'response_cache_reads_total', 'result="hit"')).toBe(0);
-    expect(await metric(harness, 'response_cache_reads_total', 'result="stored"')).toBe(0);
+    expect(await harness.metric('response_cache_reads_total{result="hit"}')).toBe(0);
+    expect(await harness.metric('response_cache_reads_total{result="stored"}')).toBe(0);
     await harness.close();
   });
 });

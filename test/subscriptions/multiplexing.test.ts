@@ -92,14 +92,8 @@ async function socket(harness: Harness) {
   };
 }
 
-async function metric(harness: Harness, series: string): Promise<number> {
-  const text = await (await harness.fetch('/metrics')).text();
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
-
 const executions = (harness: Harness, field: string) =>
-  metric(harness, `graphql_subscription_executions_total{field="${field}"}`);
+  harness.metric(`graphql_subscription_executions_total{field="${field}"}`);
 
 async function openSubscriptions(harness: Harness): Promise<number> {
   const text = await (await harness.fetch('/metrics')).text();
@@ -211,7 +205,7 @@ describe('subscribers of the same operation', () => {
 
     await polledOnce(harness.simulator);
     const before = await executions(harness, 'statusPageChanged');
-    const pageEvents = await metric(harness, 'status_changes_total{type="page"}');
+    const pageEvents = await harness.metric('status_changes_total{type="page"}');
     const [leaf] = leaves(harness);
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [leaf?.id ?? '']: 'degraded_performance' }),
@@ -220,7 +214,7 @@ describe('subscribers of the same operation', () => {
     const changed = pages[0]?.payloads[1];
     expect(changed).toContain('DEGRADED_PERFORMANCE');
     for (const { payloads } of pages) expect(payloads[1]).toBe(changed);
-    const events = (await metric(harness, 'status_changes_total{type="page"}')) - pageEvents;
+    const events = (await harness.metric('status_changes_total{type="page"}')) - pageEvents;
     expect(events).toBeGreaterThanOrEqual(1);
     expect((await executions(harness, 'statusPageChanged')) - before).toBe(events);
 
@@ -251,7 +245,7 @@ describe('a shared event past the field budget', () => {
     await eventually(() => pages.every(({ payloads }) => payloads.length === 1));
     await polledOnce(harness.simulator);
     const before = await executions(harness, 'statusPageChanged');
-    const pageEvents = await metric(harness, 'status_changes_total{type="page"}');
+    const pageEvents = await harness.metric('status_changes_total{type="page"}');
     const [leaf] = leaves(harness);
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [leaf?.id ?? '']: 'major_outage' }),
@@ -266,7 +260,7 @@ describe('a shared event past the field budget', () => {
       ]);
       expect(payload.errors).toHaveLength(1);
     }
-    const events = (await metric(harness, 'status_changes_total{type="page"}')) - pageEvents;
+    const events = (await harness.metric('status_changes_total{type="page"}')) - pageEvents;
     expect((await executions(harness, 'statusPageChanged')) - before).toBe(events);
     for (const page of pages) page.close();
     ws.close();
