@@ -1,5 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../test/helpers/eventually.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Simulator, startSimulator } from '../src/server.js';
 import { createSimulatedFeed, STATUS_FEED_PRESETS } from '../src/status-feed/fixture.js';
 import type {
@@ -461,7 +460,7 @@ describe('close', () => {
       () => 'answered',
       () => 'failed',
     );
-    await eventually(() => own.requestCount() > 0);
+    await vi.waitFor(() => expect(own.requestCount()).toBeGreaterThan(0));
     const closed = own.close().then(() => 'closed');
     const timeout = new Promise((resolve) => setTimeout(() => resolve('timed out'), 2_000));
     expect(await Promise.race([closed, timeout])).toBe('closed');
@@ -475,7 +474,7 @@ describe('close', () => {
       () => 'answered',
       () => 'failed',
     );
-    await eventually(() => own.requestCount() > 0);
+    await vi.waitFor(() => expect(own.requestCount()).toBeGreaterThan(0));
     // Waiting for the delay would take a minute, past the test's timeout.
     await own.close();
     expect(await outcome).toBe('failed');

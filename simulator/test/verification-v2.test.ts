@@ -1,6 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { testClock } from '../../test/helpers/clock.js';
-import { eventually } from '../../test/helpers/eventually.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   DEFAULT_JOB_DELAY_MS,
   type Simulator,
@@ -96,13 +94,14 @@ const getContract = (target: Target, query = '') =>
 
 /** Polls the job, as a client does, until it completes. */
 async function poll(verificationId: string, timeoutMs = 3_000): Promise<SourcifyV2Job> {
-  return eventually(
+  return vi.waitFor(
     async () => {
       const answer = await getJob(verificationId);
       expect(answer.status).toBe(200);
-      return answer.body.isJobCompleted && answer.body;
+      expect(answer.body.isJobCompleted).toBe(true);
+      return answer.body;
     },
-    { timeoutMs },
+    { timeout: timeoutMs, interval: 10 },
   );
 }
 
@@ -270,8 +269,12 @@ describe('job delays', () => {
   });
 
   it('null: the job stays pending until the delay changes, then completes (not in the past)', async () => {
-    // On a clock the test moves: an hour past the default delay, the job still waits.
-    const clock = testClock();
+    // On a clock the test moves (Date alone), an hour past the default delay, the job still waits.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const advance = (ms: number) => vi.setSystemTime(Date.now() + ms);
     const upstream = createVerificationUpstream({ serverVersion: null });
     upstream.setJobDelay(null);
     expect(upstream.jobDelayMs).toBeNull();
@@ -283,11 +286,11 @@ describe('job delays', () => {
       JSON.parse(
         (await upstream.handle(request('GET', `/v2/verify/${verificationId}`))).body.toString(),
       ) as SourcifyV2Job;
-    clock.advance(60 * 60_000);
+    advance(60 * 60_000);
     for (let i = 0; i < 3; i += 1) expect((await job()).isJobCompleted).toBe(false);
     expect(upstream.jobs().map(({ state }) => state)).toEqual(['pending']);
 
-    clock.advance(1_000);
+    advance(1_000);
     const released = Date.now();
     upstream.setJobDelay(0);
     expect(await job()).toMatchObject({ isJobCompleted: true, contract: { match: 'exact_match' } });
