@@ -1,8 +1,8 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../src/http/page-tree-query.js';
 import { type Harness, startHarness } from './helpers/harness.js';
+import { type Listening, listen } from './helpers/listen.js';
 
 interface Answer {
   status: number;
@@ -11,18 +11,16 @@ interface Answer {
 
 describe('bad input', () => {
   let harness: Harness;
-  let server: Server;
+  let server: Listening;
   let port: number;
 
   beforeAll(async () => {
     harness = await startHarness();
-    server = createServer(harness.gateway.listener);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    server = await listen(harness.gateway.listener);
+    port = server.port;
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await harness.close();
   });
 

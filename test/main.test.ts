@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../simulator/src/server.js';
+import { eventually } from './helpers/eventually.js';
 import { startOtlpReceiver } from './helpers/otlp-receiver.js';
 
 /**
@@ -31,15 +32,8 @@ function start(command: 'npm start' | 'production entry', env: Record<string, st
   return { child, lines, stderr: () => stderr };
 }
 
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** `eventually`, with the time a process started from source may take to say it is ready. */
+const waitFor = <T>(probe: () => T | undefined) => eventually(probe, { timeoutMs: 15_000 });
 
 const readyLine = (lines: Record<string, unknown>[]) =>
   lines.find((line) => /^GraphQL( and GraphiQL)? at /.test(String(line.msg)));
@@ -143,12 +137,18 @@ describe('npm start', () => {
       body: JSON.stringify({ upstream: 'status', path: '*', fault: { kind: 'delay', ms: 800 } }),
     });
 
+    const upstreamRequests = async () => {
+      const requests = await fetch(`${simulatorOrigin}/_simulator/requests`);
+      return ((await requests.json()) as { count: number }).count;
+    };
+    const before = await upstreamRequests();
     const inFlight = fetch(String(ready.url), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ statusPage { name } }' }),
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // In flight once the simulator has the gateway's request for the page.
+    await eventually(async () => (await upstreamRequests()) > before);
     child.kill('SIGTERM');
 
     const response = await inFlight;

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   DEFAULT_JOB_DELAY_MS,
   type Simulator,
@@ -27,6 +27,15 @@ const TOKEN_MANAGER = fixture('TokenManager');
 const COUNTER = fixture('Counter');
 
 type Target = Pick<VerifiableContract, 'chainId' | 'address'>;
+
+/** A request as the simulator's server hands it to an upstream, for one made in the test. */
+const request = (method: string, path: string): UpstreamRequest => ({
+  method,
+  path,
+  query: new URLSearchParams(),
+  headers: method === 'POST' ? { 'content-type': 'application/json' } : {},
+  readBody: async () => Buffer.from('{}'),
+});
 
 let sim: Simulator;
 
@@ -85,14 +94,15 @@ const getContract = (target: Target, query = '') =>
 
 /** Polls the job, as a client does, until it completes. */
 async function poll(verificationId: string, timeoutMs = 3_000): Promise<SourcifyV2Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = await getJob(verificationId);
-    expect(answer.status).toBe(200);
-    if (answer.body.isJobCompleted) return answer.body;
-    if (Date.now() > deadline) throw new Error(`job ${verificationId} still pending`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  return vi.waitFor(
+    async () => {
+      const answer = await getJob(verificationId);
+      expect(answer.status).toBe(200);
+      expect(answer.body.isJobCompleted).toBe(true);
+      return answer.body;
+    },
+    { timeout: timeoutMs, interval: 10 },
+  );
 }
 
 /** Starts a job and waits for it. */
@@ -259,22 +269,33 @@ describe('job delays', () => {
   });
 
   it('null: the job stays pending until the delay changes, then completes (not in the past)', async () => {
-    sim.verification.setJobDelay(null);
-    expect(sim.verification.jobDelayMs).toBeNull();
-    const accepted = await verify(DAI);
-    const { verificationId } = accepted.body;
-    await new Promise((resolve) => setTimeout(resolve, DEFAULT_JOB_DELAY_MS + 100));
-    for (let i = 0; i < 3; i += 1) {
-      expect((await getJob(verificationId)).body.isJobCompleted).toBe(false);
-    }
-    expect(sim.verification.jobs().map((job) => job.state)).toEqual(['pending']);
+    // On a clock the test moves (Date alone), an hour past the default delay, the job still waits.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const advance = (ms: number) => vi.setSystemTime(Date.now() + ms);
+    const upstream = createVerificationUpstream({ serverVersion: null });
+    upstream.setJobDelay(null);
+    expect(upstream.jobDelayMs).toBeNull();
+    const accepted = await upstream.handle(
+      request('POST', `/v2/verify/etherscan/${DAI.chainId}/${DAI.address}`),
+    );
+    const { verificationId } = JSON.parse(accepted.body.toString()) as { verificationId: string };
+    const job = async () =>
+      JSON.parse(
+        (await upstream.handle(request('GET', `/v2/verify/${verificationId}`))).body.toString(),
+      ) as SourcifyV2Job;
+    advance(60 * 60_000);
+    for (let i = 0; i < 3; i += 1) expect((await job()).isJobCompleted).toBe(false);
+    expect(upstream.jobs().map(({ state }) => state)).toEqual(['pending']);
 
+    advance(1_000);
     const released = Date.now();
-    sim.verification.setJobDelay(0);
-    const job = await getJob(verificationId);
-    expect(job.body).toMatchObject({ isJobCompleted: true, contract: { match: 'exact_match' } });
-    const [info] = sim.verification.jobs();
-    expect(Date.parse(info?.finishedAt ?? '')).toBeGreaterThanOrEqual(released - 5);
+    upstream.setJobDelay(0);
+    expect(await job()).toMatchObject({ isJobCompleted: true, contract: { match: 'exact_match' } });
+    const [info] = upstream.jobs();
+    expect(Date.parse(info?.finishedAt ?? '')).toBeGreaterThanOrEqual(released);
   });
 
   it('refuses a bad delay', () => {
@@ -902,14 +923,6 @@ describe('routing', () => {
 });
 
 describe('the job table', () => {
-  const request = (method: string, path: string): UpstreamRequest => ({
-    method,
-    path,
-    query: new URLSearchParams(),
-    headers: method === 'POST' ? { 'content-type': 'application/json' } : {},
-    readBody: async () => Buffer.from('{}'),
-  });
-
   it('keeps the latest jobCapacity jobs; older ones answer 404', async () => {
     const upstream = createVerificationUpstream({ jobCapacity: 2 });
     upstream.setJobDelay(null);

@@ -1,5 +1,3 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createGatewayRuntime, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
@@ -12,12 +10,7 @@ import {
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { printSchemaDocument } from '../../src/schema/print.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-
-async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` };
-}
+import { type Listening, listen } from '../helpers/listen.js';
 
 const [verified] = VERIFIABLE_CONTRACTS;
 const CONTRACTS = [
@@ -28,7 +21,7 @@ const CONTRACTS = [
 describe('composed with another subgraph behind a federation gateway', () => {
   let harness: Harness;
   let router: GatewayRuntime;
-  const servers: Server[] = [];
+  const servers: Listening[] = [];
   let endpoints: RpcEndpoint[];
 
   beforeAll(async () => {
@@ -43,7 +36,7 @@ describe('composed with another subgraph behind a federation gateway', () => {
     }));
 
     const theirs = await listen(createRpcEndpointsSubgraph(endpoints, CONTRACTS));
-    servers.push(theirs.server);
+    servers.push(theirs);
 
     const composed = composeServices([
       {
@@ -53,7 +46,7 @@ describe('composed with another subgraph behind a federation gateway', () => {
       },
       {
         name: 'rpc-endpoints',
-        url: theirs.url,
+        url: `${theirs.origin}/graphql`,
         typeDefs: RPC_ENDPOINTS_TYPE_DEFS,
       },
     ]);
@@ -64,8 +57,7 @@ describe('composed with another subgraph behind a federation gateway', () => {
 
   afterAll(async () => {
     await router?.dispose();
-    for (const server of servers) server.closeAllConnections();
-    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    await Promise.all(servers.map((server) => server.close()));
     await harness?.close();
   });
 

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createGatewayRuntime, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
@@ -11,17 +9,10 @@ import {
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { printSchemaDocument } from '../../src/schema/print.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { subscribeSse } from '../helpers/subscriptions.js';
+import { type Listening, listen } from '../helpers/listen.js';
+import { polledOnce, subscribeSse } from '../helpers/subscriptions.js';
 
 const TTL_MS = 150;
-
-async function listen(
-  handler: Parameters<typeof createServer>[1],
-): Promise<{ server: Server; origin: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 const CHANGES = /* GraphQL */ `
   subscription {
@@ -52,7 +43,7 @@ describe.each([
 ] as const)('subscriptions through Hive Gateway over %s', (_name, subscriptions) => {
   let harness: Harness;
   let router: GatewayRuntime;
-  const servers: Server[] = [];
+  const servers: Listening[] = [];
   let routerOrigin = '';
   let relayId = '';
 
@@ -68,7 +59,7 @@ describe.each([
         [],
       ),
     );
-    servers.push(theirs.server);
+    servers.push(theirs);
     const composed = composeServices([
       {
         name: 'ledger-status',
@@ -87,20 +78,19 @@ describe.each([
         : {}),
     });
     const front = await listen(router);
-    servers.push(front.server);
+    servers.push(front);
     routerOrigin = front.origin;
   });
 
   afterAll(async () => {
     await router?.dispose();
-    for (const server of servers) server.closeAllConnections();
-    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    await Promise.all(servers.map((server) => server.close()));
     await harness?.close();
   });
 
   it('delivers a component changed in the simulator, with the other subgraph’s fields', async () => {
     const changes = await subscribeSse<Change>(routerOrigin, CHANGES);
-    await new Promise((resolve) => setTimeout(resolve, 3 * TTL_MS));
+    await polledOnce(harness.simulator);
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [relayId]: 'degraded_performance' }),
     );

@@ -42,6 +42,11 @@ export interface Harness {
     query: string,
     variables?: Record<string, unknown>,
   ): Promise<{ status: number; headers: Headers; body: ExecutionResult<Data> }>;
+  /**
+   * The value of one series on `/metrics`, written as Prometheus writes it (`name{labels}`); 0
+   * when it is not there.
+   */
+  metric(series: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -116,6 +121,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await execute(query, variables);
       await new Promise((resolve) => setTimeout(resolve, 50));
       return execute(query, variables);
+    },
+    async metric(series) {
+      const text = await (await send('/metrics')).text();
+      const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+      return line ? Number(line.split(' ').at(-1)) : 0;
     },
     async close() {
       const closed = server.listening

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { eventually } from './eventually.js';
+import { listen } from './listen.js';
 
 /** A span as an OTLP/HTTP JSON export carries it, with its attributes as a plain object. */
 export interface ReceivedSpan {
@@ -103,28 +104,19 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listen(server);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: listening.origin,
     spans,
     bodies,
     authorizations,
     async waitFor(predicate, timeoutMs = 5_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(spans)) {
-        if (Date.now() > deadline) {
-          throw new Error(
-            `the spans expected did not arrive; got ${spans.map((span) => span.name).join(', ')}`,
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await eventually(() => predicate(spans), { timeoutMs }).catch(() => {
+        throw new Error(
+          `the spans expected did not arrive; got ${spans.map((span) => span.name).join(', ')}`,
+        );
+      });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => listening.close(),
   };
 }

@@ -1,6 +1,8 @@
 import type { ExecutionResult } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import type { Simulator } from '../../simulator/src/server.js';
+import { eventually } from './eventually.js';
 
 /** What a subscriber received, to await one event at a time. */
 export interface Received<Event = ExecutionResult> {
@@ -27,9 +29,9 @@ function receiver<Event>(close: () => Promise<void>) {
     completed,
     close,
     async next(timeoutMs = 5_000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = performance.now() + timeoutMs;
       while (taken >= events.length) {
-        const left = deadline - Date.now();
+        const left = deadline - performance.now();
         if (left <= 0) throw new Error(`no event within ${timeoutMs} ms (got ${events.length})`);
         await new Promise<void>((resolve) => {
           wake = resolve;
@@ -171,4 +173,28 @@ export function subscribeWs<Data = Record<string, unknown>>(
     },
   );
   return Object.assign(received, { error });
+}
+
+/** The default page's documents, where the simulator serves them. */
+export const STATUS_DOCUMENTS = {
+  summary: '/status/api/v2/summary.json',
+  upcoming: '/status/api/v2/scheduled-maintenances/upcoming.json',
+  incidentHistory: '/status/api/v2/incidents.json',
+  maintenanceHistory: '/status/api/v2/scheduled-maintenances.json',
+} as const;
+
+/**
+ * Resolves once the gateway's poller has read `paths` (the default page's summary unless told) as
+ * the feed stands now, so that the next edit of the feed is a change, and any change the poller
+ * was still to find has been found: two more requests of each, since the first may have been
+ * under way already.
+ */
+export async function polledOnce(
+  simulator: Pick<Simulator, 'requestCount'>,
+  paths: readonly string[] = [STATUS_DOCUMENTS.summary],
+): Promise<void> {
+  const before = paths.map((path) => simulator.requestCount(path));
+  await eventually(() =>
+    paths.every((path, i) => simulator.requestCount(path) >= (before[i] ?? 0) + 2),
+  );
 }

@@ -8,6 +8,7 @@ import { accessSync, constants, mkdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
+import { eventually } from './eventually.js';
 
 const run = promisify(execFile);
 
@@ -50,19 +51,22 @@ const STALE_LOCK_MS = INSTALL_TIMEOUT_MS + 60_000;
 async function withInstallLock<Value>(work: () => Promise<Value>): Promise<Value> {
   const lock = join(tmpdir(), 'ledger-gateway-apt.lock');
   const deadline = Date.now() + STALE_LOCK_MS;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const takenAt = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
-      if (Date.now() - takenAt > STALE_LOCK_MS || Date.now() > deadline) {
-        rmSync(lock, { recursive: true, force: true });
+  await eventually(
+    () => {
+      try {
+        mkdirSync(lock);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const takenAt = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+        if (Date.now() - takenAt > STALE_LOCK_MS || Date.now() > deadline) {
+          rmSync(lock, { recursive: true, force: true });
+        }
+        return false;
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
+    },
+    { timeoutMs: 2 * STALE_LOCK_MS, intervalMs: 500 },
+  );
   try {
     return await work();
   } finally {

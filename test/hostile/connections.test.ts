@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { openRawSocket } from '../helpers/raw-socket.js';
 
@@ -22,7 +23,8 @@ describe('connections', () => {
     harness = await startHarness();
     harness.simulator.setFault('status', '*', { kind: 'delay', ms: 400 });
     const inFlight = harness.execute('{ statusPage { name } }');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // In flight once the feed has the gateway's request.
+    await eventually(() => harness.simulator.requestCount() > 0);
     const drained = harness.drain(5_000);
     const answer = await inFlight;
     expect(answer.status).toBe(200);
@@ -60,7 +62,8 @@ describe('connections', () => {
     expect(await closedWithin(refused.closed, 2_000)).toBe(true);
     for (const client of kept) client.socket.destroy();
     await Promise.all(kept.map((client) => client.closed));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect((await harness.fetch('/health')).status).toBe(200);
+    // The server counts a connection gone once it has seen it close.
+    const health = await eventually(() => harness.fetch('/health').catch(() => undefined));
+    expect(health.status).toBe(200);
   });
 });

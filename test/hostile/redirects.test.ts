@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { listen } from '../helpers/listen.js';
 
 describe('redirects from an upstream', () => {
   let harness: Harness;
@@ -23,8 +23,7 @@ describe('redirects from an upstream', () => {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
-    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
-    location = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/collect`;
+    location = `${(await listen(elsewhere)).origin}/collect`;
     harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
   });
   afterAll(async () => {

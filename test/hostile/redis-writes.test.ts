@@ -64,12 +64,6 @@ async function replica(prefix: string, env: Record<string, string | number> = {}
 const refusals = (harness: Harness) =>
   harness.logs.filter((line) => line.msg === REFUSED).map((line) => line.refused);
 
-async function metric(harness: Harness, series: string): Promise<number> {
-  const text = await (await harness.fetch('/metrics')).text();
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-  return line ? Number(line.slice(series.length + 1)) : 0;
-}
-
 /** The summary as the simulator serves it, with the page renamed: a document that passes the schema. */
 async function forgedSummary(harness: Harness, name: string): Promise<string> {
   const summary = await (await fetch(`${harness.simulator.statusBaseUrl}${SUMMARY}`)).json();
@@ -245,7 +239,7 @@ describe('Redis is an input like any other', () => {
     const prefix = `hostile-${randomUUID()}:`;
     const gateway = await replica(prefix, { STATUS_CACHE_TTL_MS: 60_000 });
     await gateway.execute(PAGE);
-    const hitsBefore = await metric(gateway, 'response_cache_reads_total{result="hit"}');
+    const hitsBefore = await gateway.metric('response_cache_reads_total{result="hit"}');
     const requests = 50;
     for (let i = 0; i < requests; i += 1) {
       const flood = raw.pipeline();
@@ -260,7 +254,7 @@ describe('Redis is an input like any other', () => {
       expect(status).toBe(200);
     }
     // Every one of them answered from the response cache: no notice superseded the snapshot.
-    expect(await metric(gateway, 'response_cache_reads_total{result="hit"}')).toBe(
+    expect(await gateway.metric('response_cache_reads_total{result="hit"}')).toBe(
       hitsBefore + requests,
     );
     expect(gateway.simulator.requestCount(SUMMARY_PATH)).toBe(1);

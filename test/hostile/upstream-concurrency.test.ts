@@ -1,8 +1,8 @@
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../simulator/src/server.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { listen } from '../helpers/listen.js';
 
 /** A pass-through in front of the verification service that counts requests in flight. */
 function countingProxy(target: URL) {
@@ -42,11 +42,10 @@ describe('requests in flight to one upstream', () => {
     simulator = await startSimulator();
     proxy = countingProxy(new URL(simulator.verifyBaseUrl));
     server = proxy.server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
+    const { origin } = await listen(server);
     harness = await startHarness({
       env: {
-        VERIFY_BASE_URL: `http://127.0.0.1:${port}`,
+        VERIFY_BASE_URL: origin,
         UPSTREAM_MAX_CONCURRENT_REQUESTS: 4,
         UPSTREAM_TIMEOUT_MS: 5_000,
       },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
+import { eventually } from '../helpers/eventually.js';
 import { startHarness } from '../helpers/harness.js';
 
 const VERIFY = `mutation ($input: VerifyContractInput!) {
@@ -18,9 +19,7 @@ describe('shutting down during an APIv2 verification', () => {
     const answer = harness.execute<{
       verifyContract: { __typename: string; verificationId: string };
     }>(VERIFY, { input: { address: contract?.address, chainId: contract?.chainId } });
-    while (harness.simulator.verification.jobs().length === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await eventually(() => harness.simulator.verification.jobs().length > 0);
     await harness.gateway.close();
     const { body } = await answer;
     expect(body.data?.verifyContract).toEqual({

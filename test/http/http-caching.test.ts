@@ -4,7 +4,12 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import { DEFAULT_MANIFEST } from '../../src/persisted-documents/manifest.js';
+import { testClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
+
+/** The summary's path, as the gateway's upstream log lines name it. */
+const SUMMARY = '/summary.json';
 
 interface RawAnswer {
   status: number;
@@ -187,11 +192,17 @@ describe('answers a CDN and a browser can cache', () => {
   });
 
   it('keeps the ETag when the feed is refetched unchanged, so a conditional request still gets 304', async () => {
+    const clock = testClock();
     await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
     const first = await get('{ statusPage { name } }');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    clock.advance(100);
+    // Past the TTL: this read starts the refetch; the next comes once it has landed.
     await get('{ statusPage { name } }');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(
+      () =>
+        harness.logs.filter((line) => line.msg === 'upstream request' && line.path === SUMMARY)
+          .length === 2,
+    );
     const rebuilt = await get('{ statusPage { name } }', {
       'if-none-match': String(first.headers.etag),
     });

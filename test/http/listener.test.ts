@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
-import { eventually, sleep } from '../helpers/eventually.js';
+import { testClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
 import { sessionEra } from '../helpers/session-era.js';
 
@@ -25,11 +26,12 @@ describe('the response cache in front of Yoga', () => {
     });
     return { status: response.status, headers: response.headers, text: await response.text() };
   }
-  const metric = async (series: string) => {
-    const text = await (await fetch(url.replace('/graphql', '/metrics'))).text();
-    const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
-  };
+  /** Upstream requests of `path` answered so far, as the gateway logged them. */
+  const upstreamRequests = (path: string) =>
+    harness.logs.filter(
+      (line) => line.msg === 'upstream request' && `/status/api/v2${line.path}` === path,
+    ).length;
+  const metric = (series: string) => harness.metric(series);
 
   it('answers a repeated status query from memory, byte for byte, and counts it', async () => {
     await start();
@@ -51,9 +53,10 @@ describe('the response cache in front of Yoga', () => {
   });
 
   it('rebuilds the answer once the snapshot it came from is refetched', async () => {
+    const clock = testClock();
     await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
     const first = await post('{ statusPage { fetchedAt } }');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    clock.advance(100);
     // Past the TTL the last snapshot is served while it is refetched, so the answer built from it
     // is still the answer: from memory, with no freshness left; and the read starts the refetch.
     const revalidating = await post('{ statusPage { fetchedAt } }');
@@ -72,10 +75,11 @@ describe('the response cache in front of Yoga', () => {
   });
 
   it('answers from memory while a slow refetch is under way, never running the pipeline for it', async () => {
+    const clock = testClock();
     await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
     const first = await post('{ statusPage { name status { indicator } } }');
     harness.simulator.setFault('status', '*', { kind: 'delay', ms: 400 });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    clock.advance(100);
     // 30 requests while the one refetch takes 400 ms: each is a hit, none waits for it.
     const during = await Promise.all(
       Array.from({ length: 30 }, () => post('{ statusPage { name status { indicator } } }')),
@@ -98,16 +102,15 @@ describe('the response cache in front of Yoga', () => {
   });
 
   it('rebuilds an answer once when many clients ask for it as its snapshot is replaced', async () => {
-    // A TTL long enough that the new snapshot is still fresh when the 30 arrive, however busy the
-    // machine: with 100 ms, a slow landing left them past it (a second refetch).
-    await start({ env: { STATUS_CACHE_TTL_MS: 1_000 } });
+    // On a clock that stands still, the new snapshot is still fresh when the 30 arrive.
+    const clock = testClock();
+    await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
     const query = PAGE_TREE_QUERY;
     const first = await post(query);
-    await sleep(1_050);
+    clock.advance(100);
     // Past the TTL: served from memory while the refetch runs; wait for it to land.
     await post(query);
-    await eventually(() => harness.simulator.requestCount(SUMMARY) === 2);
-    await sleep(100);
+    await eventually(() => upstreamRequests(SUMMARY) === 2);
     const stored = await metric('response_cache_reads_total{result="stored"}');
     // 30 at once: one runs the pipeline, the others wait for its answer.
     const answers = await Promise.all(Array.from({ length: 30 }, () => post(query)));
@@ -123,13 +126,18 @@ describe('the response cache in front of Yoga', () => {
   });
 
   it('stops serving the fresh answer once a refetch has failed: the stale answer says so', async () => {
+    const clock = testClock();
     await start({ env: { STATUS_CACHE_TTL_MS: 100, UPSTREAM_RETRIES: 0 } });
     await post('{ statusPage { stale } }');
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    clock.advance(100);
     // The first read past the TTL starts the refetch, which fails.
     await post('{ statusPage { stale } }');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(() =>
+      harness.logs.some(
+        (line) => line.msg === 'status feed failed; serving the last good snapshot',
+      ),
+    );
     const after = await post('{ statusPage { stale } }');
     expect(JSON.parse(after.text)).toEqual({ data: { statusPage: { stale: true } } });
     expect(after.headers.get('cache-control')).toBe('no-store');
@@ -164,13 +172,14 @@ describe('the response cache in front of Yoga', () => {
   });
 
   it('serves the answer built from the last good snapshot from memory while the feed is down, for no one else to keep', async () => {
+    const clock = testClock();
     await start({
       env: { STATUS_CACHE_TTL_MS: 100, UPSTREAM_RETRIES: 0, CIRCUIT_COOLDOWN_MS: 200 },
     });
     const query = '{ statusPage { stale fetchedAt } }';
     const good = await post(query);
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
-    await sleep(150);
+    clock.advance(100);
     // The first read past the TTL starts the refetch, which fails: the snapshot stands in.
     await post(query);
     await eventually(async () => JSON.parse((await post(query)).text).data.statusPage.stale);
@@ -187,8 +196,10 @@ describe('the response cache in front of Yoga', () => {
     // Each of those hits was a read that retried the feed (the open circuit answered most).
     expect(harness.simulator.requestCount(SUMMARY)).toBeGreaterThan(2);
 
-    // The feed is back: the first good refetch ends the stand-in, and its answers with it.
+    // The feed is back: once the circuit lets a read try it again, the first good refetch ends
+    // the stand-in, and its answers with it.
     harness.simulator.clearFaults();
+    clock.advance(200);
     const fresh = await eventually(async () => {
       const answer = await post(query);
       return JSON.parse(answer.text).data.statusPage.stale === false && answer;

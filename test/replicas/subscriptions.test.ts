@@ -72,8 +72,12 @@ describe('subscriptions on replicas sharing one Redis', () => {
         status: string;
       };
     }>(b.origin, CHANGES);
-    // B's poller takes its first reading (the baseline) now; then it sleeps for a minute.
-    await new Promise((resolve) => setTimeout(resolve, 2 * TTL_MS));
+    // B's poller takes its first reading (the baseline), then sleeps for a minute. A probe of B's
+    // readiness reads the summary through the same cache: it waits for that reading.
+    await eventually(async () => {
+      const { statusFeed } = (await b.readiness()) as { statusFeed?: { state: string } };
+      return statusFeed?.state === 'ok';
+    });
 
     const leaf = simulator.statusFeed.summary.components.find(
       (component) => !component.group && component.status === 'operational',

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
 const INCIDENT_HISTORY = '/status/api/v2/incidents.json';
@@ -13,11 +13,14 @@ interface Event {
 }
 
 describe('page history: incidents.json and scheduled-maintenances.json', () => {
+  // Reads alone: one gateway for them all.
   let harness: Harness;
-  afterEach(() => harness.close());
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+  afterAll(() => harness.close());
 
   it('lists resolved incidents and completed maintenances, newest first, linked into the tree', async () => {
-    harness = await startHarness();
     const { incidentHistory, maintenanceHistory } = harness.simulator.statusFeed;
     const { body } = await harness.execute<{
       statusPage: { incidentHistory: Event[]; maintenanceHistory: Event[] };
@@ -43,7 +46,6 @@ describe('page history: incidents.json and scheduled-maintenances.json', () => {
   });
 
   it('gives each component its own history, and finds a resolved incident by id', async () => {
-    harness = await startHarness();
     const resolved = harness.simulator.statusFeed.incidentHistory?.incidents.find(
       (incident) => incident.status === 'resolved',
     );
@@ -63,6 +65,11 @@ describe('page history: incidents.json and scheduled-maintenances.json', () => {
     expect(body.data?.component.incidentHistory.map((i) => i.id)).toContain(resolved?.id);
     expect(body.data?.incident).toEqual({ id: resolved?.id, status: 'RESOLVED' });
   });
+});
+
+describe('page history requests', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
 
   it('costs one upstream request per document per TTL, however many fields read it', async () => {
     harness = await startHarness();

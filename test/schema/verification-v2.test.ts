@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureContract } from '../../simulator/src/verification/fixture.js';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
 const fixture = fixtureContract;
@@ -214,9 +215,7 @@ describe('verifyContract with VERIFY_API=v2', () => {
       input: { address: GREETER.address, chainId: GREETER.chainId },
     });
     // Once the job is accepted, the service starts failing before the first poll.
-    while (slow.simulator.verification.jobs().length === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
+    await eventually(() => slow.simulator.verification.jobs().length > 0, { intervalMs: 1 });
     slow.simulator.setFault('verify', '*', { kind: 'status', status: 503 });
     const result = (await answer).body.data?.verifyContract;
     expect(result?.__typename).toBe('VerificationPending');

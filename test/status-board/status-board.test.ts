@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { documentIdOf } from '../../src/persisted-documents/manifest.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
-describe('GET /status', () => {
+describe('GET /status: the files', () => {
+  // Static files alone: one gateway for them all.
   let harness: Harness;
-  afterEach(() => harness.close());
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+  afterAll(() => harness.close());
 
   it('serves the board as static files under a strict content security policy', async () => {
-    harness = await startHarness();
     const page = await harness.fetch('/status');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -27,7 +30,6 @@ describe('GET /status', () => {
   });
 
   it('answers 304 while the file is unchanged', async () => {
-    harness = await startHarness();
     const first = await harness.fetch('/status/board.js');
     const etag = first.headers.get('etag');
     expect(etag).toMatch(/^"[\w-]+"$/);
@@ -38,6 +40,11 @@ describe('GET /status', () => {
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
   });
+});
+
+describe('GET /status', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
 
   it('asks for its operation by the id of board.graphql, which is persisted even in PERSISTED_DOCUMENTS_ONLY', async () => {
     const script = readFileSync('public/status-board/board.js', 'utf8');

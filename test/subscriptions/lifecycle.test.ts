@@ -1,18 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
+import { testClock } from '../helpers/clock.js';
 import { eventually, sleep } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js';
+import { startHarness } from '../helpers/harness.js';
+import { statusPagesFile } from '../helpers/status-pages-file.js';
+import { polledOnce, subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js';
 
 const COMPONENT_CHANGES = 'subscription { componentStatusChanged { status } }';
 const PAGE = 'subscription { statusPageChanged { status { indicator } } }';
 const SUMMARY = '/status/api/v2/summary.json';
-
-async function metric(harness: Harness, name: string, labels: string): Promise<number> {
-  const text = await (await harness.fetch('/metrics')).text();
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{${labels}}`));
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
+const WITNESS_SUMMARY = '/status/witness/api/v2/summary.json';
 
 describe('shutting down with subscriptions open', () => {
   it('completes every stream (SSE and graphql-ws), closes the sockets with 1001, and drains', async () => {
@@ -69,17 +67,13 @@ describe('subscription limits, metrics and logs', () => {
     const second = subscribeWs(client, PAGE);
     await second.next();
     expect(
-      await metric(
-        harness,
-        'graphql_subscriptions_open',
-        'field="componentStatusChanged",transport="http"',
+      await harness.metric(
+        `graphql_subscriptions_open{field="componentStatusChanged",transport="http"}`,
       ),
     ).toBe(1);
     expect(
-      await metric(
-        harness,
-        'graphql_subscriptions_open',
-        'field="statusPageChanged",transport="websocket"',
+      await harness.metric(
+        `graphql_subscriptions_open{field="statusPageChanged",transport="websocket"}`,
       ),
     ).toBe(1);
 
@@ -96,18 +90,17 @@ describe('subscription limits, metrics and logs', () => {
     await eventually(
       () => harness.logs.filter((line) => line.msg === 'subscription closed').length >= 2,
     );
-    const ended = (labels: string) => metric(harness, 'graphql_subscriptions_ended_total', labels);
+    const ended = (labels: string) =>
+      harness.metric(`graphql_subscriptions_ended_total{${labels}}`);
     expect(await ended('field="componentStatusChanged",transport="http",reason="client"')).toBe(1);
     expect(await ended('field="statusPageChanged",transport="websocket",reason="client"')).toBe(1);
     expect(await ended('field="statusPageChanged",transport="http",reason="refused"')).toBe(1);
     expect(
-      await metric(
-        harness,
-        'graphql_subscriptions_open',
-        'field="componentStatusChanged",transport="http"',
+      await harness.metric(
+        `graphql_subscriptions_open{field="componentStatusChanged",transport="http"}`,
       ),
     ).toBe(0);
-    expect(await metric(harness, 'graphql_errors_total', 'code="TOO_MANY_SUBSCRIPTIONS"')).toBe(1);
+    expect(await harness.metric('graphql_errors_total{code="TOO_MANY_SUBSCRIPTIONS"}')).toBe(1);
 
     const lines = (message: string) => harness.logs.filter((line) => line.msg === message);
     expect(lines('subscription opened')).toEqual(
@@ -152,8 +145,8 @@ describe('subscription limits, metrics and logs', () => {
       await stream.next();
       await stream.close();
     }
-    expect(await metric(harness, 'response_cache_reads_total', 'result="hit"')).toBe(0);
-    expect(await metric(harness, 'response_cache_reads_total', 'result="stored"')).toBe(0);
+    expect(await harness.metric('response_cache_reads_total{result="hit"}')).toBe(0);
+    expect(await harness.metric('response_cache_reads_total{result="stored"}')).toBe(0);
     await harness.close();
   });
 });
@@ -174,9 +167,7 @@ describe('limits per event', () => {
     );
     // 7 fields per event: within the budget of 10 for each event, not for two together.
     expect((await pages.next()).data?.statusPageChanged.components).toHaveLength(5);
-    // Once the poller has read the feed as it is now, the next edit is a change.
-    harness.simulator.resetRequests();
-    await eventually(() => harness.simulator.requestCount(SUMMARY) >= 2);
+    await polledOnce(harness.simulator);
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [portal?.id ?? '']: 'major_outage' }),
     );
@@ -196,10 +187,51 @@ describe('limits per event', () => {
 
 describe('polling', () => {
   it('reads the feed only while someone subscribes, and with queries costs one summary request per TTL', async () => {
-    const ttl = 200;
-    const harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: ttl }, logLevel: 'info' });
-    await sleep(3 * ttl);
-    expect(harness.simulator.requestCount(SUMMARY)).toBe(0);
+    const clock = testClock();
+    const ttl = 100;
+    // A second page, followed all along: its polls show that a poller of the first would have
+    // read by now.
+    const harness = await startHarness({
+      simulator: { statusPages: { witness: createSimulatedFeed() } },
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile([
+          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
+          { slug: 'witness', baseUrl: simulator.statusPageUrl('witness') },
+        ]),
+        STATUS_CACHE_TTL_MS: ttl,
+      }),
+      logLevel: 'info',
+    });
+    const requests = () => harness.simulator.requestCount(SUMMARY);
+    const witnessed = () => harness.simulator.requestCount(WITNESS_SUMMARY);
+    /**
+     * Resolves once page `slug` serves a snapshot fetched now: the read the poller started has
+     * landed, so that moving the clock on makes it old.
+     */
+    const landed = (slug: string) =>
+      eventually(async () => {
+        const { body } = await harness.execute<{ statusPage: { fetchedAt: string } }>(
+          `{ statusPage(slug: "${slug}") { fetchedAt } }`,
+        );
+        return body.data?.statusPage.fetchedAt === new Date().toISOString();
+      });
+    /** Two polls' worth of time: twice past the TTL, each time until the witness page is read. */
+    const twoPollsLater = async () => {
+      for (let i = 0; i < 2; i += 1) {
+        const seen = witnessed();
+        clock.advance(ttl);
+        await eventually(() => witnessed() > seen);
+        await landed('witness');
+      }
+    };
+    const witness = await subscribeSse(
+      harness.origin,
+      'subscription { componentStatusChanged(slugs: ["witness"]) { status } }',
+    );
+    await eventually(() => witnessed() > 0);
+    await landed('witness');
+    await twoPollsLater();
+    expect(requests()).toBe(0);
 
     const subscribers = await Promise.all(
       Array.from({ length: 5 }, () => subscribeSse(harness.origin, COMPONENT_CHANGES)),
@@ -208,24 +240,21 @@ describe('polling', () => {
     const socketSubscribers = Array.from({ length: 5 }, () =>
       subscribeWs(client, COMPONENT_CHANGES),
     );
-    harness.simulator.resetRequests();
-    const started = performance.now();
-    let queries = 0;
-    while (performance.now() - started < 15 * ttl) {
+    await eventually(() => requests() === 1);
+    await landed('ledger');
+    for (let ttls = 1; ttls <= 5; ttls += 1) {
+      // However many query within a TTL, the snapshot on hand answers them all...
       await Promise.all(
-        Array.from({ length: 10 }, () =>
+        Array.from({ length: 20 }, () =>
           harness.execute('{ statusPage { status { indicator } } }'),
         ),
       );
-      queries += 10;
+      expect(requests()).toBe(ttls);
+      // ...and past it, the poller reads the feed again, once, with no query asking.
+      clock.advance(ttl);
+      await eventually(() => requests() === ttls + 1);
+      await landed('ledger');
     }
-    const elapsed = performance.now() - started;
-    const requests = harness.simulator.requestCount(SUMMARY);
-    expect(queries).toBeGreaterThan(100);
-    // Polled all along (each poll waits for its snapshot to expire, then for the fetch)...
-    expect(requests).toBeGreaterThanOrEqual(Math.floor(elapsed / ttl / 2));
-    // ...and never more than one request per TTL, however many subscribe and query.
-    expect(requests).toBeLessThanOrEqual(Math.ceil(elapsed / ttl) + 1);
     // The other documents are polled only for the subscriptions that need them.
     expect(harness.simulator.requestCount('/status/api/v2/incidents.json')).toBe(0);
 
@@ -235,10 +264,10 @@ describe('polling', () => {
     const closed = () => harness.logs.filter((line) => line.msg === 'subscription closed').length;
     await eventually(() => closed() >= 10);
     expect(closed()).toBe(10);
-    await sleep(ttl);
-    harness.simulator.resetRequests();
-    await sleep(3 * ttl);
-    expect(harness.simulator.requestCount(SUMMARY)).toBe(0);
+    const polled = requests();
+    await twoPollsLater();
+    expect(requests()).toBe(polled);
+    await witness.close();
     await harness.close();
   });
 });

@@ -3,13 +3,13 @@ import WebSocket from 'ws';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { polledOnce } from '../helpers/subscriptions.js';
 
 /*
  * Subscribers of the same operation share one execution of each event, and are sent the same
  * bytes. Every subscriber here keeps the text of each payload as it came off the wire.
  */
 
-const SUMMARY = '/status/api/v2/summary.json';
 const COMPONENT = /* GraphQL */ `
   subscription Component($ids: [ID!]) {
     componentStatusChanged(ids: $ids) { component { id name status } previousStatus status }
@@ -92,14 +92,8 @@ async function socket(harness: Harness) {
   };
 }
 
-async function metric(harness: Harness, series: string): Promise<number> {
-  const text = await (await harness.fetch('/metrics')).text();
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
-
 const executions = (harness: Harness, field: string) =>
-  metric(harness, `graphql_subscription_executions_total{field="${field}"}`);
+  harness.metric(`graphql_subscription_executions_total{field="${field}"}`);
 
 async function openSubscriptions(harness: Harness): Promise<number> {
   const text = await (await harness.fetch('/metrics')).text();
@@ -107,12 +101,6 @@ async function openSubscriptions(harness: Harness): Promise<number> {
     (sum, [, value]) => sum + Number(value),
     0,
   );
-}
-
-/** Resolves once the poller has read the feed as it is now, so that the next edit is a change. */
-async function polledOnce(harness: Harness): Promise<void> {
-  harness.simulator.resetRequests();
-  await eventually(() => harness.simulator.requestCount(SUMMARY) >= 2);
 }
 
 /** Components in a group that are operational now. */
@@ -152,7 +140,7 @@ describe('subscribers of the same operation', () => {
       sameB.push(ws.subscribe(COMPONENT, { ids: [b.id] }));
     }
     await eventually(async () => (await openSubscriptions(harness)) === 60);
-    await polledOnce(harness);
+    await polledOnce(harness.simulator);
     const before = await executions(harness, 'componentStatusChanged');
 
     harness.simulator.updateStatusFeed((feed) =>
@@ -181,7 +169,7 @@ describe('subscribers of the same operation', () => {
     // Those that leave (the first, which executed the last change, among them) end no other.
     for (const subscriber of sameA.slice(0, 10)) subscriber.close();
     await eventually(async () => (await openSubscriptions(harness)) === 50);
-    await polledOnce(harness);
+    await polledOnce(harness.simulator);
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [a.id]: 'operational' }),
     );
@@ -215,9 +203,9 @@ describe('subscribers of the same operation', () => {
     const [first] = pages[0]?.payloads ?? [];
     for (const { payloads } of pages) expect(payloads).toEqual([first]);
 
-    await polledOnce(harness);
+    await polledOnce(harness.simulator);
     const before = await executions(harness, 'statusPageChanged');
-    const pageEvents = await metric(harness, 'status_changes_total{type="page"}');
+    const pageEvents = await harness.metric('status_changes_total{type="page"}');
     const [leaf] = leaves(harness);
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [leaf?.id ?? '']: 'degraded_performance' }),
@@ -226,7 +214,7 @@ describe('subscribers of the same operation', () => {
     const changed = pages[0]?.payloads[1];
     expect(changed).toContain('DEGRADED_PERFORMANCE');
     for (const { payloads } of pages) expect(payloads[1]).toBe(changed);
-    const events = (await metric(harness, 'status_changes_total{type="page"}')) - pageEvents;
+    const events = (await harness.metric('status_changes_total{type="page"}')) - pageEvents;
     expect(events).toBeGreaterThanOrEqual(1);
     expect((await executions(harness, 'statusPageChanged')) - before).toBe(events);
 
@@ -255,9 +243,9 @@ describe('a shared event past the field budget', () => {
       pages.push(ws.subscribe(PAGE));
     }
     await eventually(() => pages.every(({ payloads }) => payloads.length === 1));
-    await polledOnce(harness);
+    await polledOnce(harness.simulator);
     const before = await executions(harness, 'statusPageChanged');
-    const pageEvents = await metric(harness, 'status_changes_total{type="page"}');
+    const pageEvents = await harness.metric('status_changes_total{type="page"}');
     const [leaf] = leaves(harness);
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [leaf?.id ?? '']: 'major_outage' }),
@@ -272,7 +260,7 @@ describe('a shared event past the field budget', () => {
       ]);
       expect(payload.errors).toHaveLength(1);
     }
-    const events = (await metric(harness, 'status_changes_total{type="page"}')) - pageEvents;
+    const events = (await harness.metric('status_changes_total{type="page"}')) - pageEvents;
     expect((await executions(harness, 'statusPageChanged')) - before).toBe(events);
     for (const page of pages) page.close();
     ws.close();

@@ -6,7 +6,12 @@ import {
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import type { StatuspageComponentStatus } from '../../simulator/src/status-feed/types.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { type Received, subscribeSse } from '../helpers/subscriptions.js';
+import {
+  polledOnce,
+  type Received,
+  STATUS_DOCUMENTS,
+  subscribeSse,
+} from '../helpers/subscriptions.js';
 
 const TTL_MS = 150;
 
@@ -73,7 +78,7 @@ const setStatus = (id: string, status: StatuspageComponentStatus) =>
   harness.simulator.updateStatusFeed((feed) => setComponentStatuses(feed, { [id]: status }));
 
 /** Lets the poller see the feed as it is now, so that later changes are measured against it. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 3 * TTL_MS));
+const settle = (paths?: readonly string[]) => polledOnce(harness.simulator, paths);
 
 describe('componentStatusChanged over SSE', () => {
   it('delivers a component change made in the simulator, with its group rolled up', async () => {
@@ -232,6 +237,13 @@ describe('incidentChanged and maintenanceChanged over SSE', () => {
   const MAINTENANCES = /* GraphQL */ `
     subscription { maintenanceChanged { kind maintenance { id name status resolvedAt components { id status } } } }
   `;
+  // What the poller reads for each (see incident-change.ts and maintenance-change.ts).
+  const INCIDENT_DOCUMENTS = [STATUS_DOCUMENTS.summary, STATUS_DOCUMENTS.incidentHistory];
+  const MAINTENANCE_DOCUMENTS = [
+    STATUS_DOCUMENTS.summary,
+    STATUS_DOCUMENTS.upcoming,
+    STATUS_DOCUMENTS.maintenanceHistory,
+  ];
   interface IncidentEvent {
     incidentChanged: {
       kind: string;
@@ -253,7 +265,7 @@ describe('incidentChanged and maintenanceChanged over SSE', () => {
   it('follows an incident from CREATED through UPDATED to RESOLVED, confirmed by incidents.json', async () => {
     const relay = leaf('Testnet', 'JSON-RPC Relay');
     const incidents = await subscribe<IncidentEvent>(INCIDENTS);
-    await settle();
+    await settle(INCIDENT_DOCUMENTS);
     let id = '';
     harness.simulator.updateStatusFeed((feed) => {
       id = postIncidentUpdate(feed, {
@@ -267,7 +279,7 @@ describe('incidentChanged and maintenanceChanged over SSE', () => {
       kind: 'CREATED',
       incident: { id, status: 'INVESTIGATING', resolvedAt: null },
     });
-    await settle();
+    await settle(INCIDENT_DOCUMENTS);
     harness.simulator.updateStatusFeed((feed) =>
       postIncidentUpdate(feed, { id, status: 'monitoring', body: 'Fixed.' }),
     );
@@ -279,7 +291,7 @@ describe('incidentChanged and maintenanceChanged over SSE', () => {
         updates: [{ status: 'MONITORING', body: 'Fixed.' }, { status: 'INVESTIGATING' }],
       },
     });
-    await settle();
+    await settle(INCIDENT_DOCUMENTS);
     harness.simulator.updateStatusFeed((feed) =>
       postIncidentUpdate(feed, {
         id,
@@ -298,14 +310,14 @@ describe('incidentChanged and maintenanceChanged over SSE', () => {
     expect(resolved.data?.incidentChanged.incident.resolvedAt).toBe(
       new Date(history?.resolved_at ?? '').toISOString(),
     );
-    await settle();
+    await settle(INCIDENT_DOCUMENTS);
     expect(incidents.events).toHaveLength(3);
   });
 
   it('follows a maintenance from SCHEDULED through STARTED to COMPLETED', async () => {
     const explorer = leaf('Testnet', 'Network Explorer');
     const maintenances = await subscribe<MaintenanceEvent>(MAINTENANCES);
-    await settle();
+    await settle(MAINTENANCE_DOCUMENTS);
     let id = '';
     harness.simulator.updateStatusFeed((feed) => {
       id = postMaintenanceUpdate(feed, {
@@ -318,7 +330,7 @@ describe('incidentChanged and maintenanceChanged over SSE', () => {
       kind: 'SCHEDULED',
       maintenance: { id },
     });
-    await settle();
+    await settle(MAINTENANCE_DOCUMENTS);
     harness.simulator.updateStatusFeed((feed) =>
       postMaintenanceUpdate(feed, { id, status: 'in_progress' }),
     );
@@ -326,7 +338,7 @@ describe('incidentChanged and maintenanceChanged over SSE', () => {
       kind: 'STARTED',
       maintenance: { id, status: 'IN_PROGRESS' },
     });
-    await settle();
+    await settle(MAINTENANCE_DOCUMENTS);
     harness.simulator.updateStatusFeed((feed) =>
       postMaintenanceUpdate(feed, { id, status: 'completed' }),
     );
@@ -336,7 +348,7 @@ describe('incidentChanged and maintenanceChanged over SSE', () => {
       maintenance: { id, status: 'COMPLETED' },
     });
     expect(completed.data?.maintenanceChanged.maintenance.resolvedAt).not.toBeNull();
-    await settle();
+    await settle(MAINTENANCE_DOCUMENTS);
     expect(maintenances.events).toHaveLength(3);
   });
 });

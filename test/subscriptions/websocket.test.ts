@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { subscribeWs, wsClient } from '../helpers/subscriptions.js';
+import { polledOnce, subscribeWs, wsClient } from '../helpers/subscriptions.js';
 
 const TTL_MS = 150;
 const ALLOWED = 'https://board.example-ledger.com';
@@ -30,7 +30,14 @@ afterAll(async () => {
   await harness?.close();
 });
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 3 * TTL_MS));
+/** Resolves once the gateway counts `count` graphql-ws subscriptions of component changes open. */
+const openOverWs = (count: number) =>
+  eventually(
+    async () =>
+      (await harness.metric(
+        'graphql_subscriptions_open{field="componentStatusChanged",transport="websocket"}',
+      )) === count,
+  );
 const leafId = () => {
   const leaf = harness.simulator.statusFeed.summary.components.find((c) => c.name === 'Status API');
   if (!leaf) throw new Error('no Status API');
@@ -68,7 +75,7 @@ describe('graphql-ws on /graphql', () => {
     const changes = subscribeWs<{
       componentStatusChanged: { component: { id: string }; status: string };
     }>(client, COMPONENT_CHANGES);
-    await settle();
+    await polledOnce(harness.simulator);
     const id = leafId();
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [id]: 'partial_outage' }),
@@ -115,7 +122,7 @@ describe('graphql-ws on /graphql', () => {
   it('refuses an operation past MAX_SUBSCRIPTIONS_PER_CONNECTION with TOO_MANY_SUBSCRIPTIONS', async () => {
     const client = wsClient(harness.origin);
     const held = [subscribeWs(client, COMPONENT_CHANGES), subscribeWs(client, COMPONENT_CHANGES)];
-    await settle();
+    await openOverWs(2);
     const refused = subscribeWs(client, COMPONENT_CHANGES);
     expect(await refused.error).toMatchObject([
       { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit: 'MAX_SUBSCRIPTIONS_PER_CONNECTION' } },
@@ -125,9 +132,9 @@ describe('graphql-ws on /graphql', () => {
     expect(await query.error).toMatchObject([{ extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' } }]);
     await refused.completed;
     await held[0]?.close();
-    await settle();
+    await openOverWs(1);
     const again = subscribeWs(client, COMPONENT_CHANGES);
-    await settle();
+    await openOverWs(2);
     expect(again.events).toEqual([]);
     await Promise.all([again.close(), held[1]?.close()]);
     await client.dispose();

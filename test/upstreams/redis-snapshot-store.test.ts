@@ -11,7 +11,8 @@ import { type Snapshot, SnapshotCache } from '../../src/upstreams/snapshot-cache
 import { eventually, sleep } from '../helpers/eventually.js';
 import { type TestConnection, useRedisServer } from '../helpers/redis-server.js';
 
-const TTL_MS = 200;
+/** Long enough not to run out while a test runs: the tests move the replicas' clock past it. */
+const TTL_MS = 2_000;
 const DOCUMENT = '/summary.json';
 const Wire = z.object({ value: z.string(), fetchedBy: z.string() });
 type Wire = z.output<typeof Wire>;
@@ -53,10 +54,26 @@ interface Replica {
   readonly connection: TestConnection;
 }
 
+/**
+ * The replicas' clock: the wall clock, moved ahead when the test says, so that a snapshot grows old
+ * without the test sleeping. It stays within MAX_CLOCK_SKEW_MS of the wall clock, which Redis
+ * notices are checked against.
+ */
+function clock() {
+  let ahead = 0;
+  return {
+    now: () => Date.now() + ahead,
+    advance(ms: number) {
+      ahead += ms;
+    },
+  };
+}
+
 function replica(
   name: string,
   feed: ReturnType<typeof upstream>,
   connection: TestConnection,
+  now: () => number,
   { failureTtlMs = 0, lockMs = 1_000, ttlMs = TTL_MS } = {},
 ): Replica {
   const store = new RedisSnapshotStore({ redis: connection.redis, logger: connection.logger });
@@ -67,6 +84,7 @@ function replica(
     return wire.value;
   };
   const cache = new SnapshotCache<string>({
+    now,
     ttlMs,
     maxStaleMs: 60_000,
     failureTtlMs,
@@ -80,6 +98,7 @@ function replica(
       retainMs: 60_000,
       failureTtlMs,
       lockMs,
+      now,
     }),
     onLoaded: (previous: Snapshot<string> | undefined, next: Snapshot<string>) =>
       loaded.push({ previous: previous?.value, next: next.value }),
@@ -98,11 +117,15 @@ async function pair({ xTtlMs, ...options }: PairOptions = {}) {
   const feed = upstream();
   const [forX, forY] = await redisServer.replicas(2);
   if (!forX || !forY) throw new Error('two connections');
-  const x = replica('X', feed, forX, { ...options, ...(xTtlMs ? { ttlMs: xTtlMs } : {}) });
-  const y = replica('Y', feed, forY, options);
+  const time = clock();
+  const x = replica('X', feed, forX, time.now, {
+    ...options,
+    ...(xTtlMs ? { ttlMs: xTtlMs } : {}),
+  });
+  const y = replica('Y', feed, forY, time.now, options);
   /** A key of the document, as the replicas name it. */
   const key = (kind: 'lock' | 'snapshot') => forX.redis.key(`${kind}:${DOCUMENT}`);
-  return { feed, key, x, y };
+  return { feed, key, x, y, clock: time };
 }
 
 describe('RedisSnapshotStore', () => {
@@ -129,10 +152,10 @@ describe('RedisSnapshotStore', () => {
   });
 
   it('tells onLoaded on the replica that fetched, with the replicas’ previous snapshot', async () => {
-    const { feed, x, y } = await pair();
+    const { feed, x, y, clock } = await pair();
     await x.cache.get();
     await y.cache.get();
-    await sleep(TTL_MS);
+    clock.advance(TTL_MS);
     // Y's read past the TTL serves v1 and refetches in the background.
     expect((await y.cache.get()).value).toBe('v1');
     await eventually(async () => (await y.cache.get()).value === 'v2');
@@ -144,12 +167,12 @@ describe('RedisSnapshotStore', () => {
   });
 
   it('makes a snapshot another replica replaced stop being current at once', async () => {
-    // X keeps snapshots for a minute; Y refetches after 200 ms (a rolling deploy changing the
+    // X keeps snapshots for a minute; Y refetches after 2 s (a rolling deploy changing the
     // TTL, or a replica whose clock runs ahead).
-    const { x, y } = await pair({ xTtlMs: 60_000 });
+    const { x, y, clock } = await pair({ xTtlMs: 60_000 });
     const old = await x.cache.get();
     await y.cache.get();
-    await sleep(TTL_MS);
+    clock.advance(TTL_MS);
     expect(x.cache.isCurrent(old)).toBe(true);
     await eventually(async () => (await y.cache.get()).value === 'v2');
     await eventually(() => !x.cache.isCurrent(old));
@@ -157,10 +180,11 @@ describe('RedisSnapshotStore', () => {
   });
 
   it('holds the others back while a replica that died holds the lock, until the lock expires', async () => {
-    const { feed, key, x } = await pair({ lockMs: 600 });
-    await raw.set(key('lock'), 'a replica that died', 'PX', 600);
+    const { feed, key, x } = await pair({ lockMs: 300 });
+    await raw.set(key('lock'), 'a replica that died', 'PX', 300);
     const read = x.cache.get();
-    await sleep(300);
+    // Halfway through the lock's life (Redis's clock), X still waits.
+    await eventually(async () => (await raw.pttl(key('lock'))) < 150);
     expect(feed.fetches).toBe(0);
     expect((await read).value).toBe('v1');
     expect(feed.fetches).toBe(1);
@@ -194,9 +218,9 @@ describe('RedisSnapshotStore', () => {
   });
 
   it('lets a replica that starts while the feed fails serve the replicas’ last good snapshot, stale', async () => {
-    const { feed, x, y } = await pair();
+    const { feed, x, y, clock } = await pair();
     await x.cache.get();
-    await sleep(TTL_MS);
+    clock.advance(TTL_MS);
     feed.answerWith(async () => {
       throw new UpstreamUnavailableError(ENDPOINT, 'HTTP 503', { status: 503 });
     });
@@ -219,7 +243,7 @@ describe('RedisSnapshotStore', () => {
   });
 
   it('loads alone while Redis is unavailable, and shares again once it is back', async () => {
-    const { feed, x, y } = await pair();
+    const { feed, x, y, clock } = await pair();
     await redisServer.server.kill();
     await eventually(() => !x.connection.redis.connected && !y.connection.redis.connected);
     expect((await x.cache.get()).value).toBe('v1');
@@ -227,7 +251,7 @@ describe('RedisSnapshotStore', () => {
     expect(feed.fetches).toBe(2);
     await redisServer.server.restart();
     await eventually(() => x.connection.redis.connected && y.connection.redis.connected);
-    await sleep(TTL_MS);
+    clock.advance(TTL_MS);
     await Promise.all([x.cache.get(), y.cache.get()]);
     await eventually(async () => (await x.cache.get()).value === 'v3');
     await eventually(async () => (await y.cache.get()).value === 'v3');

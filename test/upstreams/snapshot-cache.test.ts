@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { SnapshotCache, type SnapshotCacheEvent } from '../../src/upstreams/snapshot-cache.js';
 
+/** Lets a load under way land: the tests' loads settle at once, so one turn of the event loop. */
+const landed = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 function setUp(options: { ttlMs: number; maxStaleMs: number }) {
   let now = 1_000_000;
   let calls = 0;
@@ -76,11 +79,11 @@ describe('SnapshotCache', () => {
     t.advance(1_000);
     // Served at once while the refetch runs; once it has failed, the same data marked stale.
     expect(await t.cache.get()).toBe(good);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await landed();
     const stale = await t.cache.get();
     expect(stale).toMatchObject({ value: good.value, fetchedAt: good.fetchedAt, stale: true });
     expect(t.cache.current).toBe(good);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await landed();
     t.advance(1);
     await expect(t.cache.get()).rejects.toThrow('down');
   });
@@ -96,7 +99,7 @@ describe('SnapshotCache', () => {
     expect(await t.cache.get()).toBe(good);
     expect(t.events).toEqual(['miss', 'revalidating', 'revalidating']);
     finish('new');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await landed();
     expect((await t.cache.get()).value).toBe('new');
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { testClock } from '../helpers/clock.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { sessionEra } from '../helpers/session-era.js';
 
@@ -42,6 +43,7 @@ describe('circuit breakers', () => {
   });
 
   it('probe the feed again after the cool-down and close when it answers', async () => {
+    const clock = testClock();
     harness = await startHarness({
       env: {
         STATUS_CACHE_TTL_MS: 0,
@@ -58,7 +60,7 @@ describe('circuit breakers', () => {
     expect(harness.simulator.requestCount(SUMMARY)).toBe(1);
 
     harness.simulator.clearFaults();
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    clock.advance(100);
     const healed = await harness.execute<Page>('{ statusPage { name stale } }');
     expect(healed.body.data?.statusPage.stale).toBe(false);
     expect(harness.logs.some((line) => line.msg === 'upstream circuit closed')).toBe(true);

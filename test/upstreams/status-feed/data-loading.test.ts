@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../../src/http/page-tree-query.js';
+import { testClock } from '../../helpers/clock.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
@@ -44,6 +45,7 @@ describe('status feed data loading', () => {
   });
 
   it('serves from the shared cache within the TTL and fetches again after it', async () => {
+    const clock = testClock();
     harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 200 } });
     const first = await harness.execute<{ statusPage: { fetchedAt: string } }>(
       '{ statusPage { fetchedAt } }',
@@ -54,7 +56,7 @@ describe('status feed data loading', () => {
     expect(harness.simulator.requestCount(SUMMARY)).toBe(1);
     expect(second.body.data?.statusPage.fetchedAt).toBe(first.body.data?.statusPage.fetchedAt);
 
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    clock.advance(200);
     // Past the TTL the last snapshot answers at once while one refetch runs.
     const third = await harness.executeAfterRefetch<{ statusPage: { fetchedAt: string } }>(
       '{ statusPage { fetchedAt } }',

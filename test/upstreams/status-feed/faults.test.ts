@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Fault } from '../../../simulator/src/server.js';
+import { testClock } from '../../helpers/clock.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
@@ -166,7 +167,6 @@ describe('stale-if-error', () => {
       '{ statusPage { name fetchedAt } }',
     );
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
 
     const stale = await harness.execute<{ statusPage: { name: string; fetchedAt: string } }>(
       '{ statusPage { name fetchedAt } }',
@@ -187,10 +187,11 @@ describe('stale-if-error', () => {
   });
 
   it('stops serving a snapshot older than STATUS_MAX_STALE_MS', async () => {
+    const clock = testClock();
     harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0, STATUS_MAX_STALE_MS: 50 } });
     await harness.execute('{ statusPage { name } }');
     harness.simulator.setFault('status', '*', { kind: 'html' });
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    clock.advance(51);
     const { body } = await harness.execute('{ statusPage { name } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
   });
