@@ -9,7 +9,7 @@ import type {
   StatusSummary,
   UpcomingMaintenances,
 } from '../core/status/model.js';
-import type { StreamItem } from '../subscriptions/change-stream.js';
+import type { ChangeStream } from '../subscriptions/change-stream.js';
 import type {
   Subscriber,
   SubscriptionRegistry,
@@ -55,7 +55,7 @@ export interface GatewayContext extends EntityLimitContext {
    * Opens this operation's subscription (see `SubscriptionRegistry`). Each event is resolved with
    * fresh `statusPages` loaders: it reads the pages as they are when the event is sent.
    */
-  openSubscription(request: SubscriptionRequest): AsyncIterableIterator<StreamItem>;
+  openSubscription(request: SubscriptionRequest): ChangeStream;
 }
 
 /** The configured pages, and each one's documents as one operation reads them. */

@@ -42,7 +42,7 @@ function followJob(
     events = context.verification.watchJob(id);
   } catch (error) {
     if (!isExpectedError(error)) {
-      void admission.return?.();
+      void admission.return();
       throw error;
     }
     // A refused id is the stream's one event, as `verificationJob` answers it.
@@ -54,12 +54,12 @@ function followJob(
   return {
     async next() {
       const item = await events.next();
-      if (item.done) await admission.return?.();
+      if (item.done) admission.end('complete');
       return item;
     },
     async return() {
       await events.return?.();
-      await admission.return?.();
+      await admission.return();
       return { value: undefined, done: true };
     },
     [Symbol.asyncIterator]() {

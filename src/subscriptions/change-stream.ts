@@ -1,7 +1,10 @@
 import type { StatusChangeEvent } from '../core/status/change-event.js';
 
-/** Why a subscription's stream ended, as its close log line and metrics say. */
-export type StreamEndReason = 'client' | 'shutdown' | 'slow';
+/**
+ * Why a subscription's stream ended, as its close log line and metrics say: `complete` when it had
+ * nothing more to send (the job it watched finished).
+ */
+export type StreamEndReason = 'client' | 'complete' | 'shutdown' | 'slow';
 
 /** What a stream hands its reader: an event, or word that it fell behind and ends. */
 export type StreamItem =

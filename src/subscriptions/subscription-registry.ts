@@ -256,7 +256,7 @@ export class SubscriptionRegistry {
    * admitted: its subscribers are; one that cannot be shared tells nobody, and is admitted as the
    * subscription of the client whose request started it.
    */
-  open(subscriber: Subscriber, request: SubscriptionRequest): AsyncIterableIterator<StreamItem> {
+  open(subscriber: Subscriber, request: SubscriptionRequest): ChangeStream {
     const { limits, poller } = this.#options;
     const pages = new Set(request.pages);
     // Shared, a late subscriber starts with the last event: one page's, so a subscription that

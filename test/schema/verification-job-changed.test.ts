@@ -123,6 +123,15 @@ describe('verificationJobChanged', () => {
       });
     }
     expect(sse.completedByServer).toBe(true);
+    // Ended because the job finished, not by its client.
+    for (const transport of ['http', 'websocket']) {
+      await eventually(
+        async () =>
+          (await harness.metric(
+            `graphql_subscriptions_ended_total{field="verificationJobChanged",transport="${transport}",reason="complete"}`,
+          )) >= 1,
+      );
+    }
   });
 
   it('starts a subscriber who joins a watch others share with the job as it stands', async () => {
