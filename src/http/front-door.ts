@@ -28,7 +28,16 @@ export function createFrontDoor(options: FrontDoorOptions): RequestListener {
   let validHost: string | undefined;
   return (req, res) => {
     const requestId = requestIdOf(req.headers['x-request-id']);
-    const scope: RequestScope = { requestId, started: performance.now() };
+    // Every field from the start: one object shape, its fields in the object, however the request goes.
+    const scope: RequestScope = {
+      requestId,
+      started: performance.now(),
+      operation: undefined,
+      errorCode: undefined,
+      results: undefined,
+      span: undefined,
+      traceHeaders: undefined,
+    };
     if (tracing) {
       const route = routeOf(req.url);
       if (!isProbe(route)) {
