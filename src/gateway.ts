@@ -298,7 +298,6 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       yoga,
       responseCache,
       answers,
-      corsEnabled: cors !== undefined,
       tracing,
     }),
     metricsListener: config.metricsPort === undefined ? undefined : createMetricsListener(metrics),

@@ -47,7 +47,13 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
   const corsOf = (req: IncomingMessage) => (cors ? cors.headersFor(req.headers.origin) : undefined);
 
   /** Records an answer whose head is written: log line, metrics, span. */
-  function sent(req: IncomingMessage, scope: RequestScope, status: number, hit?: HitRecord): void {
+  function sent(
+    req: IncomingMessage,
+    scope: RequestScope,
+    status: number,
+    hit?: HitRecord,
+    now?: number,
+  ): void {
     const ms = performance.now() - scope.started;
     const method = req.method as string;
     const path = pathOf(req.url);
@@ -59,7 +65,7 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
         'gateway.response_cache': 'hit',
         ...(hit.operation ? { 'graphql.operation.name': hit.operation } : {}),
       });
-      log.hit(scope, method, path, status, hit.operationField, ms, Date.now());
+      log.hit(scope, method, path, status, hit.operationField, ms, now ?? Date.now());
       return;
     }
     metrics.httpRequest(path, status, ms / 1000);
@@ -102,7 +108,8 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
 
     /**
      * A kept answer (a response-cache entry, the GraphiQL page) in the coding the request takes,
-     * 304 when the client has it; `hit` when the response cache served it from memory.
+     * 304 when the client has it; `hit` when the response cache served it from memory, at `now`
+     * (epoch ms) when the caller has read the clock already.
      */
     kept(
       req: IncomingMessage,
@@ -111,6 +118,7 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
       answer: EncodedAnswer,
       cacheControl: string,
       hit?: HitRecord,
+      now?: number,
     ): void {
       if (res.destroyed) return;
       const status = sendEncodedAnswer(
@@ -121,7 +129,7 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
         scope.requestId,
         corsOf(req),
       );
-      sent(req, scope, status, hit);
+      sent(req, scope, status, hit, now);
     },
 
     /**
@@ -171,10 +179,15 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
       else res.destroy();
     },
 
-    /** A CORS preflight (CORS on): 204, with the origin's CORS headers if it is listed. */
-    preflight(req: IncomingMessage, res: ServerResponse, scope: RequestScope): void {
+    /**
+     * A CORS preflight: with CORS on, 204 and the origin's CORS headers if it is listed; with CORS
+     * off it is not answered here (false), and goes on like any request.
+     */
+    preflight(req: IncomingMessage, res: ServerResponse, scope: RequestScope): boolean {
+      if (!cors) return false;
       // Safari waits for a body of a 204 without a length.
       if (head(req, res, scope, 204, { 'content-length': '0' })) res.end();
+      return true;
     },
   };
 }

@@ -11,8 +11,6 @@ export interface FrontDoorOptions {
   readonly yoga: GatewayYoga;
   readonly responseCache: CachedHandler;
   readonly answers: Answers;
-  /** With CORS on, preflights are answered here (`Answers.preflight`). */
-  readonly corsEnabled: boolean;
   readonly tracing: Tracing | undefined;
 }
 
@@ -23,7 +21,7 @@ export interface FrontDoorOptions {
  * makes it, goes out through `Answers`.
  */
 export function createFrontDoor(options: FrontDoorOptions): RequestListener {
-  const { yoga, responseCache, answers, corsEnabled, tracing } = options;
+  const { yoga, responseCache, answers, tracing } = options;
   // The last Host header found valid: clients send the same one request after request.
   let validHost: string | undefined;
   return (req, res) => {
@@ -68,8 +66,8 @@ export function createFrontDoor(options: FrontDoorOptions): RequestListener {
     // The cache holds the scope itself (a hit needs nothing else, and entering AsyncLocalStorage
     // is a measurable share of a hit) and puts a miss back in it before Yoga runs.
     if (responseCache.accepts(req)) responseCache.handle(req, res, scope);
-    else if (corsEnabled && req.method === 'OPTIONS') answers.preflight(req, res, scope);
-    else {
+    // A preflight is answered by `answers` when CORS is on; everything else goes to Yoga.
+    else if (req.method !== 'OPTIONS' || !answers.preflight(req, res, scope)) {
       runInRequestScope(scope, () =>
         askYoga(yoga, req, res)
           .then((response) => answers.fetched(req, res, scope, response))

@@ -155,7 +155,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     cached: CachedResponse,
     now: number,
   ): void {
-    answers.kept(req, res, scope, cached.answer, cacheControlOf(cached, now), cached);
+    answers.kept(req, res, scope, cached.answer, cacheControlOf(cached, now), cached, now);
   }
 
   /**
