@@ -114,6 +114,8 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
       alone(own) {
         if (!own) alone();
         else if (answers.head(req, res, scope, 200, own.meta)) void streamFrames(res, own);
+        // Its client went away before the head: nobody reads the stream.
+        else own.stop();
       },
       fail(error) {
         answers.failed(req, res, scope, error);
