@@ -69,40 +69,28 @@ export function summaryChanges(
     }
   }
 
-  const incident = (kind: IncidentChangeKind, value: Incident): StatusChangeEvent => ({
-    type: 'incident',
-    kind,
-    incident: incidentRecord(value),
-    detectedAt: at,
-  });
   for (const current of next.incidents) {
     const before = previous.incidentsById.get(current.id);
-    if (!before) events.push(incident('CREATED', current));
-    else if (!sameEvent(before, current)) events.push(incident('UPDATED', current));
+    if (!before) events.push(incidentEvent('CREATED', current, at));
+    else if (!sameEvent(before, current)) events.push(incidentEvent('UPDATED', current, at));
   }
   for (const gone of previous.incidents) {
     if (next.incidentsById.has(gone.id)) continue;
     const history = others.incidentHistory;
     const listed = history?.eventsById.get(gone.id);
     if (listed) {
-      if (isResolved(listed)) events.push(incident('RESOLVED', listed));
+      if (isResolved(listed)) events.push(incidentEvent('RESOLVED', listed, at));
     } else if (!history || isBeyond(history, gone)) {
-      events.push(incident('RESOLVED', gone));
+      events.push(incidentEvent('RESOLVED', gone, at));
     }
   }
 
-  const maintenance = (kind: MaintenanceChangeKind, value: Maintenance): StatusChangeEvent => ({
-    type: 'maintenance',
-    kind,
-    maintenance: maintenanceRecord(value),
-    detectedAt: at,
-  });
   for (const current of next.maintenances) {
     const before = previous.maintenancesById.get(current.id);
     const kind = before
       ? maintenanceChangeKind(before, current)
       : newMaintenanceKind(current, others.upcoming);
-    if (kind) events.push(maintenance(kind, current));
+    if (kind) events.push(maintenanceEvent(kind, current, at));
   }
   for (const gone of previous.maintenances) {
     if (next.maintenancesById.has(gone.id) || gone.status === 'COMPLETED') continue;
@@ -110,9 +98,9 @@ export function summaryChanges(
     const history = others.maintenanceHistory;
     const listed = history?.eventsById.get(gone.id);
     if (listed) {
-      if (isCompleted(listed)) events.push(maintenance('COMPLETED', listed));
+      if (isCompleted(listed)) events.push(maintenanceEvent('COMPLETED', listed, at));
     } else if (!history || isBeyond(history, gone)) {
-      if (gone.status !== 'SCHEDULED') events.push(maintenance('COMPLETED', gone));
+      if (gone.status !== 'SCHEDULED') events.push(maintenanceEvent('COMPLETED', gone, at));
     }
   }
 
@@ -134,14 +122,7 @@ export function upcomingChanges(
     const kind = before
       ? maintenanceChangeKind(before, current)
       : newMaintenanceKind(current, others.summary);
-    if (kind) {
-      events.push({
-        type: 'maintenance',
-        kind,
-        maintenance: maintenanceRecord(current),
-        detectedAt: at,
-      });
-    }
+    if (kind) events.push(maintenanceEvent(kind, current, at));
   }
   return withPageEvent(events, !sameEvents(previous.maintenances, next.maintenances), next, at);
 }
@@ -156,14 +137,7 @@ export function incidentHistoryChanges(
   const events = [
     ...newlyOver(previous, next, isResolved, others.summary?.incidentsById),
     ...lostOpen(previous, next, isResolved, others.summary?.incidentsById),
-  ].map(
-    (incident): StatusChangeEvent => ({
-      type: 'incident',
-      kind: 'RESOLVED',
-      incident: incidentRecord(incident),
-      detectedAt: at,
-    }),
-  );
+  ].map((incident) => incidentEvent('RESOLVED', incident, at));
   return withPageEvent(events, !sameEvents(previous.events, next.events), next, at);
 }
 
@@ -182,14 +156,7 @@ export function maintenanceHistoryChanges(
   const events = [
     ...newlyOver(previous, next, isCompleted, others.summary?.maintenancesById),
     ...lost,
-  ].map(
-    (maintenance): StatusChangeEvent => ({
-      type: 'maintenance',
-      kind: 'COMPLETED',
-      maintenance: maintenanceRecord(maintenance),
-      detectedAt: at,
-    }),
-  );
+  ].map((maintenance) => maintenanceEvent('COMPLETED', maintenance, at));
   return withPageEvent(events, !sameEvents(previous.events, next.events), next, at);
 }
 
@@ -275,6 +242,28 @@ function maintenanceChangeKind(
   }
   return sameEvent(before, after) ? undefined : 'UPDATED';
 }
+
+const incidentEvent = (
+  kind: IncidentChangeKind,
+  incident: Incident,
+  detectedAt: string,
+): StatusChangeEvent => ({
+  type: 'incident',
+  kind,
+  incident: incidentRecord(incident),
+  detectedAt,
+});
+
+const maintenanceEvent = (
+  kind: MaintenanceChangeKind,
+  maintenance: Maintenance,
+  detectedAt: string,
+): StatusChangeEvent => ({
+  type: 'maintenance',
+  kind,
+  maintenance: maintenanceRecord(maintenance),
+  detectedAt,
+});
 
 function withPageEvent(
   events: StatusChangeEvent[],
