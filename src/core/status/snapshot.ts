@@ -221,7 +221,7 @@ function toComponent(wire: WireComponent, page: FeedPage): ComponentNode {
     version: page.versionPattern?.exec(wire.name)?.[1] ?? null,
     description: wire.description,
     status: toEnumValue(COMPONENT_STATUSES, wire.status),
-    position: wire.position ?? 0,
+    position: wire.position,
     showcase: wire.showcase,
     onlyShowIfDegraded: wire.only_show_if_degraded,
     startDate: wire.start_date,
