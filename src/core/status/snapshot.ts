@@ -69,17 +69,11 @@ export function buildSummary(wire: WireSummary, page: FeedPage = ANY_PAGE): Buil
   const incidents = toIncidents(wire.incidents, problems, page);
   const maintenances = toMaintenances(wire.scheduled_maintenances, problems, page);
 
-  for (const incident of incidents) {
-    incident.components = incident.components.map((listed) => {
+  for (const event of [...incidents, ...maintenances]) {
+    event.components = event.components.map((listed) => {
       const node = componentsById.get(listed.id);
-      node?.incidents.push(incident);
-      return node ?? listed;
-    });
-  }
-  for (const maintenance of maintenances) {
-    maintenance.components = maintenance.components.map((listed) => {
-      const node = componentsById.get(listed.id);
-      node?.maintenances.push(maintenance);
+      if ('scheduledFor' in event) node?.maintenances.push(event);
+      else node?.incidents.push(event);
       return node ?? listed;
     });
   }

@@ -87,9 +87,7 @@ export function summaryChanges(
 
   for (const current of next.maintenances) {
     const before = previous.maintenancesById.get(current.id);
-    const kind = before
-      ? maintenanceChangeKind(before, current)
-      : newMaintenanceKind(current, others.upcoming);
+    const kind = maintenanceChangeKind(before, current, others.upcoming);
     if (kind) events.push(maintenanceEvent(kind, current, at));
   }
   for (const gone of previous.maintenances) {
@@ -119,9 +117,7 @@ export function upcomingChanges(
     // What the summary lists is the summary's to report.
     if (others.summary?.maintenancesById.has(current.id)) continue;
     const before = previous.maintenancesById.get(current.id);
-    const kind = before
-      ? maintenanceChangeKind(before, current)
-      : newMaintenanceKind(current, others.summary);
+    const kind = maintenanceChangeKind(before, current, others.summary);
     if (kind) events.push(maintenanceEvent(kind, current, at));
   }
   return withPageEvent(events, !sameEvents(previous.maintenances, next.maintenances), next, at);
@@ -213,28 +209,28 @@ const isResolved = (incident: Incident) =>
   incident.status === 'RESOLVED' || incident.status === 'POSTMORTEM';
 const isCompleted = (maintenance: Maintenance) => maintenance.status === 'COMPLETED';
 
-/** A maintenance seen for the first time: SCHEDULED unless `elsewhere` already listed it. */
-function newMaintenanceKind(
-  maintenance: Maintenance,
+/**
+ * What changed of a maintenance since `before`. One seen for the first time is SCHEDULED unless
+ * `elsewhere` already listed it.
+ */
+function maintenanceChangeKind(
+  before: Maintenance | undefined,
+  after: Maintenance,
   elsewhere: { readonly maintenancesById: ReadonlyMap<string, Maintenance> } | undefined,
 ): MaintenanceChangeKind | undefined {
-  switch (maintenance.status) {
-    case 'SCHEDULED':
-      return elsewhere?.maintenancesById.has(maintenance.id) ? undefined : 'SCHEDULED';
-    case 'COMPLETED':
-      return 'COMPLETED';
-    case 'IN_PROGRESS':
-    case 'VERIFYING':
-      return 'STARTED';
-    default:
-      return 'UPDATED';
+  if (!before) {
+    switch (after.status) {
+      case 'SCHEDULED':
+        return elsewhere?.maintenancesById.has(after.id) ? undefined : 'SCHEDULED';
+      case 'COMPLETED':
+        return 'COMPLETED';
+      case 'IN_PROGRESS':
+      case 'VERIFYING':
+        return 'STARTED';
+      default:
+        return 'UPDATED';
+    }
   }
-}
-
-function maintenanceChangeKind(
-  before: Maintenance,
-  after: Maintenance,
-): MaintenanceChangeKind | undefined {
   if (before.status !== after.status) {
     if (after.status === 'COMPLETED') return 'COMPLETED';
     if (after.status === 'IN_PROGRESS' && before.status === 'SCHEDULED') return 'STARTED';
