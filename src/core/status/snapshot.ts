@@ -153,13 +153,29 @@ export function buildUpcoming(
 }
 
 const toIncidents = (items: readonly unknown[], problems: string[], page: FeedPage) =>
-  parseList(items, WireIncident, 'incidents', problems, (item, where) =>
-    toIncident(item, where, problems, page),
+  parseList(
+    items,
+    WireIncident,
+    'incidents',
+    problems,
+    (wire, where): Mutable<Incident> => ({
+      ...toEvent(wire, where, problems, page),
+      status: toEnumValue(INCIDENT_STATUSES, wire.status),
+    }),
   );
 
 const toMaintenances = (items: readonly unknown[], problems: string[], page: FeedPage) =>
-  parseList(items, WireMaintenance, 'scheduled_maintenances', problems, (item, where) =>
-    toMaintenance(item, where, problems, page),
+  parseList(
+    items,
+    WireMaintenance,
+    'scheduled_maintenances',
+    problems,
+    (wire, where): Mutable<Maintenance> => ({
+      ...toEvent(wire, where, problems, page),
+      status: toEnumValue(MAINTENANCE_STATUSES, wire.status),
+      scheduledFor: wire.scheduled_for,
+      scheduledUntil: wire.scheduled_until,
+    }),
   );
 
 /**
@@ -259,32 +275,6 @@ function toEvent(
     components: parseList(wire.components, WireComponent, `${where}.components`, problems, (item) =>
       toComponent(item, page),
     ),
-  };
-}
-
-function toIncident(
-  wire: WireIncident,
-  where: string,
-  problems: string[],
-  page: FeedPage,
-): Mutable<Incident> {
-  return {
-    ...toEvent(wire, where, problems, page),
-    status: toEnumValue(INCIDENT_STATUSES, wire.status),
-  };
-}
-
-function toMaintenance(
-  wire: WireMaintenance,
-  where: string,
-  problems: string[],
-  page: FeedPage,
-): Mutable<Maintenance> {
-  return {
-    ...toEvent(wire, where, problems, page),
-    status: toEnumValue(MAINTENANCE_STATUSES, wire.status),
-    scheduledFor: wire.scheduled_for,
-    scheduledUntil: wire.scheduled_until,
   };
 }
 
