@@ -283,6 +283,7 @@ const time = (date: Date | null) => date?.getTime() ?? null;
 /** Whether an incident or maintenance says the same in both snapshots. */
 function sameEvent(a: StatusEvent, b: StatusEvent): boolean {
   return (
+    a.id === b.id &&
     time(a.updatedAt) === time(b.updatedAt) &&
     time(a.resolvedAt) === time(b.resolvedAt) &&
     (a as Incident).status === (b as Incident).status &&
@@ -299,15 +300,15 @@ function sameEvent(a: StatusEvent, b: StatusEvent): boolean {
   );
 }
 
-function sameEvents(a: readonly StatusEvent[], b: readonly StatusEvent[]): boolean {
-  return (
-    a.length === b.length &&
-    a.every((event, i) => {
-      const other = b[i];
-      return other !== undefined && event.id === other.id && sameEvent(event, other);
-    })
-  );
-}
+/** Whether two lists hold the same items in the same order, each compared by `same`. */
+const sameList = <Item>(
+  a: readonly Item[],
+  b: readonly Item[],
+  same: (a: Item, b: Item) => boolean,
+) => a.length === b.length && a.every((item, i) => same(item, b[i] as Item));
+
+const sameEvents = (a: readonly StatusEvent[], b: readonly StatusEvent[]) =>
+  sameList(a, b, sameEvent);
 
 function sameComponent(a: Component, b: Component): boolean {
   return (
@@ -334,11 +335,7 @@ function samePage(a: StatusSummary, b: StatusSummary): boolean {
     time(a.page.updatedAt) === time(b.page.updatedAt) &&
     a.status.indicator === b.status.indicator &&
     a.status.description === b.status.description &&
-    a.components.length === b.components.length &&
-    a.components.every((component, i) => {
-      const other = b.components[i];
-      return other !== undefined && sameComponent(component, other);
-    }) &&
+    sameList(a.components, b.components, sameComponent) &&
     sameEvents(a.incidents, b.incidents) &&
     sameEvents(a.maintenances, b.maintenances)
   );
