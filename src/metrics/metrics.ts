@@ -24,6 +24,10 @@ const ERROR_CODE_LABELS = new Set<string>([
   'INTERNAL_SERVER_ERROR',
 ]);
 
+/** A subscription's root field as a label: one of `SUBSCRIPTION_FIELDS`, or `other`. */
+const fieldLabel = (field: string) =>
+  (SUBSCRIPTION_FIELDS as readonly string[]).includes(field) ? field : 'other';
+
 /** A label value in snake_case: `status feed` → `status_feed`. */
 const snakeCase = (value: string) =>
   value
@@ -244,16 +248,11 @@ export class GatewayMetrics implements UpstreamObserver {
   }
 
   subscriptionExecuted(field: string) {
-    this.#subscriptionExecutions.inc({
-      field: (SUBSCRIPTION_FIELDS as readonly string[]).includes(field) ? field : 'other',
-    });
+    this.#subscriptionExecutions.inc({ field: fieldLabel(field) });
   }
 
   subscriptionFannedOut(field: string, seconds: number) {
-    this.#subscriptionFanOuts.observe(
-      { field: (SUBSCRIPTION_FIELDS as readonly string[]).includes(field) ? field : 'other' },
-      seconds,
-    );
+    this.#subscriptionFanOuts.observe({ field: fieldLabel(field) }, seconds);
   }
 
   statusChange(type: string) {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'graphql';
 
@@ -16,9 +15,8 @@ export const documentIdOf = (text: string): string =>
   `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 
 /** The manifest of the repository (and of the image): `persisted-documents.json` beside package.json. */
-export const DEFAULT_MANIFEST = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '../../persisted-documents.json',
+export const DEFAULT_MANIFEST = fileURLToPath(
+  new URL('../../persisted-documents.json', import.meta.url),
 );
 
 /** The manifest cannot be used; `problems` lists every reason. */

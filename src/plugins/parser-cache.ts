@@ -1,4 +1,5 @@
 import type { DocumentNode, GraphQLError, Token } from 'graphql';
+import { LRUCache } from 'lru-cache';
 
 export interface ParserCacheOptions {
   /**
@@ -15,18 +16,12 @@ export interface ParserCacheOptions {
   readonly maxEntryBytes?: number;
 }
 
-/** One kept document or parse error, with its estimated size. */
-interface Entry {
-  readonly value: DocumentNode | GraphQLError;
-  readonly bytes: number;
-}
-
 /**
  * What V8 spends on a token and the AST node and location it makes: 310 bytes measured on
  * graphql 16 and node 24, rounded up.
  */
 const BYTES_PER_TOKEN = 400;
-/** The entry, its map slot, and a parse error's own fields. */
+/** The entry, its slots in the cache, and a parse error's own fields. */
 const BYTES_PER_ENTRY = 1_024;
 
 /**
@@ -35,69 +30,50 @@ const BYTES_PER_ENTRY = 1_024;
  * text too (`loc.source`, the error's `source`): a client sending distinct 250 KB documents (one
  * field and a long comment, which no token limit counts) filled 250 MB. Here an entry costs its
  * text plus its tokens, entries larger than `maxEntryBytes` are not kept, and all of them together
- * stay under `maxBytes`. Validation results stay in Yoga's cache, which is keyed weakly by the
- * document and so goes with it.
+ * stay under `maxBytes` (lru-cache's `maxSize`). Validation results stay in Yoga's cache, which is
+ * keyed weakly by the document and so goes with it.
  */
 export class ParserCache {
-  readonly #entries = new Map<string, Entry>();
-  readonly #maxBytes: number;
-  readonly #maxEntryBytes: number;
-  #bytes = 0;
+  readonly #entries: LRUCache<string, DocumentNode | GraphQLError>;
 
-  constructor(options: ParserCacheOptions = {}) {
-    this.#maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
-    this.#maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
+  constructor({
+    maxBytes = 16 * 1024 * 1024,
+    maxEntryBytes = 1024 * 1024,
+  }: ParserCacheOptions = {}) {
+    this.#entries = new LRUCache({
+      maxSize: maxBytes,
+      maxEntrySize: maxEntryBytes,
+      sizeCalculation: (value, text) =>
+        BYTES_PER_ENTRY +
+        stringBytes(text) +
+        (value instanceof Error ? stringBytes(value.message) : tokenBytes(value)),
+    });
   }
 
   /** Parsed documents, by their text: Yoga's `documentCache`. */
   readonly documentCache = {
     get: (text: string): DocumentNode | undefined => {
-      const value = this.#get(text);
-      return value && !(value instanceof Error) ? value : undefined;
+      const value = this.#entries.get(text);
+      return value instanceof Error ? undefined : value;
     },
     set: (text: string, document: DocumentNode): void => {
-      this.#set(text, document, tokenBytes(document));
+      this.#entries.set(text, document);
     },
   };
 
   /** Documents that failed to parse, by their text, with their error: Yoga's `errorCache`. */
   readonly errorCache = {
     get: (text: string): unknown => {
-      const value = this.#get(text);
+      const value = this.#entries.get(text);
       return value instanceof Error ? value : undefined;
     },
     set: (text: string, error: unknown): void => {
       // Parse errors only: anything else thrown while parsing is not the document's fault.
-      if (!(error instanceof Error) || !('locations' in error)) return;
-      this.#set(text, error as GraphQLError, stringBytes(error.message));
+      if (error instanceof Error && 'locations' in error) {
+        this.#entries.set(text, error as GraphQLError);
+      }
     },
   };
-
-  #get(text: string): DocumentNode | GraphQLError | undefined {
-    const entry = this.#entries.get(text);
-    if (entry === undefined) return undefined;
-    // Most recently used last: Map keeps insertion order.
-    this.#entries.delete(text);
-    this.#entries.set(text, entry);
-    return entry.value;
-  }
-
-  #set(text: string, value: DocumentNode | GraphQLError, valueBytes: number): void {
-    const bytes = BYTES_PER_ENTRY + stringBytes(text) + valueBytes;
-    if (bytes > this.#maxEntryBytes) return;
-    const previous = this.#entries.get(text);
-    if (previous) {
-      this.#entries.delete(text);
-      this.#bytes -= previous.bytes;
-    }
-    this.#entries.set(text, { value, bytes });
-    this.#bytes += bytes;
-    for (const [oldest, entry] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= entry.bytes;
-    }
-  }
 }
 
 /** A string's bytes in V8: one a character, two once any is outside Latin-1. */

@@ -35,8 +35,7 @@ export function useFieldBudget(options: FieldBudgetOptions): Plugin {
       return {
         onSubscribeResult: () => ({
           onNext({ result, setResult }) {
-            const settled = settleFieldBudget(context, result);
-            if (settled !== result) setResult(settled);
+            setResult(settleFieldBudget(context, result));
           },
         }),
       };

@@ -13,25 +13,20 @@ export interface PartialErrorsContext {
  */
 export function usePartialErrors(): Plugin<PartialErrorsContext> {
   return {
-    onExecute({ args }) {
-      return {
-        onExecuteDone({ result, setResult }) {
-          const { partialErrors } = args.contextValue;
-          if (partialErrors.length === 0 || Symbol.asyncIterator in result) return;
-          setResult({ ...result, errors: [...(result.errors ?? []), ...partialErrors] });
+    onExecute: ({ args }) => ({
+      onExecuteDone({ result, setResult }) {
+        if (!(Symbol.asyncIterator in result)) {
+          setResult(settlePartialErrors(args.contextValue, result));
+        }
+      },
+    }),
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: () => ({
+        onNext({ result, setResult }) {
+          setResult(settlePartialErrors(args.contextValue, result));
         },
-      };
-    },
-    onSubscribe({ args }) {
-      return {
-        onSubscribeResult: () => ({
-          onNext({ result, setResult }) {
-            const settled = settlePartialErrors(args.contextValue, result);
-            if (settled !== result) setResult(settled);
-          },
-        }),
-      };
-    },
+      }),
+    }),
   };
 }
 

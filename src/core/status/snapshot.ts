@@ -50,13 +50,9 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer I)[] 
 
 export function buildSummary(wire: WireSummary, page: FeedPage = ANY_PAGE): Built<StatusSummary> {
   const problems: string[] = [];
-  const components = unique(
-    parseItems(wire.components, WireComponent, 'components', problems),
-    'components',
-    problems,
-  )
-    .map((item) => toComponent(item, page))
-    .sort(byPosition);
+  const components = parseList(wire.components, WireComponent, 'components', problems, (item) =>
+    toComponent(item, page),
+  ).sort(byPosition);
   const componentsById = new Map(components.map((component) => [component.id, component]));
 
   for (const component of components) {
@@ -70,24 +66,14 @@ export function buildSummary(wire: WireSummary, page: FeedPage = ANY_PAGE): Buil
     }
   }
 
-  const incidents = unique(
-    parseItems(wire.incidents, WireIncident, 'incidents', problems),
-    'incidents',
-    problems,
-  ).map((item, i) => toIncident(item, `incidents[${i}]`, problems, page));
+  const incidents = toIncidents(wire.incidents, problems, page);
   const maintenances = toMaintenances(wire.scheduled_maintenances, problems, page);
 
-  for (const incident of incidents) {
-    incident.components = incident.components.map((listed) => {
+  for (const event of [...incidents, ...maintenances]) {
+    event.components = event.components.map((listed) => {
       const node = componentsById.get(listed.id);
-      node?.incidents.push(incident);
-      return node ?? listed;
-    });
-  }
-  for (const maintenance of maintenances) {
-    maintenance.components = maintenance.components.map((listed) => {
-      const node = componentsById.get(listed.id);
-      node?.maintenances.push(maintenance);
+      if ('scheduledFor' in event) node?.maintenances.push(event);
+      else node?.incidents.push(event);
       return node ?? listed;
     });
   }
@@ -116,11 +102,7 @@ export function buildIncidentHistory(
   page: FeedPage = ANY_PAGE,
 ): Built<IncidentHistory> {
   const problems: string[] = [];
-  const incidents = unique(
-    parseItems(wire.incidents, WireIncident, 'incidents', problems),
-    'incidents',
-    problems,
-  ).map((item, i) => toIncident(item, `incidents[${i}]`, problems, page));
+  const incidents = toIncidents(wire.incidents, problems, page);
   return { snapshot: toHistory(wire.page, incidents, page), problems };
 }
 
@@ -170,54 +152,59 @@ export function buildUpcoming(
   };
 }
 
-function toMaintenances(items: readonly unknown[], problems: string[], page: FeedPage) {
-  const where = 'scheduled_maintenances';
-  return unique(parseItems(items, WireMaintenance, where, problems), where, problems).map(
-    (item, i) => toMaintenance(item, `${where}[${i}]`, problems, page),
+const toIncidents = (items: readonly unknown[], problems: string[], page: FeedPage) =>
+  parseList(
+    items,
+    WireIncident,
+    'incidents',
+    problems,
+    (wire, where): Mutable<Incident> => ({
+      ...toEvent(wire, where, problems, page),
+      status: toEnumValue(INCIDENT_STATUSES, wire.status),
+    }),
   );
-}
+
+const toMaintenances = (items: readonly unknown[], problems: string[], page: FeedPage) =>
+  parseList(
+    items,
+    WireMaintenance,
+    'scheduled_maintenances',
+    problems,
+    (wire, where): Mutable<Maintenance> => ({
+      ...toEvent(wire, where, problems, page),
+      status: toEnumValue(MAINTENANCE_STATUSES, wire.status),
+      scheduledFor: wire.scheduled_for,
+      scheduledUntil: wire.scheduled_until,
+    }),
+  );
 
 /**
- * The first item of each id. A feed that lists one thing twice (or 20,000 times) describes it
- * once: repeats are left out and reported, so that nothing in the graph multiplies with them.
+ * The items of a feed list that pass `schema`, each built with its place in the list (`where`,
+ * for the problems it reports). Items that fail are left out one by one, and so are repeats of an
+ * id: a feed that lists one thing twice (or 20,000 times) describes it once, so that nothing in
+ * the graph multiplies with them. Each is described in `problems`, for the caller to log.
  */
-function unique<Item extends { readonly id: string }>(
-  items: readonly Item[],
-  where: string,
-  problems: string[],
-): Item[] {
-  const seen = new Set<string>();
-  const kept: Item[] = [];
-  let repeats = 0;
-  for (const item of items) {
-    if (seen.has(item.id)) repeats += 1;
-    else {
-      seen.add(item.id);
-      kept.push(item);
-    }
-  }
-  if (repeats > 0) problems.push(`${where}: ${repeats} repeated ids left out`);
-  return kept;
-}
-
-function parseItems<Output>(
+function parseList<Wire, Item>(
   items: readonly unknown[],
-  schema: z.ZodType<Output>,
+  schema: z.ZodType<Wire>,
   where: string,
   problems: string[],
-): Output[] {
-  const valid: Output[] = [];
+  build: (wire: Wire, where: string) => Item,
+  idOf: (wire: Wire) => string = (wire) => (wire as { id: string }).id,
+): Item[] {
+  const byId = new Map<string, Wire>();
+  let repeats = 0;
   items.forEach((item, index) => {
     const parsed = schema.safeParse(item);
-    if (parsed.success) {
-      valid.push(parsed.data);
-    } else {
+    if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const at = issue?.path.length ? `.${issue.path.join('.')}` : '';
       problems.push(`${where}[${index}]${at} left out: ${issue?.message ?? 'invalid'}`);
-    }
+    } else if (byId.has(idOf(parsed.data))) repeats += 1;
+    else byId.set(idOf(parsed.data), parsed.data);
   });
-  return valid;
+  if (repeats > 0) problems.push(`${where}: ${repeats} repeated ids left out`);
+  return [...byId.values()].map((wire, i) => build(wire, `${where}[${i}]`));
 }
 
 const byPosition = (a: Component, b: Component) =>
@@ -244,7 +231,7 @@ function toComponent(wire: WireComponent, page: FeedPage): ComponentNode {
     version: page.versionPattern?.exec(wire.name)?.[1] ?? null,
     description: wire.description,
     status: toEnumValue(COMPONENT_STATUSES, wire.status),
-    position: wire.position ?? 0,
+    position: wire.position,
     showcase: wire.showcase,
     onlyShowIfDegraded: wire.only_show_if_degraded,
     startDate: wire.start_date,
@@ -265,13 +252,13 @@ function toEvent(
   problems: string[],
   page: FeedPage,
 ): Mutable<StatusEvent> {
-  const updates = unique(
-    parseItems(wire.incident_updates, WireIncidentUpdate, `${where}.incident_updates`, problems),
+  const updates = parseList(
+    wire.incident_updates,
+    WireIncidentUpdate,
     `${where}.incident_updates`,
     problems,
-  )
-    .map((update, i) => toUpdate(update, `${where}.incident_updates[${i}]`, problems))
-    .sort((a, b) => b.displayAt.getTime() - a.displayAt.getTime());
+    (update, at) => toUpdate(update, at, problems),
+  ).sort((a, b) => b.displayAt.getTime() - a.displayAt.getTime());
   return {
     pageSlug: page.slug,
     id: wire.id,
@@ -285,37 +272,9 @@ function toEvent(
     resolvedAt: wire.resolved_at,
     reminderIntervals: wire.reminder_intervals,
     updates,
-    components: unique(
-      parseItems(wire.components, WireComponent, `${where}.components`, problems),
-      `${where}.components`,
-      problems,
-    ).map((item) => toComponent(item, page)),
-  };
-}
-
-function toIncident(
-  wire: WireIncident,
-  where: string,
-  problems: string[],
-  page: FeedPage,
-): Mutable<Incident> {
-  return {
-    ...toEvent(wire, where, problems, page),
-    status: toEnumValue(INCIDENT_STATUSES, wire.status),
-  };
-}
-
-function toMaintenance(
-  wire: WireMaintenance,
-  where: string,
-  problems: string[],
-  page: FeedPage,
-): Mutable<Maintenance> {
-  return {
-    ...toEvent(wire, where, problems, page),
-    status: toEnumValue(MAINTENANCE_STATUSES, wire.status),
-    scheduledFor: wire.scheduled_for,
-    scheduledUntil: wire.scheduled_until,
+    components: parseList(wire.components, WireComponent, `${where}.components`, problems, (item) =>
+      toComponent(item, page),
+    ),
   };
 }
 
@@ -327,15 +286,13 @@ function toUpdate(wire: WireIncidentUpdate, where: string, problems: string[]): 
     createdAt: wire.created_at,
     updatedAt: wire.updated_at,
     displayAt: wire.display_at ?? wire.created_at,
-    affectedComponents: unique(
-      parseItems(
-        wire.affected_components,
-        WireAffectedComponent,
-        `${where}.affected_components`,
-        problems,
-      ).map(toAffectedComponent),
+    affectedComponents: parseList(
+      wire.affected_components,
+      WireAffectedComponent,
       `${where}.affected_components`,
       problems,
+      toAffectedComponent,
+      (affected) => affected.code,
     ),
     deliverNotifications: wire.deliver_notifications,
     tweetId: wire.tweet_id,

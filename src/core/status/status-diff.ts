@@ -69,40 +69,26 @@ export function summaryChanges(
     }
   }
 
-  const incident = (kind: IncidentChangeKind, value: Incident): StatusChangeEvent => ({
-    type: 'incident',
-    kind,
-    incident: incidentRecord(value),
-    detectedAt: at,
-  });
   for (const current of next.incidents) {
     const before = previous.incidentsById.get(current.id);
-    if (!before) events.push(incident('CREATED', current));
-    else if (!sameEvent(before, current)) events.push(incident('UPDATED', current));
+    if (!before) events.push(incidentEvent('CREATED', current, at));
+    else if (!sameEvent(before, current)) events.push(incidentEvent('UPDATED', current, at));
   }
   for (const gone of previous.incidents) {
     if (next.incidentsById.has(gone.id)) continue;
     const history = others.incidentHistory;
     const listed = history?.eventsById.get(gone.id);
     if (listed) {
-      if (isResolved(listed)) events.push(incident('RESOLVED', listed));
+      if (isResolved(listed)) events.push(incidentEvent('RESOLVED', listed, at));
     } else if (!history || isBeyond(history, gone)) {
-      events.push(incident('RESOLVED', gone));
+      events.push(incidentEvent('RESOLVED', gone, at));
     }
   }
 
-  const maintenance = (kind: MaintenanceChangeKind, value: Maintenance): StatusChangeEvent => ({
-    type: 'maintenance',
-    kind,
-    maintenance: maintenanceRecord(value),
-    detectedAt: at,
-  });
   for (const current of next.maintenances) {
     const before = previous.maintenancesById.get(current.id);
-    const kind = before
-      ? maintenanceChangeKind(before, current)
-      : newMaintenanceKind(current, others.upcoming);
-    if (kind) events.push(maintenance(kind, current));
+    const kind = maintenanceChangeKind(before, current, others.upcoming);
+    if (kind) events.push(maintenanceEvent(kind, current, at));
   }
   for (const gone of previous.maintenances) {
     if (next.maintenancesById.has(gone.id) || gone.status === 'COMPLETED') continue;
@@ -110,9 +96,9 @@ export function summaryChanges(
     const history = others.maintenanceHistory;
     const listed = history?.eventsById.get(gone.id);
     if (listed) {
-      if (isCompleted(listed)) events.push(maintenance('COMPLETED', listed));
+      if (isCompleted(listed)) events.push(maintenanceEvent('COMPLETED', listed, at));
     } else if (!history || isBeyond(history, gone)) {
-      if (gone.status !== 'SCHEDULED') events.push(maintenance('COMPLETED', gone));
+      if (gone.status !== 'SCHEDULED') events.push(maintenanceEvent('COMPLETED', gone, at));
     }
   }
 
@@ -131,17 +117,8 @@ export function upcomingChanges(
     // What the summary lists is the summary's to report.
     if (others.summary?.maintenancesById.has(current.id)) continue;
     const before = previous.maintenancesById.get(current.id);
-    const kind = before
-      ? maintenanceChangeKind(before, current)
-      : newMaintenanceKind(current, others.summary);
-    if (kind) {
-      events.push({
-        type: 'maintenance',
-        kind,
-        maintenance: maintenanceRecord(current),
-        detectedAt: at,
-      });
-    }
+    const kind = maintenanceChangeKind(before, current, others.summary);
+    if (kind) events.push(maintenanceEvent(kind, current, at));
   }
   return withPageEvent(events, !sameEvents(previous.maintenances, next.maintenances), next, at);
 }
@@ -156,14 +133,7 @@ export function incidentHistoryChanges(
   const events = [
     ...newlyOver(previous, next, isResolved, others.summary?.incidentsById),
     ...lostOpen(previous, next, isResolved, others.summary?.incidentsById),
-  ].map(
-    (incident): StatusChangeEvent => ({
-      type: 'incident',
-      kind: 'RESOLVED',
-      incident: incidentRecord(incident),
-      detectedAt: at,
-    }),
-  );
+  ].map((incident) => incidentEvent('RESOLVED', incident, at));
   return withPageEvent(events, !sameEvents(previous.events, next.events), next, at);
 }
 
@@ -182,14 +152,7 @@ export function maintenanceHistoryChanges(
   const events = [
     ...newlyOver(previous, next, isCompleted, others.summary?.maintenancesById),
     ...lost,
-  ].map(
-    (maintenance): StatusChangeEvent => ({
-      type: 'maintenance',
-      kind: 'COMPLETED',
-      maintenance: maintenanceRecord(maintenance),
-      detectedAt: at,
-    }),
-  );
+  ].map((maintenance) => maintenanceEvent('COMPLETED', maintenance, at));
   return withPageEvent(events, !sameEvents(previous.events, next.events), next, at);
 }
 
@@ -246,28 +209,28 @@ const isResolved = (incident: Incident) =>
   incident.status === 'RESOLVED' || incident.status === 'POSTMORTEM';
 const isCompleted = (maintenance: Maintenance) => maintenance.status === 'COMPLETED';
 
-/** A maintenance seen for the first time: SCHEDULED unless `elsewhere` already listed it. */
-function newMaintenanceKind(
-  maintenance: Maintenance,
+/**
+ * What changed of a maintenance since `before`. One seen for the first time is SCHEDULED unless
+ * `elsewhere` already listed it.
+ */
+function maintenanceChangeKind(
+  before: Maintenance | undefined,
+  after: Maintenance,
   elsewhere: { readonly maintenancesById: ReadonlyMap<string, Maintenance> } | undefined,
 ): MaintenanceChangeKind | undefined {
-  switch (maintenance.status) {
-    case 'SCHEDULED':
-      return elsewhere?.maintenancesById.has(maintenance.id) ? undefined : 'SCHEDULED';
-    case 'COMPLETED':
-      return 'COMPLETED';
-    case 'IN_PROGRESS':
-    case 'VERIFYING':
-      return 'STARTED';
-    default:
-      return 'UPDATED';
+  if (!before) {
+    switch (after.status) {
+      case 'SCHEDULED':
+        return elsewhere?.maintenancesById.has(after.id) ? undefined : 'SCHEDULED';
+      case 'COMPLETED':
+        return 'COMPLETED';
+      case 'IN_PROGRESS':
+      case 'VERIFYING':
+        return 'STARTED';
+      default:
+        return 'UPDATED';
+    }
   }
-}
-
-function maintenanceChangeKind(
-  before: Maintenance,
-  after: Maintenance,
-): MaintenanceChangeKind | undefined {
   if (before.status !== after.status) {
     if (after.status === 'COMPLETED') return 'COMPLETED';
     if (after.status === 'IN_PROGRESS' && before.status === 'SCHEDULED') return 'STARTED';
@@ -275,6 +238,28 @@ function maintenanceChangeKind(
   }
   return sameEvent(before, after) ? undefined : 'UPDATED';
 }
+
+const incidentEvent = (
+  kind: IncidentChangeKind,
+  incident: Incident,
+  detectedAt: string,
+): StatusChangeEvent => ({
+  type: 'incident',
+  kind,
+  incident: incidentRecord(incident),
+  detectedAt,
+});
+
+const maintenanceEvent = (
+  kind: MaintenanceChangeKind,
+  maintenance: Maintenance,
+  detectedAt: string,
+): StatusChangeEvent => ({
+  type: 'maintenance',
+  kind,
+  maintenance: maintenanceRecord(maintenance),
+  detectedAt,
+});
 
 function withPageEvent(
   events: StatusChangeEvent[],
@@ -298,6 +283,7 @@ const time = (date: Date | null) => date?.getTime() ?? null;
 /** Whether an incident or maintenance says the same in both snapshots. */
 function sameEvent(a: StatusEvent, b: StatusEvent): boolean {
   return (
+    a.id === b.id &&
     time(a.updatedAt) === time(b.updatedAt) &&
     time(a.resolvedAt) === time(b.resolvedAt) &&
     (a as Incident).status === (b as Incident).status &&
@@ -314,15 +300,15 @@ function sameEvent(a: StatusEvent, b: StatusEvent): boolean {
   );
 }
 
-function sameEvents(a: readonly StatusEvent[], b: readonly StatusEvent[]): boolean {
-  return (
-    a.length === b.length &&
-    a.every((event, i) => {
-      const other = b[i];
-      return other !== undefined && event.id === other.id && sameEvent(event, other);
-    })
-  );
-}
+/** Whether two lists hold the same items in the same order, each compared by `same`. */
+const sameList = <Item>(
+  a: readonly Item[],
+  b: readonly Item[],
+  same: (a: Item, b: Item) => boolean,
+) => a.length === b.length && a.every((item, i) => same(item, b[i] as Item));
+
+const sameEvents = (a: readonly StatusEvent[], b: readonly StatusEvent[]) =>
+  sameList(a, b, sameEvent);
 
 function sameComponent(a: Component, b: Component): boolean {
   return (
@@ -349,11 +335,7 @@ function samePage(a: StatusSummary, b: StatusSummary): boolean {
     time(a.page.updatedAt) === time(b.page.updatedAt) &&
     a.status.indicator === b.status.indicator &&
     a.status.description === b.status.description &&
-    a.components.length === b.components.length &&
-    a.components.every((component, i) => {
-      const other = b.components[i];
-      return other !== undefined && sameComponent(component, other);
-    }) &&
+    sameList(a.components, b.components, sameComponent) &&
     sameEvents(a.incidents, b.incidents) &&
     sameEvents(a.maintenances, b.maintenances)
   );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalText, optionalTimestamp, timestamp } from '../wire-fields.js';
+import { lenient, optionalText, optionalTimestamp, timestamp } from '../wire-fields.js';
 
 /*
  * The status feed as it arrives (Statuspage v2), validated at the boundary.
@@ -16,51 +16,36 @@ import { optionalText, optionalTimestamp, timestamp } from '../wire-fields.js';
 const httpUrl = z.url({ protocol: /^https?$/ });
 
 /** Absent, null, not a URL or not http(s): null, the rest of the item standing. */
-const optionalUrl = httpUrl
-  .nullish()
-  .catch(null)
-  .transform((value) => value ?? null);
+const optionalUrl = lenient(httpUrl, null);
 
-const flag = z
-  .boolean()
-  .nullish()
-  .catch(false)
-  .transform((value) => value ?? false);
+const flag = lenient(z.boolean(), false);
 
 /** A status-like string; values outside the known sets are mapped to `UNKNOWN` later. */
-const state = z
-  .string()
-  .nullish()
-  .catch(null)
-  .transform((value) => value ?? '');
+const state = lenient(z.string(), '');
 
 /**
  * A calendar date as Statuspage writes `start_date` (`2023-07-11`), kept as the date it names: it
  * is not an instant, and read as one it would show the previous day west of UTC. A date-time is
  * cut to the date it was written with; anything else is null.
  */
-const calendarDate = z
-  .string()
-  .nullish()
-  .catch(null)
-  .transform((value) => {
-    const date = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(value ?? '');
+const calendarDate = lenient(
+  z.string().transform((value) => {
+    const date = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(value);
     if (!date) return null;
     const [, year, month, day] = date.map(Number) as [number, number, number, number];
     const parsed = new Date(Date.UTC(year, month - 1, day));
     return parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === day
       ? `${date[1]}-${date[2]}-${date[3]}`
       : null;
-  });
+  }),
+  null,
+);
 
 /** `reminder_intervals`: hours before a maintenance when subscribers are reminded. Real pages send
  * it as a JSON string (`"[3, 6]"`), some as an array; absent or unreadable, null. */
-const reminderIntervals = z
-  .union([z.string(), z.array(z.unknown())])
-  .nullish()
-  .catch(null)
-  .transform((value) => {
-    let list = value;
+const reminderIntervals = lenient(
+  z.union([z.string(), z.array(z.unknown())]).transform((value) => {
+    let list: unknown = value;
     if (typeof value === 'string') {
       try {
         list = JSON.parse(value);
@@ -71,13 +56,9 @@ const reminderIntervals = z
     return Array.isArray(list) && list.every((item) => Number.isInteger(item))
       ? (list as number[])
       : null;
-  });
-
-const optionalFlag = z
-  .boolean()
-  .nullish()
-  .catch(null)
-  .transform((value) => value ?? null);
+  }),
+  null,
+);
 
 /** A list that may come as `null`, or be missing; its items are checked later, one by one. */
 const list = z
@@ -98,7 +79,7 @@ export const WireComponent = z.object({
   name: z.string(),
   status: state,
   description: optionalText,
-  position: z.number().int().nullish().catch(null),
+  position: lenient(z.number().int(), 0),
   showcase: flag,
   only_show_if_degraded: flag,
   group: flag,
@@ -123,12 +104,8 @@ export const WireIncidentUpdate = z.object({
   updated_at: timestamp,
   display_at: optionalTimestamp,
   affected_components: list,
-  deliver_notifications: optionalFlag,
-  tweet_id: z
-    .union([z.string(), z.number()])
-    .nullish()
-    .catch(null)
-    .transform((value) => (value === null || value === undefined ? null : String(value))),
+  deliver_notifications: lenient(z.boolean(), null),
+  tweet_id: lenient(z.union([z.string(), z.number().transform(String)]), null),
   custom_tweet: optionalText,
 });
 
