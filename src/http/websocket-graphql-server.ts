@@ -13,6 +13,7 @@ import { isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { tooManySubscriptions } from '../errors/subscription-error.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
+import { ChangeStream } from '../subscriptions/change-stream.js';
 import { serialisedOf } from '../subscriptions/shared-result.js';
 import { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
 import type {
@@ -22,7 +23,6 @@ import type {
 } from '../subscriptions/subscription-registry.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { paramsOf } from './websocket-client-message.js';
-import { WebSocketSharedOperation } from './websocket-shared-operation.js';
 
 /** What a socket's operations share, as graphql-ws carries it. */
 export interface SocketExtra {
@@ -52,17 +52,12 @@ export interface GraphQLWebSocketServerOptions {
   /** Admits each subscriber of a shared subscription. */
   readonly registry: Pick<SubscriptionRegistry, 'admit'>;
   readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
-  /**
-   * Time a socket gets to send `connection_init` before it is closed with 4408.
-   * @default 3000
-   */
-  readonly connectionInitWaitMs?: number;
   readonly logger: Logger;
 }
 
 /** What `onSubscribe` hands graphql-ws: the result Yoga has already produced. */
 interface ProducedRoot {
-  readonly result: ExecutionResult | AsyncIterable<ExecutionResult>;
+  readonly result: ExecutionResult | AsyncIterable<unknown>;
 }
 
 /**
@@ -82,7 +77,6 @@ export function createGraphQLWebSocketServer(
   options: GraphQLWebSocketServerOptions,
 ): Server<SocketExtra> {
   const { yoga, maxOperations, registry, metrics, logger } = options;
-  const { connectionInitWaitMs = 3_000 } = options;
   const sharedText = new SharedText();
   const shared = new SharedSubscriptions<ExecutionResult, undefined>({ registry, metrics });
   /** An `onParams` refusal, as HTTP's handler answers it; anything else is unexpected. */
@@ -92,7 +86,8 @@ export function createGraphQLWebSocketServer(
     return [new GraphQLError('Unexpected error.')];
   };
   const serverOptions: ServerOptions<Record<string, unknown> | undefined, SendingExtra> = {
-    connectionInitWaitTimeout: connectionInitWaitMs,
+    // Time a socket gets to send `connection_init` before it is closed with 4408.
+    connectionInitWaitTimeout: 3_000,
     execute: (args) => (args.rootValue as ProducedRoot).result as never,
     onSubscribe: async (ctx, id, payload) => {
       // This operation is among them already.
@@ -108,7 +103,15 @@ export function createGraphQLWebSocketServer(
         } as never) as Promise<ExecutionResult | AsyncIterable<ExecutionResult> | undefined>;
       const key = `${sharingKey}\n${hash('sha256', JSON.stringify(payload), 'base64url')}`;
       return new Promise<ExecutionArgs | readonly GraphQLError[]>((resolve) => {
-        const operation = new WebSocketSharedOperation(() => leave('client'));
+        // What graphql-ws iterates of a shared subscription: nothing, since each result is written
+        // to the socket here (one write per subscriber is what thousands of them cost). It ends
+        // when the subscription does, so that graphql-ws sends `complete` after the last result,
+        // or when graphql-ws lets go first (the client completed it, or the socket closed).
+        const operation = new ChangeStream({
+          accept: () => false,
+          backlog: 0,
+          onEnd: (reason) => leave(reason),
+        });
         const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
         const leave = shared.join(
           key,
@@ -118,7 +121,7 @@ export function createGraphQLWebSocketServer(
             // One write per subscriber: the result's text is made once for them all; the socket's
             // outbox bounds what a client that does not read holds.
             next: (result) => send(`${prefix}${resultText(result)}}`),
-            complete: () => operation.end(),
+            complete: () => operation.end('complete'),
             refuse: (error) => resolve([error]),
             answer: (answer) => resolve(argsOrErrors(answer as ExecutionResult | undefined)),
             alone: (own) => {
@@ -208,7 +211,7 @@ function argsOrErrors(
   return produced(result);
 }
 
-function produced(result: ExecutionResult | AsyncIterable<ExecutionResult>): ExecutionArgs {
+function produced(result: ExecutionResult | AsyncIterable<unknown>): ExecutionArgs {
   return {
     // graphql-ws reads no schema when the operation is executed already.
     schema: undefined as never,

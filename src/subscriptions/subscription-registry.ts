@@ -107,12 +107,10 @@ export interface SubscriptionRegistryOptions {
 export class SubscriptionRegistry {
   readonly #options: SubscriptionRegistryOptions;
   readonly #streams = new Set<ChangeStream>();
-  /** Subscribers admitted and not yet ended. */
-  #open = 0;
+  /** Subscribers admitted and not yet ended, by client. */
+  readonly #open = new ClientCounts();
   /** Of them, those over SSE: each holds an HTTP connection. */
   #openOverHttp = 0;
-  /** Subscriptions open now, by client address; a client with none has no entry. */
-  readonly #byClient = new ClientCounts();
   readonly #unsubscribe: () => void;
   /** Events being handed out, oldest first, each to the streams open when it came. */
   readonly #fanOuts: { event: StatusChangeEvent; streams: ChangeStream[]; next: number }[] = [];
@@ -174,16 +172,6 @@ export class SubscriptionRegistry {
     if (this.#fanOuts.length > 0) setImmediate(() => this.#fanOut());
   }
 
-  /** Subscribers open now, every transport together. */
-  get size(): number {
-    return this.#open;
-  }
-
-  /** Subscriptions `clientAddress` holds open now. */
-  openBy(clientAddress: string): number {
-    return this.#byClient.of(clientAddress);
-  }
-
   /**
    * Lets a subscriber of `field` in, or throws `TOO_MANY_SUBSCRIPTIONS` when a limit is reached:
    * counts it (in total, on its connection, for its client), logs it and counts it in the metrics.
@@ -201,7 +189,7 @@ export class SubscriptionRegistry {
       );
       return error;
     };
-    if (this.#open >= limits.maxTotal) {
+    if (this.#open.total >= limits.maxTotal) {
       throw refused(tooManySubscriptions('MAX_SUBSCRIPTIONS', limits.maxTotal));
     }
     if (transport === 'http' && this.#openOverHttp >= limits.maxSse) {
@@ -212,7 +200,7 @@ export class SubscriptionRegistry {
         tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CONNECTION', limits.maxPerConnection),
       );
     }
-    if (this.openBy(clientAddress) >= limits.maxPerClient) {
+    if (this.#open.of(clientAddress) >= limits.maxPerClient) {
       throw refused(tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CLIENT', limits.maxPerClient));
     }
     // Whatever the counts allow: what a subscription holds depends on its selection, the page and
@@ -222,20 +210,18 @@ export class SubscriptionRegistry {
       throw refused(tooManySubscriptions('SUBSCRIPTION_HEAP_LIMIT', limits.maxHeapShare));
     }
     const started = performance.now();
-    this.#open += 1;
+    const release = this.#open.add(clientAddress);
     if (transport === 'http') this.#openOverHttp += 1;
     if (connection) connection.open += 1;
-    const releaseClient = this.#byClient.add(clientAddress);
     metrics.subscriptionOpened(field, transport);
     logger.info({ requestId, subscription: field, transport }, 'subscription opened');
     let ended = false;
     return (reason) => {
       if (ended) return;
       ended = true;
-      this.#open -= 1;
+      release();
       if (transport === 'http') this.#openOverHttp -= 1;
       if (connection) connection.open -= 1;
-      releaseClient();
       metrics.subscriptionEnded(field, transport, reason);
       logger.info(
         {
