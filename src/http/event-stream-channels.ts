@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { slowSubscriber } from '../errors/subscription-error.js';
-import type { GatewayMetrics } from '../metrics/metrics.js';
 import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
 import {
   SharedSubscriptions,
+  type SharedSubscriptionsOptions,
   type SourceStart,
   type SubscriptionSink,
 } from '../subscriptions/shared-subscriptions.js';
-import type { SubscriptionRegistry } from '../subscriptions/subscription-registry.js';
 import type { Answers } from './answers.js';
 import { clientAddressOf } from './client-address.js';
 import { fetchRequestOf } from './fetch-request.js';
@@ -26,10 +25,8 @@ interface WholeAnswer {
 
 type Frames = Extract<SourceStart<Buffer, Headers>, { kind: 'stream' }>;
 
-export interface EventStreamChannelsOptions {
+export interface EventStreamChannelsOptions extends SharedSubscriptionsOptions {
   readonly yoga: GatewayYoga;
-  readonly registry: Pick<SubscriptionRegistry, 'admit'>;
-  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
   /** Proxies in front of the gateway (`TRUSTED_PROXIES`), to find the client. */
   readonly trustedProxies: number;
   /**
@@ -60,8 +57,8 @@ const endsFrame = (chunk: Uint8Array) =>
  * or body, `Accept`) and `sharingKeyOf` the rest.
  */
 export function createEventStreamChannels(options: EventStreamChannelsOptions) {
-  const { yoga, registry, metrics, trustedProxies, maxBufferedBytes, answers } = options;
-  const shared = new SharedSubscriptions<Buffer, Headers>({ registry, metrics });
+  const { yoga, trustedProxies, maxBufferedBytes, answers } = options;
+  const shared = new SharedSubscriptions<Buffer, Headers>(options);
 
   /** Whether the request asks for an event stream and nothing else: those are shared. */
   function accepts(req: IncomingMessage): boolean {

@@ -12,14 +12,15 @@ import { makeServer, type Server, type ServerOptions } from 'graphql-ws';
 import { isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { tooManySubscriptions } from '../errors/subscription-error.js';
-import type { GatewayMetrics } from '../metrics/metrics.js';
 import { ChangeStream } from '../subscriptions/change-stream.js';
 import { serialisedOf } from '../subscriptions/shared-result.js';
-import { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
+import {
+  SharedSubscriptions,
+  type SharedSubscriptionsOptions,
+} from '../subscriptions/shared-subscriptions.js';
 import type {
   ConnectionSubscriptions,
   SharedSource,
-  SubscriptionRegistry,
 } from '../subscriptions/subscription-registry.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { paramsOf } from './websocket-client-message.js';
@@ -45,13 +46,13 @@ interface SendingExtra extends SocketExtra {
   readonly send: (data: string) => void;
 }
 
-export interface GraphQLWebSocketServerOptions {
+export interface GraphQLWebSocketServerOptions extends SharedSubscriptionsOptions {
   readonly yoga: GatewayYoga;
-  /** Operations one socket may run at once (`MAX_SUBSCRIPTIONS_PER_CONNECTION`). */
+  /**
+   * Operations one socket may run at once, queries and subscriptions together
+   * (`MAX_SUBSCRIPTIONS_PER_CONNECTION`): over HTTP a connection runs one at a time.
+   */
   readonly maxOperations: number;
-  /** Admits each subscriber of a shared subscription. */
-  readonly registry: Pick<SubscriptionRegistry, 'admit'>;
-  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
   readonly logger: Logger;
 }
 
@@ -76,9 +77,9 @@ const PRODUCED = parse('{ __typename }');
 export function createGraphQLWebSocketServer(
   options: GraphQLWebSocketServerOptions,
 ): Server<SocketExtra> {
-  const { yoga, maxOperations, registry, metrics, logger } = options;
+  const { yoga, maxOperations, logger } = options;
   const sharedText = new SharedText();
-  const shared = new SharedSubscriptions<ExecutionResult, undefined>({ registry, metrics });
+  const shared = new SharedSubscriptions<ExecutionResult, undefined>(options);
   /** An `onParams` refusal, as HTTP's handler answers it; anything else is unexpected. */
   const refusalOf = (error: unknown): GraphQLError[] => {
     if (error instanceof GraphQLError) return [error];
@@ -230,25 +231,27 @@ const iterableOf = <Item>(iterator: AsyncIterator<Item>): AsyncIterableIterator<
 const asGraphQLError = (error: Error): GraphQLError =>
   error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
 
-/** A result as HTTP answers it: Yoga's HTTP hints (`extensions.http`) are not the client's. */
+/** A result as HTTP answers it: without Yoga's internal extensions. */
 function withoutInternals(result: ExecutionResult | FormattedExecutionResult) {
   const { errors, extensions, ...rest } = result;
-  const { http: _http, ...ownExtensions } = (extensions ?? {}) as Record<string, unknown>;
   return {
     ...rest,
     ...(errors ? { errors: errors.map(formattedWithoutInternals) } : {}),
-    ...(Object.keys(ownExtensions).length > 0 ? { extensions: ownExtensions } : {}),
+    ...ownExtensions(extensions),
   } as FormattedExecutionResult;
 }
 
 function formattedWithoutInternals(error: GraphQLError | GraphQLFormattedError) {
-  const formatted: GraphQLFormattedError =
-    error instanceof GraphQLError ? error.toJSON() : (error as GraphQLFormattedError);
-  const { extensions, ...rest } = formatted;
+  const { extensions, ...rest } = error instanceof GraphQLError ? error.toJSON() : error;
+  return { ...rest, ...ownExtensions(extensions) };
+}
+
+/** `extensions` without Yoga's HTTP hints (`http`) and its `unexpected` mark: not the client's. */
+function ownExtensions(extensions: unknown): { extensions?: Record<string, unknown> } {
   const {
     http: _http,
     unexpected: _unexpected,
-    ...ownExtensions
+    ...own
   } = (extensions ?? {}) as Record<string, unknown>;
-  return Object.keys(ownExtensions).length > 0 ? { ...rest, extensions: ownExtensions } : rest;
+  return Object.keys(own).length > 0 ? { extensions: own } : {};
 }

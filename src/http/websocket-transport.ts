@@ -2,24 +2,23 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getHeapStatistics } from 'node:v8';
 import { CloseCode, handleProtocols } from 'graphql-ws';
-import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { ErrorCode } from '../errors/error-code.js';
-import type { GatewayMetrics } from '../metrics/metrics.js';
 import { ClientCounts } from '../subscriptions/client-counts.js';
-import type { SubscriptionRegistry } from '../subscriptions/subscription-registry.js';
 import { clientAddressOf } from './client-address.js';
 import { fetchRequestOf } from './fetch-request.js';
-import type { GatewayYoga } from './gateway-yoga.js';
 import { writeRawRefusal } from './raw-refusal.js';
 import { requestIdOf } from './request-id.js';
 import { sharingKeyOf } from './sharing-key.js';
 import { MessageRefusal, readClientMessage } from './websocket-client-message.js';
-import { createGraphQLWebSocketServer, type SocketExtra } from './websocket-graphql-server.js';
+import {
+  createGraphQLWebSocketServer,
+  type GraphQLWebSocketServerOptions,
+  type SocketExtra,
+} from './websocket-graphql-server.js';
 import { OutboxBudget, WebSocketOutbox } from './websocket-outbox.js';
 
-export interface WebSocketTransportOptions {
-  readonly yoga: GatewayYoga;
+export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions {
   /** The GraphQL endpoint: the only path that upgrades. */
   readonly path: string;
   /** How often each socket is pinged; one without a pong by the next ping is terminated. */
@@ -27,18 +26,13 @@ export interface WebSocketTransportOptions {
   /** The largest message a client may send (`MAX_BODY_BYTES`). */
   readonly maxPayloadBytes: number;
   /**
-   * Operations one socket may run at once, queries and subscriptions together
-   * (`MAX_SUBSCRIPTIONS_PER_CONNECTION`): over HTTP a connection runs one at a time.
-   */
-  readonly maxOperations: number;
-  /**
    * WebSockets open at once (`MAX_WEBSOCKETS`): fewer than the server's `maxConnections`, so that
    * HTTP (`/health`, `/readiness`, queries) keeps connections however many sockets are open.
    */
   readonly maxSockets: number;
   /** WebSockets one client may hold open at once (`MAX_WEBSOCKETS_PER_CLIENT`). */
   readonly maxSocketsPerClient: number;
-  /** Proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`), as the rate limit reads it. */
+  /** Proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`): per-client limits. */
   readonly trustedProxies: number;
   /**
    * A socket with no operation running for this long is closed with 1000 (`WEBSOCKET_IDLE_TIMEOUT_MS`);
@@ -62,10 +56,6 @@ export interface WebSocketTransportOptions {
    * opens a WebSocket to any site, with its cookies, and no CORS preflight guards it.
    */
   readonly allowedOrigins: readonly string[];
-  /** Admits each subscriber of a subscription its operation shares with others. */
-  readonly registry: Pick<SubscriptionRegistry, 'admit'>;
-  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
-  readonly logger: Logger;
 }
 
 /** The front door of WebSockets: the server's `upgrade` listener, and its shutdown. */
@@ -93,18 +83,14 @@ const OVERFLOW_CLOSE_GRACE_MS = 1_000;
  */
 export function createWebSocketTransport(options: WebSocketTransportOptions): WebSocketTransport {
   const {
-    yoga,
     path,
     keepAliveMs,
     maxPayloadBytes,
-    maxOperations,
     trustedProxies,
     idleTimeoutMs,
     maxBufferedBytes,
     maxTotalBufferedBytes = Math.floor(getHeapStatistics().heap_size_limit / 4),
     allowedOrigins,
-    registry,
-    metrics,
     logger,
   } = options;
   const sockets = new Map<WebSocket, { operations: () => number }>();
@@ -118,7 +104,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     handleProtocols: (protocols) => handleProtocols(protocols),
   });
 
-  const server = createGraphQLWebSocketServer({ yoga, maxOperations, registry, metrics, logger });
+  const server = createGraphQLWebSocketServer(options);
 
   function open(socket: WebSocket, req: IncomingMessage, requestId: string) {
     const started = performance.now();

@@ -51,9 +51,6 @@ export interface SubscriptionSink<Item, Meta> {
   fail(error: unknown): void;
 }
 
-/** A subscriber's hold on its shared subscription: letting go, once, for this reason. */
-export type Leave = (reason: StreamEndReason) => void;
-
 export interface SharedSubscriptionsOptions {
   readonly registry: Pick<SubscriptionRegistry, 'admit'>;
   /**
@@ -61,13 +58,10 @@ export interface SharedSubscriptionsOptions {
    * times each fan-out.
    */
   readonly metrics: Pick<SubscriptionMetrics, 'error' | 'subscriptionFannedOut'>;
-  /**
-   * Subscribers written to in one turn of the event loop; the fan-out lets other work through
-   * between batches.
-   * @default 64
-   */
-  readonly batch?: number;
 }
+
+/** Subscribers written to in one turn of the event loop: the fan-out lets other work through. */
+const FAN_OUT_BATCH = 64;
 
 /**
  * Subscribers of the same operation (the same request bytes, and whatever else of the request the
@@ -81,15 +75,15 @@ export interface SharedSubscriptionsOptions {
  * batches that yield to the event loop, one item to every subscriber before the next: the next
  * item is read from the source only then, so a source the fan-out cannot keep up with falls behind
  * in its own stream, bounded by `SUBSCRIPTION_BACKLOG`. A late subscriber of a subscription whose
- * items show the whole state (`statusPageChanged`, `verificationJobChanged`) starts with the last. The source stops
- * when its last subscriber leaves.
+ * items show the whole state (`statusPageChanged`, `verificationJobChanged`) starts with the last.
+ * The source stops when its last subscriber leaves.
  */
 export class SharedSubscriptions<Item, Meta> {
-  readonly #options: Required<SharedSubscriptionsOptions>;
+  readonly #options: SharedSubscriptionsOptions;
   readonly #channels = new Map<string, Channel<Item, Meta>>();
 
   constructor(options: SharedSubscriptionsOptions) {
-    this.#options = { batch: 64, ...options };
+    this.#options = options;
   }
 
   /**
@@ -101,7 +95,7 @@ export class SharedSubscriptions<Item, Meta> {
     subscriber: Subscriber,
     sink: SubscriptionSink<Item, Meta>,
     start: (sharedBy: SharedSource) => Promise<SourceStart<Item, Meta>>,
-  ): Leave {
+  ): Admission {
     let channel = this.#channels.get(key);
     if (!channel) {
       const created = new Channel<Item, Meta>(this.#options, () => {
@@ -124,7 +118,7 @@ interface Member<Item, Meta> {
 
 /** One shared subscription: its source, its subscribers, its fan-out. */
 class Channel<Item, Meta> {
-  readonly #options: Required<SharedSubscriptionsOptions>;
+  readonly #options: SharedSubscriptionsOptions;
   readonly #forget: () => void;
   /** Joined before the source said what it is. */
   #waiting: Member<Item, Meta>[] = [];
@@ -138,7 +132,7 @@ class Channel<Item, Meta> {
   #endReason: StreamEndReason = 'shutdown';
   #done = false;
 
-  constructor(options: Required<SharedSubscriptionsOptions>, forget: () => void) {
+  constructor(options: SharedSubscriptionsOptions, forget: () => void) {
     this.#options = options;
     this.#forget = forget;
   }
@@ -162,7 +156,7 @@ class Channel<Item, Meta> {
     );
   }
 
-  join(subscriber: Subscriber, sink: SubscriptionSink<Item, Meta>): Leave {
+  join(subscriber: Subscriber, sink: SubscriptionSink<Item, Meta>): Admission {
     const member: Member<Item, Meta> = { subscriber, sink, admission: undefined, left: false };
     if (this.#source) this.#admit(member);
     else this.#waiting.push(member);
@@ -241,7 +235,7 @@ class Channel<Item, Meta> {
         for (let i = 0; i < members.length; i += 1) {
           const member = members[i] as Member<Item, Meta>;
           if (!member.left) member.sink.next(item);
-          if ((i + 1) % this.#options.batch === 0 && i + 1 < members.length) await nextTurn();
+          if ((i + 1) % FAN_OUT_BATCH === 0 && i + 1 < members.length) await nextTurn();
         }
         if (event) {
           this.#options.metrics.subscriptionFannedOut(
