@@ -39,10 +39,7 @@ export interface SocketExtra {
    * `Origin` and cookies): part of the key of the subscriptions its operations share.
    */
   readonly sharingKey: string;
-}
-
-/** The socket's extra as the operations see it: with the socket's own `send`, for shared results. */
-interface SendingExtra extends SocketExtra {
+  /** Writes to the socket as it is: a shared subscription's results are written here. */
   readonly send: (data: string) => void;
 }
 
@@ -86,7 +83,7 @@ export function createGraphQLWebSocketServer(
     logger.error({ err: error }, 'a WebSocket operation failed');
     return [new GraphQLError('Unexpected error.')];
   };
-  const serverOptions: ServerOptions<Record<string, unknown> | undefined, SendingExtra> = {
+  const serverOptions: ServerOptions<Record<string, unknown> | undefined, SocketExtra> = {
     // Time a socket gets to send `connection_init` before it is closed with 4408.
     connectionInitWaitTimeout: 3_000,
     execute: (args) => (args.rootValue as ProducedRoot).result as never,
@@ -125,10 +122,8 @@ export function createGraphQLWebSocketServer(
             complete: () => operation.end('complete'),
             refuse: (error) => resolve([error]),
             answer: (answer) => resolve(argsOrErrors(answer as ExecutionResult | undefined)),
-            alone: (own) => {
-              if (own) resolve(produced(iterableOf(own.items)));
-              else resolve(run().then(argsOrErrors, refusalOf));
-            },
+            alone: (own) =>
+              resolve(own ? produced(iterableOf(own.items)) : run().then(argsOrErrors, refusalOf)),
             fail: (error) => resolve(refusalOf(error)),
           },
           async (sharedBy) => {
@@ -155,10 +150,7 @@ export function createGraphQLWebSocketServer(
   const server = makeServer(serverOptions);
   return {
     opened: (socket, extra) =>
-      server.opened(
-        { ...socket, send: (data) => socket.send(sharedText.spliced(data)) },
-        { ...extra, send: (data) => void socket.send(data) },
-      ),
+      server.opened({ ...socket, send: (data) => socket.send(sharedText.spliced(data)) }, extra),
   };
 }
 

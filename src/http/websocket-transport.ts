@@ -14,7 +14,6 @@ import { MessageRefusal, readClientMessage } from './websocket-client-message.js
 import {
   createGraphQLWebSocketServer,
   type GraphQLWebSocketServerOptions,
-  type SocketExtra,
 } from './websocket-graphql-server.js';
 import { OutboxBudget, WebSocketOutbox } from './websocket-outbox.js';
 
@@ -108,14 +107,6 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
 
   function open(socket: WebSocket, req: IncomingMessage, requestId: string) {
     const started = performance.now();
-    const extra: SocketExtra = {
-      requestId,
-      req,
-      request: fetchRequestOf(req, { without: HANDSHAKE_HEADERS, requestId }),
-      connection: { open: 0 },
-      clientAddress: clientAddressOf(req, trustedProxies),
-      sharingKey: sharingKeyOf(req),
-    };
     // Messages being handled (a subscription's until it completes), and operations among them.
     let inFlight = 0;
     let operations = 0;
@@ -160,7 +151,15 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
             }
           }),
       },
-      extra,
+      {
+        requestId,
+        req,
+        request: fetchRequestOf(req, { without: HANDSHAKE_HEADERS, requestId }),
+        connection: { open: 0 },
+        clientAddress: clientAddressOf(req, trustedProxies),
+        sharingKey: sharingKeyOf(req),
+        send: (data) => void outbox.send(data),
+      },
     );
 
     let alive = true;
