@@ -92,7 +92,8 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     allowedOrigins,
     logger,
   } = options;
-  const sockets = new Map<WebSocket, { operations: () => number }>();
+  /** The open sockets, each with how many of its messages are being handled. */
+  const sockets = new Map<WebSocket, () => number>();
   const slots = new ClientCounts();
   const outboxBudget = new OutboxBudget(maxTotalBufferedBytes);
   let closing = false;
@@ -105,13 +106,13 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
 
   const server = createGraphQLWebSocketServer(options);
 
-  function open(socket: WebSocket, req: IncomingMessage, requestId: string) {
+  function open(socket: WebSocket, req: IncomingMessage, requestId: string, client: string) {
     const started = performance.now();
     // Messages being handled (a subscription's until it completes), and operations among them.
     let inFlight = 0;
     let operations = 0;
     let idleSince = performance.now();
-    sockets.set(socket, { operations: () => inFlight });
+    sockets.set(socket, () => inFlight);
     const outbox = new WebSocketOutbox(socket, {
       maxBytes: maxBufferedBytes,
       budget: outboxBudget,
@@ -156,7 +157,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
         req,
         request: fetchRequestOf(req, { without: HANDSHAKE_HEADERS, requestId }),
         connection: { open: 0 },
-        clientAddress: clientAddressOf(req, trustedProxies),
+        clientAddress: client,
         sharingKey: sharingKeyOf(req),
         send: (data) => void outbox.send(data),
       },
@@ -250,14 +251,14 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
       }
       // Taken before the handshake and given back when the connection closes, however it ends.
       socket.once('close', slots.add(client));
-      wss.handleUpgrade(req, socket, head, (ws) => open(ws, req, requestId));
+      wss.handleUpgrade(req, socket, head, (ws) => open(ws, req, requestId, client));
     },
     async close(graceMs = 1_000) {
       closing = true;
       const deadline = Date.now() + graceMs;
       await Promise.all(
-        [...sockets].map(async ([socket, state]) => {
-          while (state.operations() > 0 && Date.now() < deadline) {
+        [...sockets].map(async ([socket, inFlight]) => {
+          while (inFlight() > 0 && Date.now() < deadline) {
             await new Promise((resolve) => setTimeout(resolve, 10));
           }
           socket.close(1001, 'Going away');
