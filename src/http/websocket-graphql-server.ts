@@ -101,10 +101,9 @@ export function createGraphQLWebSocketServer(
         } as never) as Promise<ExecutionResult | AsyncIterable<ExecutionResult> | undefined>;
       const key = `${sharingKey}\n${hash('sha256', JSON.stringify(payload), 'base64url')}`;
       return new Promise<ExecutionArgs | readonly GraphQLError[]>((resolve) => {
-        // What graphql-ws iterates of a shared subscription: nothing, since each result is written
-        // to the socket here (one write per subscriber is what thousands of them cost). It ends
-        // when the subscription does, so that graphql-ws sends `complete` after the last result,
-        // or when graphql-ws lets go first (the client completed it, or the socket closed).
+        // graphql-ws iterates nothing of a shared subscription (its results are written below):
+        // this only ends, when the subscription does (graphql-ws then sends `complete`), or when
+        // graphql-ws lets go first (the client completed it, or the socket closed).
         const operation = new ChangeStream({
           accept: () => false,
           backlog: 0,

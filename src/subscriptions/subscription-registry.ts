@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { ChangeBus } from '../core/status/change-bus.js';
 import { pageSlugOf, type StatusChangeEvent } from '../core/status/change-event.js';
 import { slowSubscriber, tooManySubscriptions } from '../errors/subscription-error.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
 import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import { ChangeStream, type StreamEndReason, type StreamItem } from './change-stream.js';
@@ -81,21 +82,15 @@ export interface SubscriptionRequest {
  */
 const FAN_OUT_BATCH = 16;
 
-/** What subscriptions report to the metrics (`GatewayMetrics` is one). */
-export interface SubscriptionMetrics {
-  statusChange(type: string): void;
-  subscriptionOpened(field: string, transport: string): void;
-  subscriptionEnded(field: string, transport: string, reason: string): void;
-  subscriptionFannedOut(field: string, seconds: number): void;
-  error(code: unknown): void;
-}
-
 export interface SubscriptionRegistryOptions {
   readonly bus: ChangeBus;
   readonly poller: Pick<StatusPages, 'acquire'>;
   readonly limits: Config['subscriptions'];
   readonly logger: Logger;
-  readonly metrics: SubscriptionMetrics;
+  readonly metrics: Pick<
+    GatewayMetrics,
+    'statusChange' | 'subscriptionOpened' | 'subscriptionEnded' | 'error'
+  >;
 }
 
 /**
