@@ -4,7 +4,7 @@ import { type RequestScope, runInRequestScope } from '../observability/request-s
 import {
   SharedSubscriptions,
   type SharedSubscriptionsOptions,
-  type SourceStart,
+  type SourceStream,
   type SubscriptionSink,
 } from '../subscriptions/shared-subscriptions.js';
 import type { Answers } from './answers.js';
@@ -22,8 +22,6 @@ interface WholeAnswer {
   readonly headers: Headers;
   readonly body: Buffer;
 }
-
-type Frames = Extract<SourceStart<Buffer, Headers>, { kind: 'stream' }>;
 
 export interface EventStreamChannelsOptions extends SharedSubscriptionsOptions {
   readonly yoga: GatewayYoga;
@@ -145,7 +143,7 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
               controller.abort();
               void reader.cancel().catch(() => {});
             },
-          } satisfies Frames;
+          } satisfies SourceStream<Buffer, Headers>;
         }
         const answer: WholeAnswer = {
           status: response.status,
@@ -187,7 +185,10 @@ async function* framesOf(reader: ReadableStreamDefaultReader<Uint8Array>): Async
 }
 
 /** Writes a stream nobody else shares to its one client, as `streamResponse` would. */
-async function streamFrames(res: ServerResponse, own: Frames): Promise<void> {
+async function streamFrames(
+  res: ServerResponse,
+  own: SourceStream<Buffer, Headers>,
+): Promise<void> {
   res.once('close', own.stop);
   try {
     for (;;) {

@@ -53,11 +53,6 @@ export interface GraphQLWebSocketServerOptions extends SharedSubscriptionsOption
   readonly logger: Logger;
 }
 
-/** What `onSubscribe` hands graphql-ws: the result Yoga has already produced. */
-interface ProducedRoot {
-  readonly result: ExecutionResult | AsyncIterable<unknown>;
-}
-
 /**
  * The document graphql-ws is given once Yoga has run the operation: graphql-ws only reads from it
  * that there is an operation, and `execute` below hands back Yoga's result, a stream or not.
@@ -86,7 +81,7 @@ export function createGraphQLWebSocketServer(
   const serverOptions: ServerOptions<Record<string, unknown> | undefined, SocketExtra> = {
     // Time a socket gets to send `connection_init` before it is closed with 4408.
     connectionInitWaitTimeout: 3_000,
-    execute: (args) => (args.rootValue as ProducedRoot).result as never,
+    execute: (args) => (args.rootValue as { result: never }).result,
     onSubscribe: async (ctx, id, payload) => {
       // This operation is among them already.
       if (Object.keys(ctx.subscriptions).length > maxOperations) {
@@ -203,12 +198,13 @@ function argsOrErrors(
   return produced(result);
 }
 
+/** What `onSubscribe` hands graphql-ws: the result Yoga has already produced, as its root. */
 function produced(result: ExecutionResult | AsyncIterable<unknown>): ExecutionArgs {
   return {
     // graphql-ws reads no schema when the operation is executed already.
     schema: undefined as never,
     document: PRODUCED,
-    rootValue: { result } satisfies ProducedRoot,
+    rootValue: { result },
   };
 }
 

@@ -10,23 +10,27 @@ import type {
   SubscriptionRegistry,
 } from './subscription-registry.js';
 
-/** What a shared subscription's source produced when it started. */
+/** A shared subscription's source that started a stream of items, for every subscriber. */
+export interface SourceStream<Item, Meta> {
+  readonly kind: 'stream';
+  readonly items: AsyncIterator<Item>;
+  /** What a transport needs to begin each subscriber's answer (an SSE answer's headers). */
+  readonly meta: Meta;
+  /**
+   * Whether an item is an event, not a keep-alive: each event's fan-out is timed, and a late
+   * subscriber of a subscription whose events show its whole state starts with the last.
+   */
+  readonly isEvent: (item: Item) => boolean;
+  /** Lets go of the source (its request's abort): nobody listens any more. */
+  readonly stop: () => void;
+}
+
+/**
+ * What a shared subscription's source produced when it started: a stream, or one answer, the same
+ * for every subscriber of the operation (its errors).
+ */
 export type SourceStart<Item, Meta> =
-  /** A stream of items, for every subscriber of the operation. */
-  | {
-      readonly kind: 'stream';
-      readonly items: AsyncIterator<Item>;
-      /** What a transport needs to begin each subscriber's answer (an SSE answer's headers). */
-      readonly meta: Meta;
-      /**
-       * Whether an item is an event, not a keep-alive: each event's fan-out is timed, and a late
-       * subscriber of a subscription whose events show its whole state starts with the last.
-       */
-      readonly isEvent: (item: Item) => boolean;
-      /** Lets go of the source (its request's abort): nobody listens any more. */
-      readonly stop: () => void;
-    }
-  /** No stream: one answer, the same for every subscriber of the operation (its errors). */
+  | SourceStream<Item, Meta>
   | { readonly kind: 'answer'; readonly answer: unknown };
 
 /** One subscriber of a shared subscription, as its transport serves it. */
@@ -46,7 +50,7 @@ export interface SubscriptionSink<Item, Meta> {
    * registry admits): the first subscriber gets the source's own stream, the others run the
    * operation on their own.
    */
-  alone(own: Extract<SourceStart<Item, Meta>, { kind: 'stream' }> | undefined): void;
+  alone(own: SourceStream<Item, Meta> | undefined): void;
   /** Starting the source failed. */
   fail(error: unknown): void;
 }
@@ -126,7 +130,7 @@ class Channel<Item, Meta> {
   readonly #members = new Set<Member<Item, Meta>>();
   #field: SubscriptionField | undefined;
   #wholeStateEvents = false;
-  #source: Extract<SourceStart<Item, Meta>, { kind: 'stream' }> | undefined;
+  #source: SourceStream<Item, Meta> | undefined;
   /** The last item that shows the whole state, for late subscribers. */
   #last: Item | undefined;
   #endReason: StreamEndReason = 'shutdown';
