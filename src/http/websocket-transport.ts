@@ -44,9 +44,8 @@ export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions
    */
   readonly maxBufferedBytes: number;
   /**
-   * Bytes all sockets together may have waiting to be sent; a socket whose next message would go
-   * past it is closed as one that does not read (1008). The per-socket bound times the sockets
-   * allowed is far more than the heap holds, so a crowd of slow readers needs a bound of its own.
+   * Bytes all sockets together may have waiting to be sent (`OutboxBudget`); a socket whose next
+   * message would go past it is closed as one that does not read (1008).
    * @default a quarter of V8's heap limit (`--max-old-space-size`)
    */
   readonly maxTotalBufferedBytes?: number;
@@ -55,16 +54,6 @@ export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions
    * opens a WebSocket to any site, with its cookies, and no CORS preflight guards it.
    */
   readonly allowedOrigins: readonly string[];
-}
-
-/** The front door of WebSockets: the server's `upgrade` listener, and its shutdown. */
-export interface WebSocketTransport {
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /**
-   * Refuses new sockets and closes the open ones with 1001 (going away), each once the operations
-   * it holds have sent `complete` (end the subscriptions first), or after `graceMs`.
-   */
-  close(graceMs?: number): Promise<void>;
 }
 
 /** How long a socket closed for not reading gets for its close handshake before it is cut. */
@@ -80,7 +69,7 @@ const OVERFLOW_CLOSE_GRACE_MS = 1_000;
  * bounded: sockets per client and in total, the `connection_init` it sends, what it has not read
  * yet, and how long it may stay open with nothing to do.
  */
-export function createWebSocketTransport(options: WebSocketTransportOptions): WebSocketTransport {
+export function createWebSocketTransport(options: WebSocketTransportOptions) {
   const {
     path,
     keepAliveMs,
@@ -199,7 +188,8 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
   }
 
   return {
-    upgrade(req, socket, head) {
+    /** The node:http server's `upgrade` listener. */
+    upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
       const requestId = requestIdOf(req.headers['x-request-id']);
       socket.on('error', () => socket.destroy());
       const refuse = (
@@ -253,7 +243,11 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
       socket.once('close', slots.add(client));
       wss.handleUpgrade(req, socket, head, (ws) => open(ws, req, requestId, client));
     },
-    async close(graceMs = 1_000) {
+    /**
+     * Refuses new sockets and closes the open ones with 1001 (going away), each once the
+     * operations it holds have sent `complete` (end the subscriptions first), or after `graceMs`.
+     */
+    async close(graceMs = 1_000): Promise<void> {
       closing = true;
       const deadline = Date.now() + graceMs;
       await Promise.all(
