@@ -71,7 +71,6 @@ export class WebSocketOutbox {
   readonly #onOverflow: () => void;
   readonly #budget: OutboxBudget;
   #queuedBytes = 0;
-  #paused = false;
   #overflowed = false;
   /** Armed while more than `maxBytes` waits; a write that completes meanwhile is progress. */
   #stall: NodeJS.Timeout | undefined;
@@ -99,10 +98,7 @@ export class WebSocketOutbox {
       return Promise.resolve();
     }
     this.#queuedBytes += cost;
-    if (!this.#paused && this.#queuedBytes > PAUSE_READING_BYTES) {
-      this.#paused = true;
-      socket.pause();
-    }
+    if (!socket.isPaused && this.#queuedBytes > PAUSE_READING_BYTES) socket.pause();
     if (this.#queuedBytes > this.#maxBytes) this.#watchStall();
     return new Promise<void>((resolve) => {
       // A failed write means the socket is going: its close is handled by the transport.
@@ -111,10 +107,7 @@ export class WebSocketOutbox {
         this.#budget.give(cost);
         this.#progressed = true;
         if (this.#queuedBytes <= this.#maxBytes) this.#unwatchStall();
-        if (this.#paused && this.#queuedBytes <= PAUSE_READING_BYTES / 2) {
-          this.#paused = false;
-          socket.resume();
-        }
+        if (socket.isPaused && this.#queuedBytes <= PAUSE_READING_BYTES / 2) socket.resume();
         resolve();
       });
     });
