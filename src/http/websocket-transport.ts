@@ -31,7 +31,7 @@ export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions
   readonly maxSockets: number;
   /** WebSockets one client may hold open at once (`MAX_WEBSOCKETS_PER_CLIENT`). */
   readonly maxSocketsPerClient: number;
-  /** Proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`): per-client limits. */
+  /** Proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`), as limits read it. */
   readonly trustedProxies: number;
   /**
    * A socket with no operation running for this long is closed with 1000 (`WEBSOCKET_IDLE_TIMEOUT_MS`);
