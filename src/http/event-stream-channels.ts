@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { slowSubscriber } from '../errors/subscription-error.js';
-import type { GatewayMetrics } from '../metrics/metrics.js';
 import { type RequestScope, runInRequestScope } from '../observability/request-scope.js';
 import {
   SharedSubscriptions,
-  type SourceStart,
+  type SharedSubscriptionsOptions,
+  type SourceStream,
   type SubscriptionSink,
 } from '../subscriptions/shared-subscriptions.js';
-import type { SubscriptionRegistry } from '../subscriptions/subscription-registry.js';
 import type { Answers } from './answers.js';
 import { clientAddressOf } from './client-address.js';
 import { fetchRequestOf } from './fetch-request.js';
@@ -24,12 +23,8 @@ interface WholeAnswer {
   readonly body: Buffer;
 }
 
-type Frames = Extract<SourceStart<Buffer, Headers>, { kind: 'stream' }>;
-
-export interface EventStreamChannelsOptions {
+export interface EventStreamChannelsOptions extends SharedSubscriptionsOptions {
   readonly yoga: GatewayYoga;
-  readonly registry: Pick<SubscriptionRegistry, 'admit'>;
-  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
   /** Proxies in front of the gateway (`TRUSTED_PROXIES`), to find the client. */
   readonly trustedProxies: number;
   /**
@@ -60,8 +55,8 @@ const endsFrame = (chunk: Uint8Array) =>
  * or body, `Accept`) and `sharingKeyOf` the rest.
  */
 export function createEventStreamChannels(options: EventStreamChannelsOptions) {
-  const { yoga, registry, metrics, trustedProxies, maxBufferedBytes, answers } = options;
-  const shared = new SharedSubscriptions<Buffer, Headers>({ registry, metrics });
+  const { yoga, trustedProxies, maxBufferedBytes, answers } = options;
+  const shared = new SharedSubscriptions<Buffer, Headers>(options);
 
   /** Whether the request asks for an event stream and nothing else: those are shared. */
   function accepts(req: IncomingMessage): boolean {
@@ -148,7 +143,7 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
               controller.abort();
               void reader.cancel().catch(() => {});
             },
-          } satisfies Frames;
+          } satisfies SourceStream<Buffer, Headers>;
         }
         const answer: WholeAnswer = {
           status: response.status,
@@ -190,7 +185,10 @@ async function* framesOf(reader: ReadableStreamDefaultReader<Uint8Array>): Async
 }
 
 /** Writes a stream nobody else shares to its one client, as `streamResponse` would. */
-async function streamFrames(res: ServerResponse, own: Frames): Promise<void> {
+async function streamFrames(
+  res: ServerResponse,
+  own: SourceStream<Buffer, Headers>,
+): Promise<void> {
   res.once('close', own.stop);
   try {
     for (;;) {

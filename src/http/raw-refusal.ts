@@ -1,12 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-/** A GraphQL error as the gateway's refusals carry it: a message and its code. */
-export interface RawRefusalError {
-  readonly message: string;
-  readonly extensions: { readonly code: string } & Record<string, unknown>;
-}
-
 /**
  * Answers on a bare socket, before any request object exists (a WebSocket handshake refused, a
  * request node's parser could not read), with the same JSON error body as every other refusal,
@@ -15,7 +9,7 @@ export interface RawRefusalError {
 export function writeRawRefusal(
   socket: Duplex,
   status: number,
-  error: RawRefusalError,
+  error: { readonly message: string; readonly extensions: { readonly code: string } },
   requestId?: string,
 ): void {
   const body = JSON.stringify({ errors: [error] });

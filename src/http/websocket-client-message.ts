@@ -1,15 +1,17 @@
-import { CloseCode } from 'graphql-ws';
-
 /** A client message as graphql-ws's server reads it: parsed once, here. */
 export type ClientMessage = Record<string, unknown> & { readonly type?: unknown };
 
-/** Why a message closes its socket: the close code and reason the client gets. */
+/** Why a message closes its socket (with 4400, bad request): the reason the client gets. */
 export class MessageRefusal {
-  constructor(
-    readonly code: number,
-    readonly reason: string,
-  ) {}
+  constructor(readonly reason: string) {}
 }
+
+/**
+ * The largest `connection_init` message. The gateway reads nothing of its payload (the session
+ * travels in the handshake's cookie), so a larger one is refused rather than kept for the socket's
+ * life.
+ */
+const MAX_INIT_BYTES = 4_096;
 
 /**
  * The `query` a subscribe message's payload carried when it was not a string: graphql-ws refuses
@@ -18,40 +20,25 @@ export class MessageRefusal {
  */
 const sentQueries = new WeakMap<object, unknown>();
 
-/**
- * Reads one message of a socket. A `connection_init` larger than `maxInitBytes` is refused: the
- * gateway reads nothing of its payload (the session travels in the handshake's cookie), so its
- * payload is dropped rather than kept for the socket's life.
- */
-export function readClientMessage(
-  data: string,
-  { maxInitBytes }: { maxInitBytes: number },
-): ClientMessage | MessageRefusal {
+/** Reads one message of a socket. */
+export function readClientMessage(data: string): ClientMessage | MessageRefusal {
   let message: unknown;
   try {
     message = JSON.parse(data);
   } catch {
-    return refused(CloseCode.BadRequest, 'Invalid message received');
+    // Refused below, as any message that is not an object.
   }
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    return refused(CloseCode.BadRequest, 'Invalid message received');
-  }
+  if (!isObject(message)) return new MessageRefusal('Invalid message received');
   const { type, payload } = message as ClientMessage;
   if (type === 'connection_init') {
-    if (Buffer.byteLength(data) > maxInitBytes) {
-      return refused(
-        CloseCode.BadRequest,
-        `connection_init larger than ${maxInitBytes} bytes: the gateway reads no payload`,
+    if (Buffer.byteLength(data) > MAX_INIT_BYTES) {
+      return new MessageRefusal(
+        `connection_init larger than ${MAX_INIT_BYTES} bytes: the gateway reads no payload`,
       );
     }
     return { type };
   }
-  if (
-    type === 'subscribe' &&
-    typeof payload === 'object' &&
-    payload !== null &&
-    !Array.isArray(payload)
-  ) {
+  if (type === 'subscribe' && isObject(payload)) {
     const { query } = payload as { query?: unknown };
     if (typeof query !== 'string') {
       sentQueries.set(payload, query);
@@ -67,4 +54,5 @@ export function paramsOf<Payload extends object>(payload: Payload): Payload {
   return { ...payload, query: sentQueries.get(payload) ?? undefined };
 }
 
-const refused = (code: number, reason: string) => new MessageRefusal(code, reason);
+const isObject = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

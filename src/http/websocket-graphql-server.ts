@@ -12,17 +12,18 @@ import { makeServer, type Server, type ServerOptions } from 'graphql-ws';
 import { isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { tooManySubscriptions } from '../errors/subscription-error.js';
-import type { GatewayMetrics } from '../metrics/metrics.js';
+import { ChangeStream } from '../subscriptions/change-stream.js';
 import { serialisedOf } from '../subscriptions/shared-result.js';
-import { SharedSubscriptions } from '../subscriptions/shared-subscriptions.js';
+import {
+  SharedSubscriptions,
+  type SharedSubscriptionsOptions,
+} from '../subscriptions/shared-subscriptions.js';
 import type {
   ConnectionSubscriptions,
   SharedSource,
-  SubscriptionRegistry,
 } from '../subscriptions/subscription-registry.js';
 import type { GatewayYoga } from './gateway-yoga.js';
 import { paramsOf } from './websocket-client-message.js';
-import { WebSocketSharedOperation } from './websocket-shared-operation.js';
 
 /** What a socket's operations share, as graphql-ws carries it. */
 export interface SocketExtra {
@@ -38,31 +39,18 @@ export interface SocketExtra {
    * `Origin` and cookies): part of the key of the subscriptions its operations share.
    */
   readonly sharingKey: string;
-}
-
-/** The socket's extra as the operations see it: with the socket's own `send`, for shared results. */
-interface SendingExtra extends SocketExtra {
+  /** Writes to the socket as it is: a shared subscription's results are written here. */
   readonly send: (data: string) => void;
 }
 
-export interface GraphQLWebSocketServerOptions {
+export interface GraphQLWebSocketServerOptions extends SharedSubscriptionsOptions {
   readonly yoga: GatewayYoga;
-  /** Operations one socket may run at once (`MAX_SUBSCRIPTIONS_PER_CONNECTION`). */
-  readonly maxOperations: number;
-  /** Admits each subscriber of a shared subscription. */
-  readonly registry: Pick<SubscriptionRegistry, 'admit'>;
-  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
   /**
-   * Time a socket gets to send `connection_init` before it is closed with 4408.
-   * @default 3000
+   * Operations one socket may run at once, queries and subscriptions together
+   * (`MAX_SUBSCRIPTIONS_PER_CONNECTION`): over HTTP a connection runs one at a time.
    */
-  readonly connectionInitWaitMs?: number;
+  readonly maxOperations: number;
   readonly logger: Logger;
-}
-
-/** What `onSubscribe` hands graphql-ws: the result Yoga has already produced. */
-interface ProducedRoot {
-  readonly result: ExecutionResult | AsyncIterable<ExecutionResult>;
 }
 
 /**
@@ -81,19 +69,19 @@ const PRODUCED = parse('{ __typename }');
 export function createGraphQLWebSocketServer(
   options: GraphQLWebSocketServerOptions,
 ): Server<SocketExtra> {
-  const { yoga, maxOperations, registry, metrics, logger } = options;
-  const { connectionInitWaitMs = 3_000 } = options;
+  const { yoga, maxOperations, logger } = options;
   const sharedText = new SharedText();
-  const shared = new SharedSubscriptions<ExecutionResult, undefined>({ registry, metrics });
+  const shared = new SharedSubscriptions<ExecutionResult, undefined>(options);
   /** An `onParams` refusal, as HTTP's handler answers it; anything else is unexpected. */
   const refusalOf = (error: unknown): GraphQLError[] => {
     if (error instanceof GraphQLError) return [error];
     logger.error({ err: error }, 'a WebSocket operation failed');
     return [new GraphQLError('Unexpected error.')];
   };
-  const serverOptions: ServerOptions<Record<string, unknown> | undefined, SendingExtra> = {
-    connectionInitWaitTimeout: connectionInitWaitMs,
-    execute: (args) => (args.rootValue as ProducedRoot).result as never,
+  const serverOptions: ServerOptions<Record<string, unknown> | undefined, SocketExtra> = {
+    // Time a socket gets to send `connection_init` before it is closed with 4408.
+    connectionInitWaitTimeout: 3_000,
+    execute: (args) => (args.rootValue as { result: never }).result,
     onSubscribe: async (ctx, id, payload) => {
       // This operation is among them already.
       if (Object.keys(ctx.subscriptions).length > maxOperations) {
@@ -108,7 +96,14 @@ export function createGraphQLWebSocketServer(
         } as never) as Promise<ExecutionResult | AsyncIterable<ExecutionResult> | undefined>;
       const key = `${sharingKey}\n${hash('sha256', JSON.stringify(payload), 'base64url')}`;
       return new Promise<ExecutionArgs | readonly GraphQLError[]>((resolve) => {
-        const operation = new WebSocketSharedOperation(() => leave('client'));
+        // graphql-ws iterates nothing of a shared subscription (its results are written below):
+        // this only ends, when the subscription does (graphql-ws then sends `complete`), or when
+        // graphql-ws lets go first (the client completed it, or the socket closed).
+        const operation = new ChangeStream({
+          accept: () => false,
+          backlog: 0,
+          onEnd: (reason) => leave(reason),
+        });
         const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
         const leave = shared.join(
           key,
@@ -118,13 +113,11 @@ export function createGraphQLWebSocketServer(
             // One write per subscriber: the result's text is made once for them all; the socket's
             // outbox bounds what a client that does not read holds.
             next: (result) => send(`${prefix}${resultText(result)}}`),
-            complete: () => operation.end(),
+            complete: () => operation.end('complete'),
             refuse: (error) => resolve([error]),
             answer: (answer) => resolve(argsOrErrors(answer as ExecutionResult | undefined)),
-            alone: (own) => {
-              if (own) resolve(produced(iterableOf(own.items)));
-              else resolve(run().then(argsOrErrors, refusalOf));
-            },
+            alone: (own) =>
+              resolve(own ? produced(iterableOf(own.items)) : run().then(argsOrErrors, refusalOf)),
             fail: (error) => resolve(refusalOf(error)),
           },
           async (sharedBy) => {
@@ -151,10 +144,7 @@ export function createGraphQLWebSocketServer(
   const server = makeServer(serverOptions);
   return {
     opened: (socket, extra) =>
-      server.opened(
-        { ...socket, send: (data) => socket.send(sharedText.spliced(data)) },
-        { ...extra, send: (data) => void socket.send(data) },
-      ),
+      server.opened({ ...socket, send: (data) => socket.send(sharedText.spliced(data)) }, extra),
   };
 }
 
@@ -208,12 +198,13 @@ function argsOrErrors(
   return produced(result);
 }
 
-function produced(result: ExecutionResult | AsyncIterable<ExecutionResult>): ExecutionArgs {
+/** What `onSubscribe` hands graphql-ws: the result Yoga has already produced, as its root. */
+function produced(result: ExecutionResult | AsyncIterable<unknown>): ExecutionArgs {
   return {
     // graphql-ws reads no schema when the operation is executed already.
     schema: undefined as never,
     document: PRODUCED,
-    rootValue: { result } satisfies ProducedRoot,
+    rootValue: { result },
   };
 }
 
@@ -227,25 +218,27 @@ const iterableOf = <Item>(iterator: AsyncIterator<Item>): AsyncIterableIterator<
 const asGraphQLError = (error: Error): GraphQLError =>
   error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
 
-/** A result as HTTP answers it: Yoga's HTTP hints (`extensions.http`) are not the client's. */
+/** A result as HTTP answers it: without Yoga's internal extensions. */
 function withoutInternals(result: ExecutionResult | FormattedExecutionResult) {
   const { errors, extensions, ...rest } = result;
-  const { http: _http, ...ownExtensions } = (extensions ?? {}) as Record<string, unknown>;
   return {
     ...rest,
     ...(errors ? { errors: errors.map(formattedWithoutInternals) } : {}),
-    ...(Object.keys(ownExtensions).length > 0 ? { extensions: ownExtensions } : {}),
+    ...ownExtensions(extensions),
   } as FormattedExecutionResult;
 }
 
 function formattedWithoutInternals(error: GraphQLError | GraphQLFormattedError) {
-  const formatted: GraphQLFormattedError =
-    error instanceof GraphQLError ? error.toJSON() : (error as GraphQLFormattedError);
-  const { extensions, ...rest } = formatted;
+  const { extensions, ...rest } = error instanceof GraphQLError ? error.toJSON() : error;
+  return { ...rest, ...ownExtensions(extensions) };
+}
+
+/** `extensions` without Yoga's HTTP hints (`http`) and its `unexpected` mark: not the client's. */
+function ownExtensions(extensions: unknown): { extensions?: Record<string, unknown> } {
   const {
     http: _http,
     unexpected: _unexpected,
-    ...ownExtensions
+    ...own
   } = (extensions ?? {}) as Record<string, unknown>;
-  return Object.keys(ownExtensions).length > 0 ? { ...rest, extensions: ownExtensions } : rest;
+  return Object.keys(own).length > 0 ? { extensions: own } : {};
 }

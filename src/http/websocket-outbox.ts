@@ -5,33 +5,26 @@ import type { WebSocket } from 'ws';
  * promise graphql-ws awaits and its handler's state. Counted so that a flood of tiny messages
  * (pongs) is bounded as surely as a few large ones.
  */
-export const MESSAGE_OVERHEAD_BYTES = 512;
+const MESSAGE_OVERHEAD_BYTES = 512;
 
 /** Above this many queued bytes, the socket's reads pause until its writes drain. */
-export const PAUSE_READING_BYTES = 64 * 1024;
+const PAUSE_READING_BYTES = 64 * 1024;
 
-/** The close code of a socket whose client does not read what it is sent (policy violation). */
-export const OUTBOX_OVERFLOW_CLOSE_CODE = 1008;
+/**
+ * How long more than `maxBytes` may wait without a single write completing before the client is
+ * taken for one that does not read.
+ */
+const STALL_MS = 2_000;
 
 export interface WebSocketOutboxOptions {
   /**
    * Bytes one socket may have waiting to be written (`WEBSOCKET_MAX_BUFFERED_BYTES`), each
-   * message counted with `MESSAGE_OVERHEAD_BYTES`, before the client has `stallMs` to read; more
+   * message counted with `MESSAGE_OVERHEAD_BYTES`, before the client has `STALL_MS` to read; more
    * than this queued by the server in one burst still goes out to a client that reads.
-   * @default 1048576 (1 MiB)
    */
-  readonly maxBytes?: number;
-  /**
-   * How long more than `maxBytes` may wait without a single write completing before the client is
-   * taken for one that does not read.
-   * @default 2000
-   */
-  readonly stallMs?: number;
-  /**
-   * What every socket's outbox together may hold (`OutboxBudget`): a crowd of slow readers is
-   * bounded as one is.
-   */
-  readonly budget?: OutboxBudget;
+  readonly maxBytes: number;
+  /** What every socket's outbox together may hold: a crowd of slow readers is bounded as one is. */
+  readonly budget: OutboxBudget;
   /** Called once the client is taken for one that does not read (see `WebSocketOutbox`). */
   readonly onOverflow: () => void;
 }
@@ -46,11 +39,6 @@ export class OutboxBudget {
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
-  }
-
-  /** Bytes taken now. */
-  get usedBytes(): number {
-    return this.#usedBytes;
   }
 
   /** Takes `bytes` when they fit; `false` when they would go past the budget. */
@@ -71,7 +59,7 @@ export class OutboxBudget {
  * subscriptions produce events must not hold more than `maxBytes`. Past `PAUSE_READING_BYTES`
  * queued, the socket's reads pause until its writes drain (a client that floods while not reading
  * stalls itself, and no pong it answers is read either, so the keep-alive ends it). Past
- * `maxBytes`, the socket has `stallMs` to write something: a burst the server made itself (twenty
+ * `maxBytes`, the socket has `STALL_MS` to write something: a burst the server made itself (twenty
  * subscriptions' first events queued in one turn) drains at once for a client that reads, while
  * one that does not is closed (`onOverflow`). What may queue meanwhile is bounded all the same:
  * graphql-ws sends an operation's next event only once its last is written, reads are paused,
@@ -80,24 +68,18 @@ export class OutboxBudget {
 export class WebSocketOutbox {
   readonly #socket: WebSocket;
   readonly #maxBytes: number;
-  readonly #stallMs: number;
   readonly #onOverflow: () => void;
-  readonly #budget: OutboxBudget | undefined;
+  readonly #budget: OutboxBudget;
   #queuedBytes = 0;
-  #paused = false;
   #overflowed = false;
   /** Armed while more than `maxBytes` waits; a write that completes meanwhile is progress. */
   #stall: NodeJS.Timeout | undefined;
   #progressed = false;
 
-  constructor(
-    socket: WebSocket,
-    { maxBytes = 1_048_576, stallMs = 2_000, budget, onOverflow }: WebSocketOutboxOptions,
-  ) {
+  constructor(socket: WebSocket, { maxBytes, budget, onOverflow }: WebSocketOutboxOptions) {
     this.#socket = socket;
     this.#budget = budget;
     this.#maxBytes = maxBytes;
-    this.#stallMs = stallMs;
     this.#onOverflow = onOverflow;
   }
 
@@ -106,37 +88,26 @@ export class WebSocketOutbox {
     return this.#queuedBytes;
   }
 
-  /** Whether the socket's reads are paused until its writes drain. */
-  get readingPaused(): boolean {
-    return this.#paused;
-  }
-
   /** Queues `data`; resolves once it is written, or at once when the socket is going. */
   send(data: string): Promise<void> {
     const socket = this.#socket;
     if (socket.readyState !== socket.OPEN || this.#overflowed) return Promise.resolve();
     const cost = Buffer.byteLength(data) + MESSAGE_OVERHEAD_BYTES;
-    if (this.#budget !== undefined && !this.#budget.take(cost)) {
+    if (!this.#budget.take(cost)) {
       this.#overflow();
       return Promise.resolve();
     }
     this.#queuedBytes += cost;
-    if (!this.#paused && this.#queuedBytes > PAUSE_READING_BYTES) {
-      this.#paused = true;
-      socket.pause();
-    }
+    if (!socket.isPaused && this.#queuedBytes > PAUSE_READING_BYTES) socket.pause();
     if (this.#queuedBytes > this.#maxBytes) this.#watchStall();
     return new Promise<void>((resolve) => {
       // A failed write means the socket is going: its close is handled by the transport.
       socket.send(data, () => {
         this.#queuedBytes -= cost;
-        this.#budget?.give(cost);
+        this.#budget.give(cost);
         this.#progressed = true;
         if (this.#queuedBytes <= this.#maxBytes) this.#unwatchStall();
-        if (this.#paused && this.#queuedBytes <= PAUSE_READING_BYTES / 2) {
-          this.#paused = false;
-          socket.resume();
-        }
+        if (socket.isPaused && this.#queuedBytes <= PAUSE_READING_BYTES / 2) socket.resume();
         resolve();
       });
     });
@@ -155,7 +126,7 @@ export class WebSocketOutbox {
       if (this.#queuedBytes <= this.#maxBytes) return;
       if (this.#progressed) this.#watchStall();
       else this.#overflow();
-    }, this.#stallMs);
+    }, STALL_MS);
     this.#stall.unref();
   }
 

@@ -2,27 +2,22 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getHeapStatistics } from 'node:v8';
 import { CloseCode, handleProtocols } from 'graphql-ws';
-import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { ErrorCode } from '../errors/error-code.js';
-import type { GatewayMetrics } from '../metrics/metrics.js';
-import type { SubscriptionRegistry } from '../subscriptions/subscription-registry.js';
+import { ClientCounts } from '../subscriptions/client-counts.js';
 import { clientAddressOf } from './client-address.js';
 import { fetchRequestOf } from './fetch-request.js';
-import type { GatewayYoga } from './gateway-yoga.js';
 import { writeRawRefusal } from './raw-refusal.js';
 import { requestIdOf } from './request-id.js';
 import { sharingKeyOf } from './sharing-key.js';
 import { MessageRefusal, readClientMessage } from './websocket-client-message.js';
-import { createGraphQLWebSocketServer, type SocketExtra } from './websocket-graphql-server.js';
-import { OUTBOX_OVERFLOW_CLOSE_CODE, OutboxBudget, WebSocketOutbox } from './websocket-outbox.js';
-import { WebSocketSlots } from './websocket-slots.js';
+import {
+  createGraphQLWebSocketServer,
+  type GraphQLWebSocketServerOptions,
+} from './websocket-graphql-server.js';
+import { OutboxBudget, WebSocketOutbox } from './websocket-outbox.js';
 
-/** The close code of a socket that ran no operation for `idleTimeoutMs` (normal closure). */
-export const IDLE_CLOSE_CODE = 1000;
-
-export interface WebSocketTransportOptions {
-  readonly yoga: GatewayYoga;
+export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions {
   /** The GraphQL endpoint: the only path that upgrades. */
   readonly path: string;
   /** How often each socket is pinged; one without a pong by the next ping is terminated. */
@@ -30,22 +25,14 @@ export interface WebSocketTransportOptions {
   /** The largest message a client may send (`MAX_BODY_BYTES`). */
   readonly maxPayloadBytes: number;
   /**
-   * Operations one socket may run at once, queries and subscriptions together
-   * (`MAX_SUBSCRIPTIONS_PER_CONNECTION`): over HTTP a connection runs one at a time.
-   */
-  readonly maxOperations: number;
-  /**
    * WebSockets open at once (`MAX_WEBSOCKETS`): fewer than the server's `maxConnections`, so that
    * HTTP (`/health`, `/readiness`, queries) keeps connections however many sockets are open.
    */
   readonly maxSockets: number;
   /** WebSockets one client may hold open at once (`MAX_WEBSOCKETS_PER_CLIENT`). */
   readonly maxSocketsPerClient: number;
-  /**
-   * Proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`), as the rate limit reads it.
-   * @default 0
-   */
-  readonly trustedProxies?: number;
+  /** Proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`), as limits read it. */
+  readonly trustedProxies: number;
   /**
    * A socket with no operation running for this long is closed with 1000 (`WEBSOCKET_IDLE_TIMEOUT_MS`);
    * checked at each keep-alive ping. Its pings do not count: they keep it alive, not busy.
@@ -54,49 +41,19 @@ export interface WebSocketTransportOptions {
   /**
    * Bytes one socket may have waiting to be sent (`WEBSOCKET_MAX_BUFFERED_BYTES`); past it the
    * socket is closed with 1008 (see `WebSocketOutbox`).
-   * @default 1048576 (1 MiB)
    */
-  readonly maxBufferedBytes?: number;
+  readonly maxBufferedBytes: number;
   /**
-   * Bytes all sockets together may have waiting to be sent; a socket whose next message would go
-   * past it is closed as one that does not read (1008). The per-socket bound times the sockets
-   * allowed is far more than the heap holds, so a crowd of slow readers needs a bound of its own.
+   * Bytes all sockets together may have waiting to be sent (`OutboxBudget`); a socket whose next
+   * message would go past it is closed as one that does not read (1008).
    * @default a quarter of V8's heap limit (`--max-old-space-size`)
    */
   readonly maxTotalBufferedBytes?: number;
-  /**
-   * The largest `connection_init` message; a larger one closes the socket with 4400. The gateway
-   * reads no `connection_init` payload (the session travels in the handshake's cookie).
-   * @default 4096
-   */
-  readonly maxInitBytes?: number;
-  /**
-   * Time a socket gets to send `connection_init` before it is closed with 4408.
-   * @default 3000
-   */
-  readonly connectionInitWaitMs?: number;
   /**
    * Origins besides the gateway's own whose pages may open a socket (`CORS_ORIGINS`). A browser
    * opens a WebSocket to any site, with its cookies, and no CORS preflight guards it.
    */
   readonly allowedOrigins: readonly string[];
-  /** Admits each subscriber of a subscription its operation shares with others. */
-  readonly registry: Pick<SubscriptionRegistry, 'admit'>;
-  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
-  readonly logger: Logger;
-}
-
-/** The front door of WebSockets: the server's `upgrade` listener, and its shutdown. */
-export interface WebSocketTransport {
-  /** The node:http server's `upgrade` listener. */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Sockets open now. */
-  readonly size: number;
-  /**
-   * Refuses new sockets and closes the open ones with 1001 (going away), each once the operations
-   * it holds have sent `complete` (end the subscriptions first), or after `graceMs`.
-   */
-  close(graceMs?: number): Promise<void>;
 }
 
 /** How long a socket closed for not reading gets for its close handshake before it is cut. */
@@ -112,29 +69,21 @@ const OVERFLOW_CLOSE_GRACE_MS = 1_000;
  * bounded: sockets per client and in total, the `connection_init` it sends, what it has not read
  * yet, and how long it may stay open with nothing to do.
  */
-export function createWebSocketTransport(options: WebSocketTransportOptions): WebSocketTransport {
+export function createWebSocketTransport(options: WebSocketTransportOptions) {
   const {
-    yoga,
     path,
     keepAliveMs,
     maxPayloadBytes,
-    maxOperations,
-    trustedProxies = 0,
+    trustedProxies,
     idleTimeoutMs,
     maxBufferedBytes,
     maxTotalBufferedBytes = Math.floor(getHeapStatistics().heap_size_limit / 4),
-    maxInitBytes = 4_096,
-    connectionInitWaitMs,
     allowedOrigins,
-    registry,
-    metrics,
     logger,
   } = options;
-  const sockets = new Map<WebSocket, { operations: () => number }>();
-  const slots = new WebSocketSlots({
-    maxTotal: options.maxSockets,
-    maxPerClient: options.maxSocketsPerClient,
-  });
+  /** The open sockets, each with how many of its messages are being handled. */
+  const sockets = new Map<WebSocket, () => number>();
+  const slots = new ClientCounts();
   const outboxBudget = new OutboxBudget(maxTotalBufferedBytes);
   let closing = false;
 
@@ -144,39 +93,24 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     handleProtocols: (protocols) => handleProtocols(protocols),
   });
 
-  const server = createGraphQLWebSocketServer({
-    yoga,
-    maxOperations,
-    registry,
-    metrics,
-    ...(connectionInitWaitMs === undefined ? {} : { connectionInitWaitMs }),
-    logger,
-  });
+  const server = createGraphQLWebSocketServer(options);
 
-  function open(socket: WebSocket, req: IncomingMessage, requestId: string) {
+  function open(socket: WebSocket, req: IncomingMessage, requestId: string, client: string) {
     const started = performance.now();
-    const extra: SocketExtra = {
-      requestId,
-      req,
-      request: fetchRequestOf(req, { without: HANDSHAKE_HEADERS, requestId }),
-      connection: { open: 0 },
-      clientAddress: clientAddressOf(req, trustedProxies),
-      sharingKey: sharingKeyOf(req),
-    };
     // Messages being handled (a subscription's until it completes), and operations among them.
     let inFlight = 0;
     let operations = 0;
     let idleSince = performance.now();
-    sockets.set(socket, { operations: () => inFlight });
+    sockets.set(socket, () => inFlight);
     const outbox = new WebSocketOutbox(socket, {
-      ...(maxBufferedBytes === undefined ? {} : { maxBytes: maxBufferedBytes }),
+      maxBytes: maxBufferedBytes,
       budget: outboxBudget,
       onOverflow: () => {
         logger.info(
           { requestId, queuedBytes: outbox.queuedBytes },
           'websocket closed: the client does not read what it is sent',
         );
-        socket.close(OUTBOX_OVERFLOW_CLOSE_CODE, 'Not reading: too much waiting to be sent');
+        socket.close(1008, 'Not reading: too much waiting to be sent');
         // A client that reads nothing will not read the close frame either.
         setTimeout(() => socket.terminate(), OVERFLOW_CLOSE_GRACE_MS).unref();
       },
@@ -188,9 +122,9 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>
           socket.on('message', async (data) => {
-            const message = readClientMessage(String(data), { maxInitBytes });
+            const message = readClientMessage(String(data));
             if (message instanceof MessageRefusal) {
-              return socket.close(message.code, message.reason);
+              return socket.close(CloseCode.BadRequest, message.reason);
             }
             const operation = message.type === 'subscribe';
             inFlight += 1;
@@ -207,7 +141,15 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
             }
           }),
       },
-      extra,
+      {
+        requestId,
+        req,
+        request: fetchRequestOf(req, { without: HANDSHAKE_HEADERS, requestId }),
+        connection: { open: 0 },
+        clientAddress: client,
+        sharingKey: sharingKeyOf(req),
+        send: (data) => void outbox.send(data),
+      },
     );
 
     let alive = true;
@@ -217,7 +159,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
     const ping = setInterval(() => {
       if (!alive) return socket.terminate();
       if (operations === 0 && performance.now() - idleSince >= idleTimeoutMs) {
-        return socket.close(IDLE_CLOSE_CODE, `Idle: no operation for ${idleTimeoutMs} ms`);
+        return socket.close(1000, `Idle: no operation for ${idleTimeoutMs} ms`);
       }
       alive = false;
       socket.ping();
@@ -246,7 +188,8 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
   }
 
   return {
-    upgrade(req, socket, head) {
+    /** The node:http server's `upgrade` listener. */
+    upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
       const requestId = requestIdOf(req.headers['x-request-id']);
       socket.on('error', () => socket.destroy());
       const refuse = (
@@ -279,30 +222,37 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): We
         );
       }
       if (closing) return refuse(503, 'BAD_REQUEST', 'The gateway is shutting down.');
-      // Taken before the handshake and given back when the connection closes, however it ends.
-      const slot = slots.take(clientAddressOf(req, trustedProxies));
-      if (typeof slot === 'string') {
+      const client = clientAddressOf(req, trustedProxies);
+      if (slots.of(client) >= options.maxSocketsPerClient) {
         return refuse(
-          slot === 'MAX_WEBSOCKETS' ? 503 : 429,
+          429,
           'TOO_MANY_WEBSOCKETS',
-          slot === 'MAX_WEBSOCKETS'
-            ? 'The gateway holds as many WebSockets as it allows. Retry later, or use SSE.'
-            : 'This client holds as many WebSockets as one client may. Close one: a socket carries many operations.',
-          { limit: slot },
+          'This client holds as many WebSockets as one client may. Close one: a socket carries many operations.',
+          { limit: 'MAX_WEBSOCKETS_PER_CLIENT' },
         );
       }
-      socket.once('close', slot);
-      wss.handleUpgrade(req, socket, head, (ws) => open(ws, req, requestId));
+      if (slots.total >= options.maxSockets) {
+        return refuse(
+          503,
+          'TOO_MANY_WEBSOCKETS',
+          'The gateway holds as many WebSockets as it allows. Retry later, or use SSE.',
+          { limit: 'MAX_WEBSOCKETS' },
+        );
+      }
+      // Taken before the handshake and given back when the connection closes, however it ends.
+      socket.once('close', slots.add(client));
+      wss.handleUpgrade(req, socket, head, (ws) => open(ws, req, requestId, client));
     },
-    get size() {
-      return sockets.size;
-    },
-    async close(graceMs = 1_000) {
+    /**
+     * Refuses new sockets and closes the open ones with 1001 (going away), each once the
+     * operations it holds have sent `complete` (end the subscriptions first), or after `graceMs`.
+     */
+    async close(graceMs = 1_000): Promise<void> {
       closing = true;
       const deadline = Date.now() + graceMs;
       await Promise.all(
-        [...sockets].map(async ([socket, state]) => {
-          while (state.operations() > 0 && Date.now() < deadline) {
+        [...sockets].map(async ([socket, inFlight]) => {
+          while (inFlight() > 0 && Date.now() < deadline) {
             await new Promise((resolve) => setTimeout(resolve, 10));
           }
           socket.close(1001, 'Going away');

@@ -44,11 +44,8 @@ export function useMultiplexedSubscriptions(options: MultiplexedSubscriptionsOpt
   const documentIds = new WeakMap<DocumentNode, number>();
   let nextDocumentId = 0;
   const keyOf = (args: ExecutionArgs): string => {
-    let id = documentIds.get(args.document);
-    if (id === undefined) {
-      id = nextDocumentId++;
-      documentIds.set(args.document, id);
-    }
+    const id = documentIds.get(args.document) ?? nextDocumentId++;
+    documentIds.set(args.document, id);
     return `${id}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
   };
 
@@ -65,14 +62,9 @@ export function useMultiplexedSubscriptions(options: MultiplexedSubscriptionsOpt
       return sharedResult(settlePartialErrors(context, settleFieldBudget(context, result)));
     };
     if (typeof event !== 'object' || event === null) return run();
-    let byOperation = executions.get(event);
-    if (!byOperation) {
-      byOperation = new Map();
-      executions.set(event, byOperation);
-    }
-    const known = byOperation.get(key);
-    if (known) return known;
-    const execution = run();
+    const byOperation = executions.get(event) ?? new Map<string, Execution>();
+    executions.set(event, byOperation);
+    const execution = byOperation.get(key) ?? run();
     byOperation.set(key, execution);
     return execution;
   };

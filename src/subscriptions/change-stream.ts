@@ -48,8 +48,11 @@ export class ChangeStream implements AsyncIterableIterator<StreamItem> {
   /** Queues `event` if the subscription wants it. */
   push(event: StatusChangeEvent): void {
     if (this.#ended || !this.#options.accept(event)) return;
-    if (this.#waiting) {
-      this.#hand(event);
+    const waiting = this.#waiting;
+    if (waiting) {
+      this.#waiting = undefined;
+      this.#options.beforeEach?.();
+      waiting({ value: event, done: false });
       return;
     }
     if (
@@ -63,7 +66,7 @@ export class ChangeStream implements AsyncIterableIterator<StreamItem> {
       return;
     }
     this.#queue.splice(0, this.#queue.length, { type: 'overflow', backlog: this.#options.backlog });
-    this.#finish('slow');
+    this.end('slow');
   }
 
   next(): Promise<IteratorResult<StreamItem>> {
@@ -82,32 +85,21 @@ export class ChangeStream implements AsyncIterableIterator<StreamItem> {
   /** The reader is done (the client unsubscribed or went away). */
   return(): Promise<IteratorResult<StreamItem>> {
     this.#queue.length = 0;
-    this.#finish('client');
+    this.end('client');
     return Promise.resolve({ value: undefined, done: true });
   }
 
-  /** Completes the stream: what is already queued is still read, then it is done. */
+  /** Completes the stream, once: what is already queued is still read, then it is done. */
   end(reason: StreamEndReason): void {
-    this.#finish(reason);
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  #hand(item: StreamItem): void {
-    const resolve = this.#waiting;
-    this.#waiting = undefined;
-    this.#options.beforeEach?.();
-    resolve?.({ value: item, done: false });
-  }
-
-  #finish(reason: StreamEndReason): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#options.onEnd(reason);
     const resolve = this.#waiting;
     this.#waiting = undefined;
     resolve?.({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
   }
 }

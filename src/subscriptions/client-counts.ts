@@ -1,10 +1,16 @@
 /**
- * How many of something each client holds open now (sockets, subscriptions), by the client's
- * address as the rate limits know it: a client with none has no entry, so the map holds only the
- * clients that hold something.
+ * How many of something clients hold open now (sockets, subscriptions): in total, and by the
+ * client's address as the rate limits know it. A client with none has no entry, so the map holds
+ * only the clients that hold something.
  */
 export class ClientCounts {
   readonly #byClient = new Map<string, number>();
+  #total = 0;
+
+  /** What all clients hold now. */
+  get total(): number {
+    return this.#total;
+  }
 
   /** What `client` holds now. */
   of(client: string): number {
@@ -14,10 +20,12 @@ export class ClientCounts {
   /** Counts one more for `client`: its release, which counts it down once however often called. */
   add(client: string): () => void {
     this.#byClient.set(client, this.of(client) + 1);
+    this.#total += 1;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.#total -= 1;
       const left = this.of(client) - 1;
       if (left > 0) this.#byClient.set(client, left);
       else this.#byClient.delete(client);

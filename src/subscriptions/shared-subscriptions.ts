@@ -1,32 +1,36 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { GraphQLError } from 'graphql';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { StreamEndReason } from './change-stream.js';
 import type {
   Admission,
   SharedSource,
   Subscriber,
   SubscriptionField,
-  SubscriptionMetrics,
   SubscriptionRegistry,
 } from './subscription-registry.js';
 
-/** What a shared subscription's source produced when it started. */
+/** A shared subscription's source that started a stream of items, for every subscriber. */
+export interface SourceStream<Item, Meta> {
+  readonly kind: 'stream';
+  readonly items: AsyncIterator<Item>;
+  /** What a transport needs to begin each subscriber's answer (an SSE answer's headers). */
+  readonly meta: Meta;
+  /**
+   * Whether an item is an event, not a keep-alive: each event's fan-out is timed, and a late
+   * subscriber of a subscription whose events show its whole state starts with the last.
+   */
+  readonly isEvent: (item: Item) => boolean;
+  /** Lets go of the source (its request's abort): nobody listens any more. */
+  readonly stop: () => void;
+}
+
+/**
+ * What a shared subscription's source produced when it started: a stream, or one answer, the same
+ * for every subscriber of the operation (its errors).
+ */
 export type SourceStart<Item, Meta> =
-  /** A stream of items, for every subscriber of the operation. */
-  | {
-      readonly kind: 'stream';
-      readonly items: AsyncIterator<Item>;
-      /** What a transport needs to begin each subscriber's answer (an SSE answer's headers). */
-      readonly meta: Meta;
-      /**
-       * Whether an item is an event, not a keep-alive: each event's fan-out is timed, and a late
-       * subscriber of a subscription whose events show its whole state starts with the last.
-       */
-      readonly isEvent: (item: Item) => boolean;
-      /** Lets go of the source (its request's abort): nobody listens any more. */
-      readonly stop: () => void;
-    }
-  /** No stream: one answer, the same for every subscriber of the operation (its errors). */
+  | SourceStream<Item, Meta>
   | { readonly kind: 'answer'; readonly answer: unknown };
 
 /** One subscriber of a shared subscription, as its transport serves it. */
@@ -46,13 +50,10 @@ export interface SubscriptionSink<Item, Meta> {
    * registry admits): the first subscriber gets the source's own stream, the others run the
    * operation on their own.
    */
-  alone(own: Extract<SourceStart<Item, Meta>, { kind: 'stream' }> | undefined): void;
+  alone(own: SourceStream<Item, Meta> | undefined): void;
   /** Starting the source failed. */
   fail(error: unknown): void;
 }
-
-/** A subscriber's hold on its shared subscription: letting go, once, for this reason. */
-export type Leave = (reason: StreamEndReason) => void;
 
 export interface SharedSubscriptionsOptions {
   readonly registry: Pick<SubscriptionRegistry, 'admit'>;
@@ -60,14 +61,11 @@ export interface SharedSubscriptionsOptions {
    * Counts the errors subscribers are sent here (refusals, `SLOW_SUBSCRIBER`), as answers' are, and
    * times each fan-out.
    */
-  readonly metrics: Pick<SubscriptionMetrics, 'error' | 'subscriptionFannedOut'>;
-  /**
-   * Subscribers written to in one turn of the event loop; the fan-out lets other work through
-   * between batches.
-   * @default 64
-   */
-  readonly batch?: number;
+  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
 }
+
+/** Subscribers written to in one turn of the event loop: the fan-out lets other work through. */
+const FAN_OUT_BATCH = 64;
 
 /**
  * Subscribers of the same operation (the same request bytes, and whatever else of the request the
@@ -81,15 +79,15 @@ export interface SharedSubscriptionsOptions {
  * batches that yield to the event loop, one item to every subscriber before the next: the next
  * item is read from the source only then, so a source the fan-out cannot keep up with falls behind
  * in its own stream, bounded by `SUBSCRIPTION_BACKLOG`. A late subscriber of a subscription whose
- * items show the whole state (`statusPageChanged`, `verificationJobChanged`) starts with the last. The source stops
- * when its last subscriber leaves.
+ * items show the whole state (`statusPageChanged`, `verificationJobChanged`) starts with the last.
+ * The source stops when its last subscriber leaves.
  */
 export class SharedSubscriptions<Item, Meta> {
-  readonly #options: Required<SharedSubscriptionsOptions>;
+  readonly #options: SharedSubscriptionsOptions;
   readonly #channels = new Map<string, Channel<Item, Meta>>();
 
   constructor(options: SharedSubscriptionsOptions) {
-    this.#options = { batch: 64, ...options };
+    this.#options = options;
   }
 
   /**
@@ -101,7 +99,7 @@ export class SharedSubscriptions<Item, Meta> {
     subscriber: Subscriber,
     sink: SubscriptionSink<Item, Meta>,
     start: (sharedBy: SharedSource) => Promise<SourceStart<Item, Meta>>,
-  ): Leave {
+  ): Admission {
     let channel = this.#channels.get(key);
     if (!channel) {
       const created = new Channel<Item, Meta>(this.#options, () => {
@@ -124,7 +122,7 @@ interface Member<Item, Meta> {
 
 /** One shared subscription: its source, its subscribers, its fan-out. */
 class Channel<Item, Meta> {
-  readonly #options: Required<SharedSubscriptionsOptions>;
+  readonly #options: SharedSubscriptionsOptions;
   readonly #forget: () => void;
   /** Joined before the source said what it is. */
   #waiting: Member<Item, Meta>[] = [];
@@ -132,13 +130,13 @@ class Channel<Item, Meta> {
   readonly #members = new Set<Member<Item, Meta>>();
   #field: SubscriptionField | undefined;
   #wholeStateEvents = false;
-  #source: Extract<SourceStart<Item, Meta>, { kind: 'stream' }> | undefined;
+  #source: SourceStream<Item, Meta> | undefined;
   /** The last item that shows the whole state, for late subscribers. */
   #last: Item | undefined;
   #endReason: StreamEndReason = 'shutdown';
   #done = false;
 
-  constructor(options: Required<SharedSubscriptionsOptions>, forget: () => void) {
+  constructor(options: SharedSubscriptionsOptions, forget: () => void) {
     this.#options = options;
     this.#forget = forget;
   }
@@ -162,7 +160,7 @@ class Channel<Item, Meta> {
     );
   }
 
-  join(subscriber: Subscriber, sink: SubscriptionSink<Item, Meta>): Leave {
+  join(subscriber: Subscriber, sink: SubscriptionSink<Item, Meta>): Admission {
     const member: Member<Item, Meta> = { subscriber, sink, admission: undefined, left: false };
     if (this.#source) this.#admit(member);
     else this.#waiting.push(member);
@@ -241,7 +239,7 @@ class Channel<Item, Meta> {
         for (let i = 0; i < members.length; i += 1) {
           const member = members[i] as Member<Item, Meta>;
           if (!member.left) member.sink.next(item);
-          if ((i + 1) % this.#options.batch === 0 && i + 1 < members.length) await nextTurn();
+          if ((i + 1) % FAN_OUT_BATCH === 0 && i + 1 < members.length) await nextTurn();
         }
         if (event) {
           this.#options.metrics.subscriptionFannedOut(

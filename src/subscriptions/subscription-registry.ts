@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { ChangeBus } from '../core/status/change-bus.js';
 import { pageSlugOf, type StatusChangeEvent } from '../core/status/change-event.js';
 import { slowSubscriber, tooManySubscriptions } from '../errors/subscription-error.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
 import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import { ChangeStream, type StreamEndReason, type StreamItem } from './change-stream.js';
@@ -81,21 +82,15 @@ export interface SubscriptionRequest {
  */
 const FAN_OUT_BATCH = 16;
 
-/** What subscriptions report to the metrics (`GatewayMetrics` is one). */
-export interface SubscriptionMetrics {
-  statusChange(type: string): void;
-  subscriptionOpened(field: string, transport: string): void;
-  subscriptionEnded(field: string, transport: string, reason: string): void;
-  subscriptionFannedOut(field: string, seconds: number): void;
-  error(code: unknown): void;
-}
-
 export interface SubscriptionRegistryOptions {
   readonly bus: ChangeBus;
   readonly poller: Pick<StatusPages, 'acquire'>;
   readonly limits: Config['subscriptions'];
   readonly logger: Logger;
-  readonly metrics: SubscriptionMetrics;
+  readonly metrics: Pick<
+    GatewayMetrics,
+    'statusChange' | 'subscriptionOpened' | 'subscriptionEnded' | 'error'
+  >;
 }
 
 /**
@@ -107,12 +102,10 @@ export interface SubscriptionRegistryOptions {
 export class SubscriptionRegistry {
   readonly #options: SubscriptionRegistryOptions;
   readonly #streams = new Set<ChangeStream>();
-  /** Subscribers admitted and not yet ended. */
-  #open = 0;
+  /** Subscribers admitted and not yet ended, by client. */
+  readonly #open = new ClientCounts();
   /** Of them, those over SSE: each holds an HTTP connection. */
   #openOverHttp = 0;
-  /** Subscriptions open now, by client address; a client with none has no entry. */
-  readonly #byClient = new ClientCounts();
   readonly #unsubscribe: () => void;
   /** Events being handed out, oldest first, each to the streams open when it came. */
   readonly #fanOuts: { event: StatusChangeEvent; streams: ChangeStream[]; next: number }[] = [];
@@ -174,16 +167,6 @@ export class SubscriptionRegistry {
     if (this.#fanOuts.length > 0) setImmediate(() => this.#fanOut());
   }
 
-  /** Subscribers open now, every transport together. */
-  get size(): number {
-    return this.#open;
-  }
-
-  /** Subscriptions `clientAddress` holds open now. */
-  openBy(clientAddress: string): number {
-    return this.#byClient.of(clientAddress);
-  }
-
   /**
    * Lets a subscriber of `field` in, or throws `TOO_MANY_SUBSCRIPTIONS` when a limit is reached:
    * counts it (in total, on its connection, for its client), logs it and counts it in the metrics.
@@ -201,7 +184,7 @@ export class SubscriptionRegistry {
       );
       return error;
     };
-    if (this.#open >= limits.maxTotal) {
+    if (this.#open.total >= limits.maxTotal) {
       throw refused(tooManySubscriptions('MAX_SUBSCRIPTIONS', limits.maxTotal));
     }
     if (transport === 'http' && this.#openOverHttp >= limits.maxSse) {
@@ -212,7 +195,7 @@ export class SubscriptionRegistry {
         tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CONNECTION', limits.maxPerConnection),
       );
     }
-    if (this.openBy(clientAddress) >= limits.maxPerClient) {
+    if (this.#open.of(clientAddress) >= limits.maxPerClient) {
       throw refused(tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CLIENT', limits.maxPerClient));
     }
     // Whatever the counts allow: what a subscription holds depends on its selection, the page and
@@ -222,20 +205,18 @@ export class SubscriptionRegistry {
       throw refused(tooManySubscriptions('SUBSCRIPTION_HEAP_LIMIT', limits.maxHeapShare));
     }
     const started = performance.now();
-    this.#open += 1;
+    const release = this.#open.add(clientAddress);
     if (transport === 'http') this.#openOverHttp += 1;
     if (connection) connection.open += 1;
-    const releaseClient = this.#byClient.add(clientAddress);
     metrics.subscriptionOpened(field, transport);
     logger.info({ requestId, subscription: field, transport }, 'subscription opened');
     let ended = false;
     return (reason) => {
       if (ended) return;
       ended = true;
-      this.#open -= 1;
+      release();
       if (transport === 'http') this.#openOverHttp -= 1;
       if (connection) connection.open -= 1;
-      releaseClient();
       metrics.subscriptionEnded(field, transport, reason);
       logger.info(
         {
