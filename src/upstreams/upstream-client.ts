@@ -1,4 +1,4 @@
-import ky, { HTTPError, type KyInstance, TimeoutError } from 'ky';
+import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { UpstreamPolicy } from '../config.js';
@@ -92,9 +92,8 @@ const RETRIED_STATUS_CODES = [500, 502, 503, 504];
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const { name, baseUrl, timeoutMs, retries, retryDelayMs, logger, observer } = options;
-  const { maxConcurrentRequests } = options;
+  const { maxConcurrentRequests, isServiceFailure, tracing } = options;
   const slots = new RequestSlots(maxConcurrentRequests);
-  const { isServiceFailure, tracing } = options;
   // Spans name the upstream by origin and path: never the credentials a base URL may carry.
   const { origin, hostname, port, pathname: basePath } = new URL(baseUrl);
   const serverPort = Number(port) || (origin.startsWith('https:') ? 443 : 80);
@@ -137,19 +136,22 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   });
 
   /**
-   * Sends one request (with ky's retries) through the circuit and reads the whole body. `judge`
-   * turns the answer into the result (throwing when it is unusable, which counts as a failure);
-   * `isServiceFailure` decides whether a whole answer counts as the upstream failing. The outcome
-   * is logged once.
+   * Sends one request (with ky's retries) through the circuit and reads the whole body. `request`
+   * gets the ky options of the caller's request options (headers, query); `judge` turns the answer into
+   * the result (throwing when it is unusable, which counts as a failure); `isServiceFailure`
+   * decides whether a whole answer counts as the upstream failing. The outcome is logged once.
    */
   async function exchange<Result>(
-    endpoint: UpstreamEndpoint,
-    request: (traceHeaders: Readonly<Record<string, string>> | undefined) => Promise<Response>,
+    method: 'GET' | 'POST',
+    path: string,
+    { requestId, headers, searchParams }: RequestOptions,
+    request: (init: KyOptions) => Promise<Response>,
     judge: (response: UpstreamResponse) => Result,
   ): Promise<Result> {
-    const span = tracing?.upstreamSpan(`${endpoint.method} ${endpointTemplate(endpoint.path)}`, {
-      'http.request.method': endpoint.method,
-      'url.full': `${origin}${basePath.replace(/\/$/, '')}${endpoint.path}`,
+    const endpoint: UpstreamEndpoint = { upstream: name, method, path };
+    const span = tracing?.upstreamSpan(`${method} ${endpointTemplate(path)}`, {
+      'http.request.method': method,
+      'url.full': `${origin}${basePath.replace(/\/$/, '')}${path}`,
       'server.address': hostname,
       'server.port': serverPort,
       'gateway.upstream': name,
@@ -162,7 +164,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       return await admitted(endpoint, async () => {
         status = 'error';
         try {
-          const response = await request(traceHeaders);
+          const response = await request({
+            headers: {
+              ...headers,
+              ...traceHeaders,
+              ...(requestId && { 'x-request-id': requestId }),
+            },
+            ...(searchParams && { searchParams }),
+          });
           status = response.status;
           if (isRedirect(response.status)) {
             await response.body?.cancel();
@@ -177,7 +186,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           if (isServiceFailure ? isServiceFailure(answer) : answer.status >= 500) circuit.failed();
           else circuit.succeeded();
           logger.debug(
-            { upstream: name, path: endpoint.path, status: response.status, ms: elapsed(started) },
+            { upstream: name, path, status: response.status, ms: elapsed(started) },
             'upstream request',
           );
           return result;
@@ -194,7 +203,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           if (error instanceof HTTPError) status = error.response.status;
           const failure = toUpstreamError(endpoint, error, timeoutMs);
           logger.warn(
-            { upstream: name, path: endpoint.path, ms: elapsed(started), err: failure },
+            { upstream: name, path, ms: elapsed(started), err: failure },
             'upstream request failed',
           );
           throw failure;
@@ -241,62 +250,37 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
   }
 
-  const headersFor = (
-    { requestId, headers }: RequestOptions,
-    traceHeaders: Readonly<Record<string, string>> | undefined,
-  ) => ({
-    ...headers,
-    ...traceHeaders,
-    ...(requestId ? { 'x-request-id': requestId } : {}),
-  });
-  const searchParamsOf = ({ searchParams }: RequestOptions) =>
-    searchParams ? { searchParams } : {};
-
   return {
     getJson(path, schema, options = {}) {
-      const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
       return exchange(
-        endpoint,
-        (traceHeaders) =>
-          http.get(path, {
-            headers: headersFor(options, traceHeaders),
-            ...searchParamsOf(options),
-          }),
+        'GET',
+        path,
+        options,
+        (init) => http.get(path, init),
         (response) => parseJsonBody(response, schema),
       );
     },
     get(path, options = {}) {
-      const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
       return exchange(
-        endpoint,
-        async (traceHeaders) => {
-          try {
-            return await http.get(path, {
-              headers: headersFor(options, traceHeaders),
-              ...searchParamsOf(options),
-            });
-          } catch (error) {
+        'GET',
+        path,
+        options,
+        (init) =>
+          http.get(path, init).catch((error: unknown) => {
             // ky has retried what it retries; the final answer is the caller's to read. ky 2 has
             // consumed its body into `data` by then, so the answer is rebuilt from that.
             if (error instanceof HTTPError) return rebuiltResponse(error);
             throw error;
-          }
-        },
+          }),
         (response) => response,
       );
     },
     postJson(path, json, options = {}) {
-      const endpoint: UpstreamEndpoint = { upstream: name, method: 'POST', path };
       return exchange(
-        endpoint,
-        (traceHeaders) =>
-          http.post(path, {
-            json,
-            throwHttpErrors: false,
-            retry: 0,
-            headers: headersFor(options, traceHeaders),
-            ...searchParamsOf(options),
-          }),
+        'POST',
+        path,
+        options,
+        (init) => http.post(path, { ...init, json, throwHttpErrors: false, retry: 0 }),
         (response) => response,
       );
     },
