@@ -83,10 +83,10 @@ export interface StatusFeed {
   /** `GET /scheduled-maintenances.json`: the 50 most recent maintenances. */
   maintenanceHistory(requestId?: string): Promise<Snapshot<MaintenanceHistory>>;
   /**
-   * A check that every one of `snapshots` is still what the feed serves, fresh, without asking
-   * upstream (see `SnapshotCache.currencyOf`); `undefined` when one of them is not now.
+   * A check that `snapshot` is still what the feed serves, fresh, without asking upstream (see
+   * `SnapshotCache.currencyOf`); `undefined` when it is not now.
    */
-  currencyOf(snapshots: readonly object[]): ((now: number) => boolean) | undefined;
+  currencyOf(snapshot: object): ((now: number) => boolean) | undefined;
   /**
    * Reads a document through its cache as a poller does: when the read starts a refetch, it waits
    * for it (see `SnapshotCache.latest`). Rejects as the document's readers would.
@@ -224,18 +224,10 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
     upcoming: (requestId) => upcoming.get(requestId),
     incidentHistory: (requestId) => incidentHistory.get(requestId),
     maintenanceHistory: (requestId) => maintenanceHistory.get(requestId),
-    currencyOf: (snapshots) => {
-      const checks: ((now: number) => boolean)[] = [];
-      for (const snapshot of snapshots) {
-        let check: ((now: number) => boolean) | undefined;
-        for (const document of documents) check ??= document.currencyOf(snapshot);
-        if (!check) return undefined;
-        checks.push(check);
-      }
-      // An answer that read no snapshot has nothing that says when it is out of date.
-      if (checks.length === 0) return undefined;
-      if (checks.length === 1) return checks[0];
-      return (now) => checks.every((check) => check(now));
+    currencyOf: (snapshot) => {
+      let check: ((now: number) => boolean) | undefined;
+      for (const document of documents) check ??= document.currencyOf(snapshot);
+      return check;
     },
     poll: (document) => caches[document].latest(),
   };

@@ -111,10 +111,11 @@ export class StatusPages {
     for (const snapshot of snapshots) {
       const slug = (snapshot as { value?: { page?: { slug?: unknown } } }).value?.page?.slug;
       const page = typeof slug === 'string' ? this.#pages.get(slug) : undefined;
-      const check = page?.feed.currencyOf([snapshot]);
+      const check = page?.feed.currencyOf(snapshot);
       if (!check) return undefined;
       checks.push(check);
     }
+    // An answer that read no snapshot has nothing that says when it is out of date.
     if (checks.length === 0) return undefined;
     if (checks.length === 1) return checks[0];
     return (now) => checks.every((check) => check(now));
