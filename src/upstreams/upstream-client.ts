@@ -65,32 +65,11 @@ export interface RequestOptions {
   readonly searchParams?: Record<string, string>;
 }
 
-export interface UpstreamClient {
-  /**
-   * GET `path`, parse the body as JSON and validate it with `schema`. A non-2xx answer is an
-   * `UpstreamUnavailableError`; a body of the wrong shape an `UpstreamBadResponseError`.
-   */
-  getJson<Output>(
-    path: string,
-    schema: z.ZodType<Output>,
-    options?: RequestOptions,
-  ): Promise<Output>;
-  /**
-   * GET `path` (retried like `getJson`) and resolve with the answer whatever its status, for
-   * endpoints whose 4xx answers mean something (a 404 for "not verified").
-   */
-  get(path: string, options?: RequestOptions): Promise<UpstreamResponse>;
-  /**
-   * POST `json` to `path` once. Any HTTP status resolves, for the caller to interpret; only a
-   * failure to get a whole answer rejects (`UpstreamUnavailableError`). Neither the request body
-   * nor the headers are ever logged: they may carry secrets.
-   */
-  postJson(path: string, json: unknown, options?: RequestOptions): Promise<UpstreamResponse>;
-}
+export type UpstreamClient = ReturnType<typeof createUpstreamClient>;
 
 const RETRIED_STATUS_CODES = [500, 502, 503, 504];
 
-export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+export function createUpstreamClient(options: UpstreamClientOptions) {
   const { name, baseUrl, timeoutMs, retries, retryDelayMs, logger, observer } = options;
   const { maxConcurrentRequests, isServiceFailure, tracing } = options;
   const slots = new RequestSlots(maxConcurrentRequests);
@@ -251,7 +230,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   }
 
   return {
-    getJson(path, schema, options = {}) {
+    /**
+     * GET `path`, parse the body as JSON and validate it with `schema`. A non-2xx answer is an
+     * `UpstreamUnavailableError`; a body of the wrong shape an `UpstreamBadResponseError`.
+     */
+    getJson<Output>(path: string, schema: z.ZodType<Output>, options: RequestOptions = {}) {
       return exchange(
         'GET',
         path,
@@ -260,7 +243,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         (response) => parseJsonBody(response, schema),
       );
     },
-    get(path, options = {}) {
+    /**
+     * GET `path` (retried like `getJson`) and resolve with the answer whatever its status, for
+     * endpoints whose 4xx answers mean something (a 404 for "not verified").
+     */
+    get(path: string, options: RequestOptions = {}) {
       return exchange(
         'GET',
         path,
@@ -275,7 +262,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         (response) => response,
       );
     },
-    postJson(path, json, options = {}) {
+    /**
+     * POST `json` to `path` once. Any HTTP status resolves, for the caller to interpret; only a
+     * failure to get a whole answer rejects (`UpstreamUnavailableError`). Neither the request body
+     * nor the headers are ever logged: they may carry secrets.
+     */
+    postJson(path: string, json: unknown, options: RequestOptions = {}) {
       return exchange(
         'POST',
         path,
