@@ -312,12 +312,11 @@ function toUpstreamError(endpoint: UpstreamEndpoint, error: unknown, timeoutMs: 
   if (error instanceof UpstreamBadResponseError || error instanceof UpstreamUnavailableError) {
     return error;
   }
-  if (error instanceof HTTPError && isRedirect(error.response.status)) {
-    return redirectRefused(endpoint, error.response.status);
-  }
   if (error instanceof HTTPError) {
-    return new UpstreamUnavailableError(endpoint, `it answered HTTP ${error.response.status}`, {
-      status: error.response.status,
+    const { status } = error.response;
+    if (isRedirect(status)) return redirectRefused(endpoint, status);
+    return new UpstreamUnavailableError(endpoint, `it answered HTTP ${status}`, {
+      status,
       cause: error,
     });
   }
