@@ -77,6 +77,15 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
   const { origin, hostname, port, pathname: basePath } = new URL(baseUrl);
   const serverPort = Number(port) || (origin.startsWith('https:') ? 443 : 80);
 
+  /**
+   * Whether `error` is an error status that `isServiceFailure` says is the upstream answering in
+   * its own words (a 404 for a missing chain list): the upstream working, not to be retried.
+   */
+  const isOwnAnswer = (error: unknown, endpoint = NO_ENDPOINT) =>
+    isServiceFailure !== undefined &&
+    error instanceof HTTPError &&
+    !isServiceFailure(answerOf(endpoint, error));
+
   const http: KyInstance = ky.create({
     prefix: baseUrl,
     timeout: timeoutMs,
@@ -93,12 +102,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
       backoffLimit: 2_000,
       // An error status is retried only when it shows the upstream failing (ky's rules then).
       ...(isServiceFailure
-        ? {
-            shouldRetry: ({ error }: { error: Error }) =>
-              error instanceof HTTPError && !isServiceFailure(answerOf(NO_ENDPOINT, error))
-                ? false
-                : undefined,
-          }
+        ? { shouldRetry: ({ error }: { error: Error }) => (isOwnAnswer(error) ? false : undefined) }
         : {}),
     },
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -116,9 +120,9 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
 
   /**
    * Sends one request (with ky's retries) through the circuit and reads the whole body. `request`
-   * gets the ky options of the caller's request options (headers, query); `judge` turns the answer into
-   * the result (throwing when it is unusable, which counts as a failure); `isServiceFailure`
-   * decides whether a whole answer counts as the upstream failing. The outcome is logged once.
+   * gets the ky options (headers, query) of the caller's; `judge` turns the answer into the result
+   * (throwing when it is unusable, which counts as a failure); `isServiceFailure` decides whether
+   * a whole answer counts as the upstream failing. The outcome is logged once.
    */
   async function exchange<Result>(
     method: 'GET' | 'POST',
@@ -170,14 +174,8 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
           );
           return result;
         } catch (error) {
-          // An error status that `isServiceFailure` says is the upstream answering in its own
-          // words (a 404 for a missing chain list) is the upstream working; no answer, a timeout
-          // or an unusable body is not.
-          const answered =
-            isServiceFailure !== undefined &&
-            error instanceof HTTPError &&
-            !isServiceFailure(answerOf(endpoint, error));
-          if (answered) circuit.succeeded();
+          // No answer, a timeout or an unusable body is the upstream failing.
+          if (isOwnAnswer(error, endpoint)) circuit.succeeded();
           else circuit.failed();
           if (error instanceof HTTPError) status = error.response.status;
           const failure = toUpstreamError(endpoint, error, timeoutMs);
