@@ -114,7 +114,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       onStateChange: (state) => metrics.redisState(state),
     });
   if (redis) metrics.redisState(redis.state);
-  const sharedSnapshots = redis && new RedisSnapshotStore({ redis, logger });
+  const sharedSnapshots = redis && new RedisSnapshotStore({ redis });
   const changes: ChangeBus = sharedSnapshots
     ? new RedisChangeBus({ redis: redis as RedisConnection, snapshots: sharedSnapshots, logger })
     : new InMemoryChangeBus({ logger });

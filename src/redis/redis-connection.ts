@@ -29,24 +29,17 @@ export interface RedisConnectionOptions extends RedisConfig {
 }
 
 const TIMED_OUT = 'Command timed out';
-/** One line per this many ms at most about commands Redis refuses while connected. */
-const COMMAND_ERROR_LOG_MS = 60_000;
-/** One line per this many ms at most per kind of value read from Redis and refused. */
-const REFUSAL_LOG_MS = 60_000;
+/**
+ * One line per this many ms at most about commands Redis refuses while connected, and per kind of
+ * value read from Redis and refused: whoever can write to Redis must not flood the logs.
+ */
+const LOG_EVERY_MS = 60_000;
 
 /**
  * The largest message `subscribe` hands on by default: ioredis delivers a message whole, and
  * whoever can publish on a channel must not make a replica parse megabytes of JSON.
  */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
-
-export interface SubscribeOptions {
-  /**
-   * Messages longer than this are dropped before they are decoded (and `refused` is told).
-   * @default DEFAULT_MAX_MESSAGE_BYTES (64 KiB)
-   */
-  readonly maxBytes?: number;
-}
 
 /**
  * The Redis the replicas share, through two connections: one for commands and one that listens to
@@ -60,11 +53,13 @@ export class RedisConnection {
   readonly #commands: Redis;
   readonly #subscriber: Redis;
   readonly #options: RedisConnectionOptions;
-  readonly #listeners = new Map<string, Set<(message: string) => void>>();
-  /** Per channel, the largest message its listeners take. */
-  readonly #maxBytes = new Map<string, number>();
-  /** Per kind of refused value, when it was last logged. */
-  readonly #refusalLogged = new Map<string, number>();
+  /** Per channel, its listeners and the largest message they take. */
+  readonly #channels = new Map<
+    string,
+    { listeners: Set<(message: string) => void>; maxBytes: number }
+  >();
+  /** Per kind of line logged at most every `LOG_EVERY_MS`, when it was last logged. */
+  readonly #logged = new Map<string, number>();
   #state: RedisState = 'connecting';
   #since = new Date();
   #lastError: Error | undefined;
@@ -73,7 +68,6 @@ export class RedisConnection {
   /** Set while commands time out on connections that look open: a hung Redis. */
   #hung = false;
   #ping: NodeJS.Timeout | undefined;
-  #lastCommandErrorLog = 0;
   #closed = false;
 
   constructor(options: RedisConnectionOptions) {
@@ -106,9 +100,9 @@ export class RedisConnection {
     // Buffers, not strings: a message's length is checked before it is decoded.
     this.#subscriber.on('messageBuffer', (channelBytes: Buffer, bytes: Buffer) => {
       const channel = channelBytes.toString();
-      const listeners = this.#listeners.get(channel);
-      if (!listeners) return;
-      const maxBytes = this.#maxBytes.get(channel) ?? DEFAULT_MAX_MESSAGE_BYTES;
+      const subscribed = this.#channels.get(channel);
+      if (!subscribed) return;
+      const { listeners, maxBytes } = subscribed;
       if (bytes.length > maxBytes) {
         this.refused('oversized message', { channel, bytes: bytes.length, maxBytes });
         return;
@@ -153,31 +147,38 @@ export class RedisConnection {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (message === TIMED_OUT) this.#hang(error as Error);
-      else this.#logCommandError(error);
+      else if (this.#mayLog('failed command')) {
+        this.#options.logger.warn(
+          { err: error, redis: this.#options.loggedUrl },
+          'a redis command failed; the replica did that work alone',
+        );
+      }
       throw new RedisUnavailableError(`redis: ${message}`, { cause: error });
     }
   }
 
   /**
    * Calls `listener` with each message published on `channel` (a key, see `key`) that is not
-   * longer than `maxBytes`. Whoever can write to Redis can publish: a listener checks what it gets.
+   * longer than `maxBytes`; a longer one is dropped before it is decoded (and `refused` is told).
+   * Whoever can write to Redis can publish: a listener checks what it gets.
    */
   subscribe(
     channel: string,
     listener: (message: string) => void,
-    { maxBytes = DEFAULT_MAX_MESSAGE_BYTES }: SubscribeOptions = {},
+    { maxBytes = DEFAULT_MAX_MESSAGE_BYTES }: { readonly maxBytes?: number } = {},
   ): () => void {
-    let listeners = this.#listeners.get(channel);
-    this.#maxBytes.set(channel, Math.max(this.#maxBytes.get(channel) ?? 0, maxBytes));
-    if (!listeners) {
-      listeners = new Set();
-      this.#listeners.set(channel, listeners);
+    let subscribed = this.#channels.get(channel);
+    if (subscribed) subscribed.maxBytes = Math.max(subscribed.maxBytes, maxBytes);
+    else {
+      subscribed = { listeners: new Set(), maxBytes };
+      this.#channels.set(channel, subscribed);
       if (this.#listening) {
         this.#subscriber.subscribe(channel).catch((error: unknown) => {
           this.#options.logger.warn({ err: error, channel }, 'redis subscription failed');
         });
       }
     }
+    const { listeners } = subscribed;
     // Wrapped, so that one listener subscribed twice is two subscriptions.
     const entry = (message: string) => listener(message);
     listeners.add(entry);
@@ -190,11 +191,7 @@ export class RedisConnection {
    * so they are logged at most once a minute per `kind`, and the replica carries on without them.
    */
   refused(kind: string, details: Record<string, unknown> = {}): void {
-    if (this.#closed) return;
-    const now = Date.now();
-    const last = this.#refusalLogged.get(kind);
-    if (last !== undefined && now - last < REFUSAL_LOG_MS) return;
-    this.#refusalLogged.set(kind, now);
+    if (!this.#mayLog(`refused ${kind}`)) return;
     this.#options.logger.warn(
       { ...details, refused: kind },
       'a value read from redis was refused; this replica carries on without it',
@@ -213,7 +210,7 @@ export class RedisConnection {
   }
 
   async #listen(): Promise<void> {
-    const channels = [...this.#listeners.keys()];
+    const channels = [...this.#channels.keys()];
     try {
       if (channels.length > 0) await this.#subscriber.subscribe(...channels);
       this.#listening = true;
@@ -241,15 +238,14 @@ export class RedisConnection {
     this.#ping.unref();
   }
 
-  #logCommandError(error: unknown): void {
-    if (this.#closed) return;
+  /** Whether a line of this kind may be logged now (and notes that it is): one per `LOG_EVERY_MS`. */
+  #mayLog(kind: string): boolean {
+    if (this.#closed) return false;
     const now = Date.now();
-    if (now - this.#lastCommandErrorLog < COMMAND_ERROR_LOG_MS) return;
-    this.#lastCommandErrorLog = now;
-    this.#options.logger.warn(
-      { err: error, redis: this.#options.loggedUrl },
-      'a redis command failed; the replica did that work alone',
-    );
+    const last = this.#logged.get(kind);
+    if (last !== undefined && now - last < LOG_EVERY_MS) return false;
+    this.#logged.set(kind, now);
+    return true;
   }
 
   #update(): void {

@@ -17,9 +17,7 @@ export interface CircuitBreakerOptions {
  * half-open, it lets a single probe through: success closes it, failure opens it again.
  */
 export class CircuitBreaker {
-  readonly #threshold: number;
-  readonly #cooldownMs: number;
-  readonly #onStateChange: ((state: CircuitState) => void) | undefined;
+  readonly #options: CircuitBreakerOptions;
   readonly #now: () => number;
   #state: CircuitState = 'closed';
   #failures = 0;
@@ -27,9 +25,7 @@ export class CircuitBreaker {
   #probing = false;
 
   constructor(options: CircuitBreakerOptions) {
-    this.#threshold = options.failureThreshold;
-    this.#cooldownMs = options.cooldownMs;
-    this.#onStateChange = options.onStateChange;
+    this.#options = options;
     this.#now = options.now ?? Date.now;
   }
 
@@ -40,7 +36,7 @@ export class CircuitBreaker {
   /** Milliseconds until an open circuit lets a probe through. */
   get retryInMs(): number {
     return this.#state === 'open'
-      ? Math.max(0, this.#openedAt + this.#cooldownMs - this.#now())
+      ? Math.max(0, this.#openedAt + this.#options.cooldownMs - this.#now())
       : 0;
   }
 
@@ -68,7 +64,7 @@ export class CircuitBreaker {
     if (this.#state === 'open') return;
     this.#failures += 1;
     this.#probing = false;
-    if (this.#state === 'half-open' || this.#failures >= this.#threshold) {
+    if (this.#state === 'half-open' || this.#failures >= this.#options.failureThreshold) {
       this.#openedAt = this.#now();
       this.#set('open');
     }
@@ -76,6 +72,6 @@ export class CircuitBreaker {
 
   #set(state: CircuitState): void {
     this.#state = state;
-    this.#onStateChange?.(state);
+    this.#options.onStateChange?.(state);
   }
 }

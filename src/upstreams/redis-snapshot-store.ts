@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import { z } from 'zod';
 import { RedisUnavailableError } from '../errors/redis-unavailable-error.js';
 import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.js';
@@ -60,7 +59,8 @@ return {'held', redis.call('GET', KEYS[1]) or ''}`);
 
 /**
  * The stored snapshot: its version and fetch time, and its body when the version is not known and
- * the body is not over the size limit (then `large` and its size instead).
+ * the body is not over the size limit (then `large` and its size instead). A limit of -1 reads the
+ * version and fetch time alone, for a notice to be checked against.
  */
 const READ = new RedisScript(`
 if redis.call('HSTRLEN', KEYS[1], 'version') > 64 or redis.call('HSTRLEN', KEYS[1], 'fetchedAt') > 16 then
@@ -72,13 +72,6 @@ if stored[1] == ARGV[1] then return {stored[1], stored[2]} end
 local size = redis.call('HSTRLEN', KEYS[1], 'body')
 if size > tonumber(ARGV[2]) then return {stored[1], stored[2], 'large', size} end
 return {stored[1], stored[2], 'body', redis.call('HGET', KEYS[1], 'body')}`);
-
-/** The stored snapshot's version and fetch time, for a notice to be checked against. */
-const PEEK = new RedisScript(`
-if redis.call('HSTRLEN', KEYS[1], 'version') > 64 or redis.call('HSTRLEN', KEYS[1], 'fetchedAt') > 16 then
-  return {}
-end
-return redis.call('HMGET', KEYS[1], 'version', 'fetchedAt')`);
 
 /**
  * Stores a snapshot unless a newer one is there, clears the failure, and tells the replicas. A
@@ -103,14 +96,11 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 return 1`);
 
-/** Keeps the lock while its holder still fetches. */
-const RENEW = new RedisScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`);
-
-const RELEASE = new RedisScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`);
+/** Keeps the lock (for ARGV[2] ms) while its holder still fetches; without ARGV[2], releases it. */
+const RENEW_OR_RELEASE = new RedisScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return redis.call('DEL', KEYS[1])`);
 
 /**
  * The largest stored document a replica reads (its JSON, as stored): a snapshot over it is left in
@@ -177,6 +167,11 @@ const POLL_MS = 100;
 
 const Token = z.string().min(1).max(64);
 const EpochMs = z.number().int().nonnegative();
+/** A time in epoch ms, as Redis answers it. */
+const EpochMsText = z
+  .string()
+  .regex(/^\d{1,15}$/)
+  .transform(Number);
 
 /** A notice on the `snapshots` channel: a new snapshot's, or (without version) a failure's. */
 const Notice = z.object({
@@ -187,35 +182,20 @@ const Notice = z.object({
 type Notice = z.infer<typeof Notice>;
 
 /** A stored snapshot's version and fetch time, as Redis answers them. */
-const StoredStamp = z.tuple([
-  Token,
-  z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .transform(Number),
-]);
+const StoredStamp = z.tuple([Token, EpochMsText]);
 
 /** A failure another replica recorded, as `ACQUIRE` answers it: a code, a status, a time. */
 const FailureReply = z.tuple([
   z.literal('failed'),
   z.enum(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_BAD_RESPONSE']),
   z.union([z.literal(''), z.string().regex(/^[1-5]\d\d$/)]),
-  z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .transform(Number),
+  EpochMsText,
 ]);
 
 /** A snapshot this replica stored: which document and version its changes belong to. */
 export interface StoredSource {
   readonly name: string;
   readonly version: string;
-}
-
-/** A stored snapshot confirmed in Redis, with the one this replica held before it. */
-export interface ConfirmedSnapshot {
-  readonly value: unknown;
-  readonly previous: unknown;
 }
 
 /** How many of its own stores a replica remembers, for the change events that follow them. */
@@ -235,20 +215,13 @@ const REMEMBERED_STORES = 16;
  */
 export class RedisSnapshotStore {
   readonly #redis: RedisConnection;
-  readonly #logger: Logger;
   readonly #channel: string;
-  /** Per document: wake-ups of the replicas' waits, and the caches' watchers. */
-  readonly #waiting = new Map<string, Set<() => void>>();
-  readonly #watchers = new Map<string, Set<(notice: Required<Notice>) => void>>();
   readonly #documents = new Map<string, SharedDocument<unknown, unknown>>();
-  /** Per document, the check of its notices against Redis: whether one runs, or is due. */
-  readonly #checks = new Map<string, { running: boolean; due: boolean }>();
   /** This replica's last stores, by fetch time: what its change events name. */
   readonly #stores = new Map<number, StoredSource>();
 
-  constructor({ redis, logger }: { redis: RedisConnection; logger: Logger }) {
+  constructor({ redis }: { redis: RedisConnection }) {
     this.#redis = redis;
-    this.#logger = logger;
     this.#channel = redis.key('snapshots');
     redis.subscribe(this.#channel, (message) => this.#onNotice(message), {
       maxBytes: MAX_NOTICE_BYTES,
@@ -259,10 +232,7 @@ export class RedisSnapshotStore {
   document<Wire, Value>(options: SharedDocumentOptions<Wire, Value>): SnapshotSharing<Value> {
     const document = new SharedDocument(options, {
       redis: this.#redis,
-      logger: this.#logger,
       channel: this.#channel,
-      waitForNotice: (ms) => this.#waitForNotice(options.name, ms),
-      watch: (listener) => this.#watch(options.name, listener),
       stored: (source, fetchedAt) => this.#remember(source, fetchedAt),
     });
     this.#documents.set(options.name, document as SharedDocument<unknown, unknown>);
@@ -282,7 +252,7 @@ export class RedisSnapshotStore {
    * stored document, once per version), with the value this replica held before it; `undefined`
    * when Redis holds another, or none, or cannot answer.
    */
-  async confirmed(name: string, version: string): Promise<ConfirmedSnapshot | undefined> {
+  async confirmed(name: string, version: string) {
     return this.#documents.get(name)?.confirmed(version);
   }
 
@@ -302,82 +272,13 @@ export class RedisSnapshotStore {
       this.#redis.refused('malformed snapshot notice', { channel: this.#channel });
       return;
     }
-    // A wake-up costs a waiter one look at Redis, which it takes every 100 ms anyway.
-    for (const wake of this.#waiting.get(notice.name) ?? []) wake();
-    if (notice.version !== undefined && this.#watchers.has(notice.name)) this.#check(notice.name);
-  }
-
-  /**
-   * Tells the document's watchers of the snapshot Redis holds now, when a notice says it changed:
-   * one read at a time per document, and no sooner than `NOTICE_CHECK_MS` after the last.
-   */
-  #check(name: string): void {
-    let check = this.#checks.get(name);
-    if (!check) {
-      check = { running: false, due: false };
-      this.#checks.set(name, check);
-    }
-    check.due = true;
-    if (check.running) return;
-    const state = check;
-    state.running = true;
-    state.due = false;
-    const key = this.#redis.key(`snapshot:${name}`);
-    this.#redis
-      .run((redis) => PEEK.run(redis, [key], []))
-      .then(
-        (reply) => {
-          const parsed = StoredStamp.safeParse(reply);
-          if (!parsed.success) return;
-          const [version, fetchedAt] = parsed.data;
-          if (fetchedAt > Date.now() + MAX_CLOCK_SKEW_MS) return;
-          for (const watcher of this.#watchers.get(name) ?? [])
-            watcher({ name, version, fetchedAt });
-        },
-        () => {},
-      )
-      .finally(() => {
-        setTimeout(() => {
-          state.running = false;
-          if (state.due) this.#check(name);
-        }, NOTICE_CHECK_MS).unref();
-      });
-  }
-
-  #waitForNotice(name: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      let wakes = this.#waiting.get(name);
-      if (!wakes) {
-        wakes = new Set();
-        this.#waiting.set(name, wakes);
-      }
-      const waiting = wakes;
-      const wake = () => {
-        clearTimeout(timer);
-        waiting.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      waiting.add(wake);
-    });
-  }
-
-  #watch(name: string, listener: (notice: Required<Notice>) => void): void {
-    let watchers = this.#watchers.get(name);
-    if (!watchers) {
-      watchers = new Set();
-      this.#watchers.set(name, watchers);
-    }
-    watchers.add(listener);
+    this.#documents.get(notice.name)?.noticed(notice.version !== undefined);
   }
 }
 
 interface DocumentContext {
   readonly redis: RedisConnection;
-  readonly logger: Logger;
   readonly channel: string;
-  waitForNotice(ms: number): Promise<void>;
-  watch(listener: (notice: Required<Notice>) => void): void;
   /** Told of each snapshot this replica stored. */
   stored(source: StoredSource, fetchedAt: number): void;
 }
@@ -387,13 +288,18 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   readonly #context: DocumentContext;
   readonly #now: () => number;
   readonly #keys: { snapshot: string; lock: string; failure: string };
-  readonly #endpoint: UpstreamEndpoint;
   /** The version of each snapshot this process built or fetched. */
   readonly #versions = new WeakMap<Snapshot<Value>, string>();
   /** The newest stored snapshot this process has seen, so that a version is built only once. */
   #latest: Snapshot<Value> | undefined;
   /** The one `#latest` replaced: what a change event about something gone is checked against. */
   #previous: Snapshot<Value> | undefined;
+  /** Wake-ups of this replica's waits for another's fetch. */
+  readonly #wakes = new Set<() => void>();
+  readonly #watchers = new Set<(supersedes: (snapshot: Snapshot<Value>) => boolean) => void>();
+  /** The check of notices against Redis: whether one runs, and whether another is due. */
+  #checking = false;
+  #checkDue = false;
 
   constructor(options: SharedDocumentOptions<Wire, Value>, context: DocumentContext) {
     this.#options = options;
@@ -405,11 +311,6 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       lock: redis.key(`lock:${options.name}`),
       failure: redis.key(`failure:${options.name}`),
     };
-    this.#endpoint = {
-      upstream: options.upstream ?? 'status feed',
-      method: 'GET',
-      path: options.name,
-    };
   }
 
   get available(): boolean {
@@ -417,15 +318,17 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   }
 
   watch(listener: (supersedes: (snapshot: Snapshot<Value>) => boolean) => void): void {
-    this.#context.watch(({ version, fetchedAt }) =>
-      listener(
-        (snapshot) =>
-          this.#versions.get(snapshot) !== version && snapshot.fetchedAt.getTime() <= fetchedAt,
-      ),
-    );
+    this.#watchers.add(listener);
   }
 
-  async confirmed(version: string): Promise<ConfirmedSnapshot | undefined> {
+  /** A notice about this document: it wakes the waits, and a new snapshot's is checked. */
+  noticed(stored: boolean): void {
+    // A wake-up costs a waiter one look at Redis, which it takes every 100 ms anyway.
+    for (const wake of this.#wakes) wake();
+    if (stored && this.#watchers.size > 0) this.#check();
+  }
+
+  async confirmed(version: string): Promise<{ value: unknown; previous: unknown } | undefined> {
     const snapshot = await this.latest().catch(() => undefined);
     if (!snapshot || this.#versions.get(snapshot) !== version) return undefined;
     return { value: snapshot.value, previous: this.#previous?.value };
@@ -434,9 +337,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   async latest(): Promise<Snapshot<Value> | undefined> {
     const known = this.#latest;
     const knownVersion = known ? this.#versions.get(known) : undefined;
-    const reply = (await this.#context.redis.run((redis) =>
-      READ.run(redis, [this.#keys.snapshot], [knownVersion ?? '', MAX_STORED_SNAPSHOT_BYTES]),
-    )) as unknown[];
+    const reply = await this.#read(knownVersion ?? '', MAX_STORED_SNAPSHOT_BYTES);
     if (reply.length === 0) return undefined;
     const stamp = StoredStamp.safeParse(reply.slice(0, 2));
     if (!stamp.success) {
@@ -467,21 +368,19 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     let waitedFor = '';
     for (;;) {
       const token = randomUUID();
-      const reply = (await this.#context.redis.run((redis) =>
-        ACQUIRE.run(
-          redis,
-          [this.#keys.lock, this.#keys.snapshot, this.#keys.failure],
-          [
-            token,
-            lockMs,
-            waitedFor,
-            failureTtlMs > 0 ? '1' : '0',
-            known,
-            this.#failureMs(),
-            this.#now() + MAX_CLOCK_SKEW_MS,
-            MAX_STORED_SNAPSHOT_BYTES,
-          ],
-        ),
+      const reply = (await this.#run(
+        ACQUIRE,
+        [this.#keys.lock, this.#keys.snapshot, this.#keys.failure],
+        [
+          token,
+          lockMs,
+          waitedFor,
+          failureTtlMs > 0 ? '1' : '0',
+          known,
+          this.#failureMs(),
+          this.#now() + MAX_CLOCK_SKEW_MS,
+          MAX_STORED_SNAPSHOT_BYTES,
+        ],
       )) as [string, string?];
       const [status, detail = ''] = reply;
       if (status === 'failed') throw this.#failureOf(reply);
@@ -505,7 +404,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       if (this.#now() > deadline) {
         throw new RedisUnavailableError(`waited ${maxWaitMs} ms for another replica's fetch`);
       }
-      await this.#context.waitForNotice(POLL_MS);
+      await this.#waitForNotice(POLL_MS);
     }
   }
 
@@ -519,10 +418,11 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     baseline: Snapshot<Value> | undefined,
     requestId: string | undefined,
   ): Promise<SharedLoad<Value>> {
-    const { redis, channel } = this.#context;
+    const { channel } = this.#context;
     const { lockMs, name } = this.#options;
+    const lock = [this.#keys.lock];
     const renew = setInterval(() => {
-      redis.run((client) => RENEW.run(client, [this.#keys.lock], [token, lockMs])).catch(() => {});
+      this.#run(RENEW_OR_RELEASE, lock, [token, lockMs]).catch(() => {});
     }, lockMs / 3);
     renew.unref();
     try {
@@ -532,23 +432,12 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       } catch (error) {
         if (isUpstreamError(error)) {
           const status = error instanceof UpstreamUnavailableError ? (error.status ?? '') : '';
-          await redis
-            .run((client) =>
-              FAIL.run(
-                client,
-                [this.#keys.failure],
-                [
-                  token,
-                  error.code,
-                  status,
-                  this.#now(),
-                  this.#failureMs(),
-                  channel,
-                  JSON.stringify({ name } satisfies Notice),
-                ],
-              ),
-            )
-            .catch(() => {});
+          const notice = JSON.stringify({ name } satisfies Notice);
+          await this.#run(
+            FAIL,
+            [this.#keys.failure],
+            [token, error.code, status, this.#now(), this.#failureMs(), channel, notice],
+          ).catch(() => {});
         }
         throw error;
       }
@@ -556,34 +445,77 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       const snapshot = this.#snapshotOf(token, fetchedAt, this.#options.build(wire));
       this.#setLatest(snapshot);
       const body = JSON.stringify(wire);
-      // Too large for the others to read: each replica fetches it alone.
-      if (Buffer.byteLength(body) > MAX_STORED_SNAPSHOT_BYTES) {
-        return { snapshot, fetched: true, previous: baseline };
-      }
-      const stored = await redis
-        .run((client) =>
-          STORE.run(
-            client,
-            [this.#keys.snapshot, this.#keys.failure],
-            [
-              token,
-              fetchedAt,
-              body,
-              this.#options.retainMs,
-              channel,
-              JSON.stringify({ name, version: token, fetchedAt } satisfies Notice),
-              MAX_CLOCK_SKEW_MS,
-            ],
-          ),
+      // Over the limit, it is too large for the others to read: each replica fetches it alone.
+      if (Buffer.byteLength(body) <= MAX_STORED_SNAPSHOT_BYTES) {
+        const notice = JSON.stringify({ name, version: token, fetchedAt } satisfies Notice);
+        const stored = await this.#run(
+          STORE,
+          [this.#keys.snapshot, this.#keys.failure],
+          [token, fetchedAt, body, this.#options.retainMs, channel, notice, MAX_CLOCK_SKEW_MS],
         )
-        // Redis went away meanwhile: this replica keeps what it fetched, as it would alone.
-        .catch(() => 0);
-      if (stored === 1) this.#context.stored({ name, version: token }, fetchedAt);
+          // Redis went away meanwhile: this replica keeps what it fetched, as it would alone.
+          .catch(() => 0);
+        if (stored === 1) this.#context.stored({ name, version: token }, fetchedAt);
+      }
       return { snapshot, fetched: true, previous: baseline };
     } finally {
       clearInterval(renew);
-      await redis.run((client) => RELEASE.run(client, [this.#keys.lock], [token])).catch(() => {});
+      await this.#run(RENEW_OR_RELEASE, lock, [token]).catch(() => {});
     }
+  }
+
+  /**
+   * Tells the watchers of the snapshot Redis holds now, when a notice says it changed: one read at
+   * a time, and no sooner than `NOTICE_CHECK_MS` after the last.
+   */
+  #check(): void {
+    this.#checkDue = true;
+    if (this.#checking) return;
+    this.#checking = true;
+    this.#checkDue = false;
+    this.#read('', -1)
+      .then(
+        (reply) => {
+          const stamp = StoredStamp.safeParse(reply.slice(0, 2));
+          if (!stamp.success) return;
+          const [version, fetchedAt] = stamp.data;
+          if (fetchedAt > Date.now() + MAX_CLOCK_SKEW_MS) return;
+          for (const listener of this.#watchers) {
+            listener(
+              (snapshot) =>
+                this.#versions.get(snapshot) !== version &&
+                snapshot.fetchedAt.getTime() <= fetchedAt,
+            );
+          }
+        },
+        () => {},
+      )
+      .finally(() => {
+        setTimeout(() => {
+          this.#checking = false;
+          if (this.#checkDue) this.#check();
+        }, NOTICE_CHECK_MS).unref();
+      });
+  }
+
+  #waitForNotice(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.#wakes.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.#wakes.add(wake);
+    });
+  }
+
+  #run(script: RedisScript, keys: string[], args: (string | number)[]): Promise<unknown> {
+    return this.#context.redis.run((redis) => script.run(redis, keys, args));
+  }
+
+  #read(knownVersion: string, maxBytes: number): Promise<unknown[]> {
+    return this.#run(READ, [this.#keys.snapshot], [knownVersion, maxBytes]) as Promise<unknown[]>;
   }
 
   /** Builds a stored document; one that does not pass the schema is as good as absent. */
@@ -631,11 +563,13 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       this.#refuse('failure record out of time', { at: new Date(at).toISOString() });
       return new RedisUnavailableError('a failure stored in redis is not of now');
     }
+    const { upstream = 'status feed', name: path } = this.#options;
+    const endpoint: UpstreamEndpoint = { upstream, method: 'GET', path };
     if (code === 'UPSTREAM_BAD_RESPONSE') {
-      return new UpstreamBadResponseError(this.#endpoint, 'not a document of this endpoint');
+      return new UpstreamBadResponseError(endpoint, 'not a document of this endpoint');
     }
     return new UpstreamUnavailableError(
-      this.#endpoint,
+      endpoint,
       status === '' ? 'no answer' : `HTTP ${status}`,
       status === '' ? {} : { status: Number(status) },
     );

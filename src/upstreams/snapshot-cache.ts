@@ -142,18 +142,14 @@ export class SnapshotCache<Value> {
 
   /**
    * A check, for a cache of answers built from `snapshot`, that a read at a time (epoch ms) would
-   * still be served that very snapshot, so that an answer built from it is still the answer: while
-   * it is fresh, and past its TTL while it is refetched in the background and served meanwhile
-   * (stale-while-revalidate), until a newer one lands, a refetch fails (then `stale` answers) or
-   * `maxStaleMs` is over. A check past the TTL is a read: it starts that refetch, as a resolver's
-   * read would. It holds nothing of the snapshot; while fresh it costs two comparisons.
-   *
-   * For the stand-in (`stale`, served while refetches fail): while it is the one served, up to
-   * `maxStaleMs` after its fetch; each check is a read, which retries the upstream as a resolver's
-   * read would. So answers built from it are served from memory through an outage, and stop the
-   * moment a refetch succeeds.
-   *
-   * `undefined` when `snapshot` is neither the current, fresh one nor the stand-in now.
+   * still be served that very snapshot: while it is fresh, and past its TTL while it is refetched
+   * and served meanwhile, until a newer one lands, a refetch fails (then `stale` answers) or
+   * `maxStaleMs` is over. The stand-in (`stale`) passes while it is the one served, up to
+   * `maxStaleMs` after its fetch: answers built from it are served from memory through an outage,
+   * and stop the moment a refetch succeeds. A check past the TTL, or of the stand-in, is a read: it
+   * starts a refetch as a resolver's read would. It holds nothing of the snapshot; while fresh it
+   * costs two comparisons. `undefined` when `snapshot` is neither the current, fresh one nor the
+   * stand-in now.
    */
   currencyOf(snapshot: object): ((now: number) => boolean) | undefined {
     const standIn = this.#standIn;

@@ -1,4 +1,4 @@
-import ky, { HTTPError, type KyInstance, TimeoutError } from 'ky';
+import ky, { HTTPError, type KyInstance, type Options as KyOptions, TimeoutError } from 'ky';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { UpstreamPolicy } from '../config.js';
@@ -65,39 +65,26 @@ export interface RequestOptions {
   readonly searchParams?: Record<string, string>;
 }
 
-export interface UpstreamClient {
-  /**
-   * GET `path`, parse the body as JSON and validate it with `schema`. A non-2xx answer is an
-   * `UpstreamUnavailableError`; a body of the wrong shape an `UpstreamBadResponseError`.
-   */
-  getJson<Output>(
-    path: string,
-    schema: z.ZodType<Output>,
-    options?: RequestOptions,
-  ): Promise<Output>;
-  /**
-   * GET `path` (retried like `getJson`) and resolve with the answer whatever its status, for
-   * endpoints whose 4xx answers mean something (a 404 for "not verified").
-   */
-  get(path: string, options?: RequestOptions): Promise<UpstreamResponse>;
-  /**
-   * POST `json` to `path` once. Any HTTP status resolves, for the caller to interpret; only a
-   * failure to get a whole answer rejects (`UpstreamUnavailableError`). Neither the request body
-   * nor the headers are ever logged: they may carry secrets.
-   */
-  postJson(path: string, json: unknown, options?: RequestOptions): Promise<UpstreamResponse>;
-}
+export type UpstreamClient = ReturnType<typeof createUpstreamClient>;
 
 const RETRIED_STATUS_CODES = [500, 502, 503, 504];
 
-export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+export function createUpstreamClient(options: UpstreamClientOptions) {
   const { name, baseUrl, timeoutMs, retries, retryDelayMs, logger, observer } = options;
-  const { maxConcurrentRequests } = options;
+  const { maxConcurrentRequests, isServiceFailure, tracing } = options;
   const slots = new RequestSlots(maxConcurrentRequests);
-  const { isServiceFailure, tracing } = options;
   // Spans name the upstream by origin and path: never the credentials a base URL may carry.
   const { origin, hostname, port, pathname: basePath } = new URL(baseUrl);
   const serverPort = Number(port) || (origin.startsWith('https:') ? 443 : 80);
+
+  /**
+   * Whether `error` is an error status that `isServiceFailure` says is the upstream answering in
+   * its own words (a 404 for a missing chain list): the upstream working, not to be retried.
+   */
+  const isOwnAnswer = (error: unknown, endpoint = NO_ENDPOINT) =>
+    isServiceFailure !== undefined &&
+    error instanceof HTTPError &&
+    !isServiceFailure(answerOf(endpoint, error));
 
   const http: KyInstance = ky.create({
     prefix: baseUrl,
@@ -115,12 +102,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       backoffLimit: 2_000,
       // An error status is retried only when it shows the upstream failing (ky's rules then).
       ...(isServiceFailure
-        ? {
-            shouldRetry: ({ error }: { error: Error }) =>
-              error instanceof HTTPError && !isServiceFailure(answerOf(NO_ENDPOINT, error))
-                ? false
-                : undefined,
-          }
+        ? { shouldRetry: ({ error }: { error: Error }) => (isOwnAnswer(error) ? false : undefined) }
         : {}),
     },
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -137,19 +119,22 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   });
 
   /**
-   * Sends one request (with ky's retries) through the circuit and reads the whole body. `judge`
-   * turns the answer into the result (throwing when it is unusable, which counts as a failure);
-   * `isServiceFailure` decides whether a whole answer counts as the upstream failing. The outcome
-   * is logged once.
+   * Sends one request (with ky's retries) through the circuit and reads the whole body. `request`
+   * gets the ky options (headers, query) of the caller's; `judge` turns the answer into the result
+   * (throwing when it is unusable, which counts as a failure); `isServiceFailure` decides whether
+   * a whole answer counts as the upstream failing. The outcome is logged once.
    */
   async function exchange<Result>(
-    endpoint: UpstreamEndpoint,
-    request: (traceHeaders: Readonly<Record<string, string>> | undefined) => Promise<Response>,
+    method: 'GET' | 'POST',
+    path: string,
+    { requestId, headers, searchParams }: RequestOptions,
+    request: (init: KyOptions) => Promise<Response>,
     judge: (response: UpstreamResponse) => Result,
   ): Promise<Result> {
-    const span = tracing?.upstreamSpan(`${endpoint.method} ${endpointTemplate(endpoint.path)}`, {
-      'http.request.method': endpoint.method,
-      'url.full': `${origin}${basePath.replace(/\/$/, '')}${endpoint.path}`,
+    const endpoint: UpstreamEndpoint = { upstream: name, method, path };
+    const span = tracing?.upstreamSpan(`${method} ${endpointTemplate(path)}`, {
+      'http.request.method': method,
+      'url.full': `${origin}${basePath.replace(/\/$/, '')}${path}`,
       'server.address': hostname,
       'server.port': serverPort,
       'gateway.upstream': name,
@@ -162,7 +147,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       return await admitted(endpoint, async () => {
         status = 'error';
         try {
-          const response = await request(traceHeaders);
+          const response = await request({
+            headers: {
+              ...headers,
+              ...traceHeaders,
+              ...(requestId && { 'x-request-id': requestId }),
+            },
+            ...(searchParams && { searchParams }),
+          });
           status = response.status;
           if (isRedirect(response.status)) {
             await response.body?.cancel();
@@ -177,24 +169,18 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           if (isServiceFailure ? isServiceFailure(answer) : answer.status >= 500) circuit.failed();
           else circuit.succeeded();
           logger.debug(
-            { upstream: name, path: endpoint.path, status: response.status, ms: elapsed(started) },
+            { upstream: name, path, status: response.status, ms: elapsed(started) },
             'upstream request',
           );
           return result;
         } catch (error) {
-          // An error status that `isServiceFailure` says is the upstream answering in its own
-          // words (a 404 for a missing chain list) is the upstream working; no answer, a timeout
-          // or an unusable body is not.
-          const answered =
-            isServiceFailure !== undefined &&
-            error instanceof HTTPError &&
-            !isServiceFailure(answerOf(endpoint, error));
-          if (answered) circuit.succeeded();
+          // No answer, a timeout or an unusable body is the upstream failing.
+          if (isOwnAnswer(error, endpoint)) circuit.succeeded();
           else circuit.failed();
           if (error instanceof HTTPError) status = error.response.status;
           const failure = toUpstreamError(endpoint, error, timeoutMs);
           logger.warn(
-            { upstream: name, path: endpoint.path, ms: elapsed(started), err: failure },
+            { upstream: name, path, ms: elapsed(started), err: failure },
             'upstream request failed',
           );
           throw failure;
@@ -241,62 +227,50 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
   }
 
-  const headersFor = (
-    { requestId, headers }: RequestOptions,
-    traceHeaders: Readonly<Record<string, string>> | undefined,
-  ) => ({
-    ...headers,
-    ...traceHeaders,
-    ...(requestId ? { 'x-request-id': requestId } : {}),
-  });
-  const searchParamsOf = ({ searchParams }: RequestOptions) =>
-    searchParams ? { searchParams } : {};
-
   return {
-    getJson(path, schema, options = {}) {
-      const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
+    /**
+     * GET `path`, parse the body as JSON and validate it with `schema`. A non-2xx answer is an
+     * `UpstreamUnavailableError`; a body of the wrong shape an `UpstreamBadResponseError`.
+     */
+    getJson<Output>(path: string, schema: z.ZodType<Output>, options: RequestOptions = {}) {
       return exchange(
-        endpoint,
-        (traceHeaders) =>
-          http.get(path, {
-            headers: headersFor(options, traceHeaders),
-            ...searchParamsOf(options),
-          }),
+        'GET',
+        path,
+        options,
+        (init) => http.get(path, init),
         (response) => parseJsonBody(response, schema),
       );
     },
-    get(path, options = {}) {
-      const endpoint: UpstreamEndpoint = { upstream: name, method: 'GET', path };
+    /**
+     * GET `path` (retried like `getJson`) and resolve with the answer whatever its status, for
+     * endpoints whose 4xx answers mean something (a 404 for "not verified").
+     */
+    get(path: string, options: RequestOptions = {}) {
       return exchange(
-        endpoint,
-        async (traceHeaders) => {
-          try {
-            return await http.get(path, {
-              headers: headersFor(options, traceHeaders),
-              ...searchParamsOf(options),
-            });
-          } catch (error) {
+        'GET',
+        path,
+        options,
+        (init) =>
+          http.get(path, init).catch((error: unknown) => {
             // ky has retried what it retries; the final answer is the caller's to read. ky 2 has
             // consumed its body into `data` by then, so the answer is rebuilt from that.
             if (error instanceof HTTPError) return rebuiltResponse(error);
             throw error;
-          }
-        },
+          }),
         (response) => response,
       );
     },
-    postJson(path, json, options = {}) {
-      const endpoint: UpstreamEndpoint = { upstream: name, method: 'POST', path };
+    /**
+     * POST `json` to `path` once. Any HTTP status resolves, for the caller to interpret; only a
+     * failure to get a whole answer rejects (`UpstreamUnavailableError`). Neither the request body
+     * nor the headers are ever logged: they may carry secrets.
+     */
+    postJson(path: string, json: unknown, options: RequestOptions = {}) {
       return exchange(
-        endpoint,
-        (traceHeaders) =>
-          http.post(path, {
-            json,
-            throwHttpErrors: false,
-            retry: 0,
-            headers: headersFor(options, traceHeaders),
-            ...searchParamsOf(options),
-          }),
+        'POST',
+        path,
+        options,
+        (init) => http.post(path, { ...init, json, throwHttpErrors: false, retry: 0 }),
         (response) => response,
       );
     },
@@ -336,12 +310,11 @@ function toUpstreamError(endpoint: UpstreamEndpoint, error: unknown, timeoutMs: 
   if (error instanceof UpstreamBadResponseError || error instanceof UpstreamUnavailableError) {
     return error;
   }
-  if (error instanceof HTTPError && isRedirect(error.response.status)) {
-    return redirectRefused(endpoint, error.response.status);
-  }
   if (error instanceof HTTPError) {
-    return new UpstreamUnavailableError(endpoint, `it answered HTTP ${error.response.status}`, {
-      status: error.response.status,
+    const { status } = error.response;
+    if (isRedirect(status)) return redirectRefused(endpoint, status);
+    return new UpstreamUnavailableError(endpoint, `it answered HTTP ${status}`, {
+      status,
       cause: error,
     });
   }

@@ -76,7 +76,7 @@ function replica(
   now: () => number,
   { failureTtlMs = 0, lockMs = 1_000, ttlMs = TTL_MS } = {},
 ): Replica {
-  const store = new RedisSnapshotStore({ redis: connection.redis, logger: connection.logger });
+  const store = new RedisSnapshotStore({ redis: connection.redis });
   const loaded: Replica['loaded'] = [];
   const builds: string[] = [];
   const build = (wire: Wire) => {

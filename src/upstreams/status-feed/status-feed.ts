@@ -3,13 +3,7 @@ import type { z } from 'zod';
 import type { Config, StatusPageConfig } from '../../config.js';
 import type { ChangeBus } from '../../core/status/change-bus.js';
 import type { StatusChangeEvent } from '../../core/status/change-event.js';
-import {
-  DEFAULT_PAGE_SLUG,
-  type IncidentHistory,
-  type MaintenanceHistory,
-  type StatusSummary,
-  type UpcomingMaintenances,
-} from '../../core/status/model.js';
+import { DEFAULT_PAGE_SLUG } from '../../core/status/model.js';
 import {
   type Built,
   buildIncidentHistory,
@@ -72,34 +66,15 @@ export const FEED_DOCUMENTS = [
 ] as const;
 export type FeedDocument = (typeof FEED_DOCUMENTS)[number];
 
-/** The documents of a Statuspage v2 feed, each cached and shared by all requests. */
-export interface StatusFeed {
-  /** `GET /summary.json`: page, indicator, components, unresolved incidents, maintenances. */
-  summary(requestId?: string): Promise<Snapshot<StatusSummary>>;
-  /** `GET /scheduled-maintenances/upcoming.json`. */
-  upcoming(requestId?: string): Promise<Snapshot<UpcomingMaintenances>>;
-  /** `GET /incidents.json`: the 50 most recent incidents, resolved ones included. */
-  incidentHistory(requestId?: string): Promise<Snapshot<IncidentHistory>>;
-  /** `GET /scheduled-maintenances.json`: the 50 most recent maintenances. */
-  maintenanceHistory(requestId?: string): Promise<Snapshot<MaintenanceHistory>>;
-  /**
-   * A check that every one of `snapshots` is still what the feed serves, fresh, without asking
-   * upstream (see `SnapshotCache.currencyOf`); `undefined` when one of them is not now.
-   */
-  currencyOf(snapshots: readonly object[]): ((now: number) => boolean) | undefined;
-  /**
-   * Reads a document through its cache as a poller does: when the read starts a refetch, it waits
-   * for it (see `SnapshotCache.latest`). Rejects as the document's readers would.
-   */
-  poll(document: FeedDocument): Promise<Snapshot<unknown>>;
-}
+export type StatusFeed = ReturnType<typeof createStatusFeed>;
 
 export const SUMMARY_PATH = '/summary.json';
 export const UPCOMING_PATH = '/scheduled-maintenances/upcoming.json';
 export const INCIDENT_HISTORY_PATH = '/incidents.json';
 export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 
-export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
+/** The documents of a Statuspage v2 feed, each cached and shared by all requests. */
+export function createStatusFeed(options: StatusFeedOptions) {
   const { page, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
     options;
   const { sharedSnapshots, changes, upstreamName = 'status feed' } = options;
@@ -220,24 +195,28 @@ export function createStatusFeed(options: StatusFeedOptions): StatusFeed {
   });
 
   return {
-    summary: (requestId) => summary.get(requestId),
-    upcoming: (requestId) => upcoming.get(requestId),
-    incidentHistory: (requestId) => incidentHistory.get(requestId),
-    maintenanceHistory: (requestId) => maintenanceHistory.get(requestId),
-    currencyOf: (snapshots) => {
-      const checks: ((now: number) => boolean)[] = [];
-      for (const snapshot of snapshots) {
-        let check: ((now: number) => boolean) | undefined;
-        for (const document of documents) check ??= document.currencyOf(snapshot);
-        if (!check) return undefined;
-        checks.push(check);
-      }
-      // An answer that read no snapshot has nothing that says when it is out of date.
-      if (checks.length === 0) return undefined;
-      if (checks.length === 1) return checks[0];
-      return (now) => checks.every((check) => check(now));
+    /** `GET /summary.json`: page, indicator, components, unresolved incidents, maintenances. */
+    summary: (requestId?: string) => summary.get(requestId),
+    /** `GET /scheduled-maintenances/upcoming.json`. */
+    upcoming: (requestId?: string) => upcoming.get(requestId),
+    /** `GET /incidents.json`: the 50 most recent incidents, resolved ones included. */
+    incidentHistory: (requestId?: string) => incidentHistory.get(requestId),
+    /** `GET /scheduled-maintenances.json`: the 50 most recent maintenances. */
+    maintenanceHistory: (requestId?: string) => maintenanceHistory.get(requestId),
+    /**
+     * A check that `snapshot` is still what the feed serves, fresh, without asking upstream (see
+     * `SnapshotCache.currencyOf`); `undefined` when it is not now.
+     */
+    currencyOf: (snapshot: object) => {
+      let check: ((now: number) => boolean) | undefined;
+      for (const document of documents) check ??= document.currencyOf(snapshot);
+      return check;
     },
-    poll: (document) => caches[document].latest(),
+    /**
+     * Reads a document through its cache as a poller does: when the read starts a refetch, it waits
+     * for it (see `SnapshotCache.latest`). Rejects as the document's readers would.
+     */
+    poll: (document: FeedDocument): Promise<Snapshot<unknown>> => caches[document].latest(),
   };
 }
 

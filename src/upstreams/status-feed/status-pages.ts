@@ -76,9 +76,7 @@ export class StatusPages {
 
   /** The configuration of page `slug`; `BAD_USER_INPUT` for a slug nobody configured. */
   config(slug: string): StatusPageConfig {
-    const found = this.#configs.get(slug);
-    if (!found) throw unknownPage(slug);
-    return found.config;
+    return this.#find(slug).config;
   }
 
   /** The page that stands for chain `chainId`, and the components that do, if one is configured. */
@@ -90,16 +88,10 @@ export class StatusPages {
   get(slug: string): StatusPage {
     const existing = this.#pages.get(slug);
     if (existing) return existing;
-    const found = this.#configs.get(slug);
-    if (!found) throw unknownPage(slug);
-    const page = this.#create(found.config, found.index);
+    const { config, index } = this.#find(slug);
+    const page = this.#create(config, index);
     this.#pages.set(slug, page);
     return page;
-  }
-
-  /** How many pages were asked for since start-up (the others cost nothing). */
-  get loaded(): number {
-    return this.#pages.size;
   }
 
   /**
@@ -111,10 +103,11 @@ export class StatusPages {
     for (const snapshot of snapshots) {
       const slug = (snapshot as { value?: { page?: { slug?: unknown } } }).value?.page?.slug;
       const page = typeof slug === 'string' ? this.#pages.get(slug) : undefined;
-      const check = page?.feed.currencyOf([snapshot]);
+      const check = page?.feed.currencyOf(snapshot);
       if (!check) return undefined;
       checks.push(check);
     }
+    // An answer that read no snapshot has nothing that says when it is out of date.
     if (checks.length === 0) return undefined;
     if (checks.length === 1) return checks[0];
     return (now) => checks.every((check) => check(now));
@@ -164,6 +157,15 @@ export class StatusPages {
     for (const page of this.#pages.values()) page.poller.close();
   }
 
+  #find(slug: string): { config: StatusPageConfig; index: number } {
+    const found = this.#configs.get(slug);
+    if (found) return found;
+    throw new InvalidInputError(
+      'slug',
+      `No status page has the slug ${JSON.stringify(slug.slice(0, 64))}: ask statusPages for the configured ones.`,
+    );
+  }
+
   #create(config: StatusPageConfig, index: number): StatusPage {
     const options = this.#options;
     const isDefault = config.slug === DEFAULT_PAGE_SLUG;
@@ -200,11 +202,4 @@ export class StatusPages {
     });
     return { config, feed, poller };
   }
-}
-
-function unknownPage(slug: string): InvalidInputError {
-  return new InvalidInputError(
-    'slug',
-    `No status page has the slug ${JSON.stringify(slug.slice(0, 64))}: ask statusPages for the configured ones.`,
-  );
 }
