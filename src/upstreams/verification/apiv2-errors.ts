@@ -9,6 +9,7 @@ import {
   isRouteNotFound,
   retryAfterSeconds,
   safeJson,
+  statusFailure,
   upstreamMessage,
 } from './upstream-answer.js';
 import { WireErrorBody } from './wire.js';
@@ -22,32 +23,15 @@ export const NO_APIV2 =
 export function failureOf(response: UpstreamResponse, apiKey: string | undefined): Error {
   const body = WireV2Error.safeParse(safeJson(response.text));
   if (!body.success) {
-    const { status, endpoint } = response;
     if (isRouteNotFound(response)) {
-      return new UpstreamUnavailableError(endpoint, NO_APIV2, { status });
+      return new UpstreamUnavailableError(response.endpoint, NO_APIV2, { status: response.status });
     }
     // Not an APIv2 error: perhaps Sourcify's generic `{ error, message }`, whose words are kept.
     const other = WireErrorBody.safeParse(safeJson(response.text));
-    const said = upstreamMessage(
-      other.success ? (other.data.message ?? other.data.error) : undefined,
-      apiKey,
+    return statusFailure(
+      response,
+      upstreamMessage(other.success ? (other.data.message ?? other.data.error) : undefined, apiKey),
     );
-    if (status === 429) {
-      return new RateLimitedError(
-        said ?? 'The verification service is rate limiting requests; try again later.',
-        retryAfterSeconds(response.headers.get('retry-after')),
-      );
-    }
-    return status >= 400 && status < 500
-      ? new VerificationRejectedError(
-          said ?? `The verification service refused the request (HTTP ${status}).`,
-          status,
-        )
-      : new UpstreamUnavailableError(
-          endpoint,
-          said ? `it answered HTTP ${status}: ${said}` : `it answered HTTP ${status}`,
-          { status },
-        );
   }
   return errorFor(
     body.data,

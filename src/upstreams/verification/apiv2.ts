@@ -49,11 +49,6 @@ export type LookupAnswer =
     }
   | { readonly modified: false };
 
-/** One page of `GET /v2/contracts/{chainId}`, newest first. */
-export interface ContractPage {
-  readonly contracts: readonly Contract[];
-}
-
 /**
  * Sourcify APIv2: a verification is a job. `POST /v2/verify/{etherscan/,metadata/,}{chainId}/{address}`
  * answers 202 with its id, `GET /v2/verify/{id}` reports it; `GET /v2/contract/{chainId}/{address}`,
@@ -147,15 +142,17 @@ export function createApiV2(
 
   /**
    * Submits a verification and waits for its job up to `waitMs`: the outcome, or "pending" with
-   * the job id. A contract already verified is answered with its existing match.
+   * the job id. A contract already verified is answered with its existing match. `body` is sent as
+   * JSON, which leaves out its fields that are undefined.
    */
   async function submit(
-    path: string,
-    body: unknown,
+    route: 'etherscan/' | 'metadata/' | '',
     { chainId, address }: { chainId: string; address: string },
+    body: unknown,
     apiKey: string | undefined,
     requestId: string | undefined,
   ): Promise<VerificationOutcome> {
+    const path = `/v2/verify/${route}${chainId}/${address}`;
     const response = await client.postJson(path, body, { requestId });
     if (response.status === 409) {
       const refused = WireV2Error.safeParse(safeJson(response.text));
@@ -194,9 +191,6 @@ export function createApiV2(
     }
   }
 
-  const where = (input: { chainId: string; address: string }) =>
-    `${input.chainId}/${input.address}`;
-
   return {
     lookUp,
     job,
@@ -224,49 +218,37 @@ export function createApiV2(
     /** From the block explorer (`POST /v2/verify/etherscan/{chainId}/{address}`). */
     verify(input: VerifyContractInput, requestId: string | undefined) {
       const apiKey = input.apiKey ?? undefined;
-      return submit(
-        `/v2/verify/etherscan/${where(input)}`,
-        apiKey ? { apiKey } : {},
-        input,
-        apiKey,
-        requestId,
-      );
+      return submit('etherscan/', input, { apiKey }, apiKey, requestId);
     },
 
     /** From a standard JSON input (`POST /v2/verify/{chainId}/{address}`). */
-    verifyFromSource(input: VerifyFromSourceInput, requestId: string | undefined) {
-      return submit(
-        `/v2/verify/${where(input)}`,
+    verifyFromSource: (input: VerifyFromSourceInput, requestId: string | undefined) =>
+      submit(
+        '',
+        input,
         {
           stdJsonInput: input.stdJsonInput,
           compilerVersion: input.compilerVersion,
           contractIdentifier: input.contractIdentifier,
-          ...(input.creationTransactionHash
-            ? { creationTransactionHash: input.creationTransactionHash }
-            : {}),
+          creationTransactionHash: input.creationTransactionHash ?? undefined,
         },
-        input,
         undefined,
         requestId,
-      );
-    },
+      ),
 
     /** From metadata.json and its sources (`POST /v2/verify/metadata/{chainId}/{address}`). */
-    verifyFromMetadata(input: VerifyFromMetadataInput, requestId: string | undefined) {
-      return submit(
-        `/v2/verify/metadata/${where(input)}`,
+    verifyFromMetadata: (input: VerifyFromMetadataInput, requestId: string | undefined) =>
+      submit(
+        'metadata/',
+        input,
         {
           metadata: input.metadata,
           sources: input.sources,
-          ...(input.creationTransactionHash
-            ? { creationTransactionHash: input.creationTransactionHash }
-            : {}),
+          creationTransactionHash: input.creationTransactionHash ?? undefined,
         },
-        input,
         undefined,
         requestId,
-      );
-    },
+      ),
   };
 }
 

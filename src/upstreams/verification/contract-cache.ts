@@ -16,8 +16,6 @@ export interface ContractCacheOptions {
     etag: string | null,
     requestId: string | undefined,
   ) => Promise<LookupAnswer>;
-  /** @default Date.now */
-  readonly now?: () => number;
 }
 
 interface Entry {
@@ -38,7 +36,6 @@ const ENTRY_OVERHEAD_BYTES = 512;
  */
 export class ContractCache {
   readonly #options: ContractCacheOptions;
-  readonly #now: () => number;
   /** Least recently used first. */
   readonly #entries = new Map<string, Entry>();
   readonly #loading = new Map<string, Promise<Contract | null>>();
@@ -46,18 +43,12 @@ export class ContractCache {
 
   constructor(options: ContractCacheOptions) {
     this.#options = options;
-    this.#now = options.now ?? Date.now;
-  }
-
-  /** Bytes held now. */
-  get bytes(): number {
-    return this.#bytes;
   }
 
   get(chainId: string, address: string, requestId?: string): Promise<Contract | null> {
     const key = keyOf(chainId, address);
     const entry = this.#entries.get(key);
-    if (entry && this.#now() - entry.fetchedAt < this.#options.ttlMs) {
+    if (entry && Date.now() - entry.fetchedAt < this.#options.ttlMs) {
       this.#touch(key, entry);
       return Promise.resolve(entry.contract);
     }
@@ -85,7 +76,7 @@ export class ContractCache {
     const answer = await this.#options.load(chainId, address, entry?.etag ?? null, requestId);
     if (!answer.modified) {
       if (!entry) return null;
-      entry.fetchedAt = this.#now();
+      entry.fetchedAt = Date.now();
       if (this.#entries.get(key) === entry) this.#touch(key, entry);
       return entry.contract;
     }
@@ -96,7 +87,7 @@ export class ContractCache {
         contract: answer.contract,
         etag: answer.etag,
         bytes,
-        fetchedAt: this.#now(),
+        fetchedAt: Date.now(),
       });
       this.#bytes += bytes;
       this.#evict();

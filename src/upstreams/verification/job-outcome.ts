@@ -20,8 +20,6 @@ export interface JobOutcomesOptions {
     address: string,
     requestId: string | undefined,
   ) => Promise<Contract | null>;
-  /** @default Date.now */
-  readonly now?: () => number;
 }
 
 /** What an APIv2 job means for the caller: a result, still pending (stale or not), or an error. */
@@ -50,13 +48,9 @@ export interface JobOutcomes {
   ): Promise<VerificationResult>;
 }
 
-export function createJobOutcomes({
-  staleMs,
-  lookUp,
-  now = Date.now,
-}: JobOutcomesOptions): JobOutcomes {
+export function createJobOutcomes({ staleMs, lookUp }: JobOutcomesOptions): JobOutcomes {
   const pending: JobOutcomes['pending'] = (verificationId, startedAt, job) => {
-    const runningMs = startedAt === null ? 0 : now() - startedAt.getTime();
+    const runningMs = startedAt === null ? 0 : Date.now() - startedAt.getTime();
     const stale = startedAt !== null && runningMs > staleMs;
     return {
       kind: 'pending',

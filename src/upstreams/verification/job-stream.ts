@@ -29,10 +29,6 @@ export class JobStream<Event extends { readonly last: boolean }>
     this.#onEnd = onEnd;
   }
 
-  get ended(): boolean {
-    return this.#ended;
-  }
-
   push(event: Event): void {
     if (this.#ended || this.#closed) return;
     if (event.last) this.#closed = true;

@@ -65,11 +65,6 @@ export class JobWatcher {
     this.#options = options;
   }
 
-  /** Jobs being polled now. */
-  get watching(): number {
-    return this.#watches.size;
-  }
-
   /** The job's events, from its state now; `id` must be checked (a job id) beforehand. */
   watch(id: string): JobStream<VerificationJobEvent> {
     let watch = this.#watches.get(id);

@@ -59,8 +59,6 @@ export interface RedisJobPollsOptions {
   readonly redis: RedisConnection;
   /** `VERIFY_WATCH_INTERVAL_MS`: how long one replica's lease lasts. */
   readonly intervalMs: number;
-  /** @default Date.now */
-  readonly now?: () => number;
 }
 
 /**
@@ -72,15 +70,13 @@ export interface RedisJobPollsOptions {
 export class RedisJobPolls implements JobPollSharing {
   readonly #redis: RedisConnection;
   readonly #intervalMs: number;
-  readonly #now: () => number;
   /** How long a stored poll is kept: past two intervals a follower no longer takes it. */
   readonly #retainMs: number;
   readonly #token = randomUUID();
 
-  constructor({ redis, intervalMs, now = Date.now }: RedisJobPollsOptions) {
+  constructor({ redis, intervalMs }: RedisJobPollsOptions) {
     this.#redis = redis;
     this.#intervalMs = intervalMs;
-    this.#now = now;
     this.#retainMs = 3 * intervalMs;
   }
 
@@ -111,7 +107,7 @@ export class RedisJobPolls implements JobPollSharing {
   }
 
   async #store(key: string, polled: JobPoll): Promise<void> {
-    const at = this.#now();
+    const at = Date.now();
     const value = JSON.stringify(
       'failure' in polled
         ? {
@@ -140,12 +136,12 @@ export class RedisJobPolls implements JobPollSharing {
       this.#redis.refused('invalid job state', { job: id, err: error });
       return undefined;
     }
-    if (stored.at > this.#now() + MAX_CLOCK_SKEW_MS) {
+    if (stored.at > Date.now() + MAX_CLOCK_SKEW_MS) {
       this.#redis.refused('job state from the future', { job: id });
       return undefined;
     }
     // Left from an earlier watch: the holder's poll of this interval is on its way.
-    if (this.#now() - stored.at > 2 * this.#intervalMs) return undefined;
+    if (Date.now() - stored.at > 2 * this.#intervalMs) return undefined;
     if ('job' in stored) return { job: stored.job };
     const { status } = stored.failure;
     // A stored failure carries no text: this replica's own words, as for the feed's failures.

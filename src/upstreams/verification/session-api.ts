@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
 import { toEnumValue } from '../../core/enum-value.js';
-import { RateLimitedError } from '../../errors/rate-limited-error.js';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
-import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
 import { parseJsonBody, type UpstreamClient, type UpstreamResponse } from '../upstream-client.js';
 import { explorerFailure } from './explorer-failure.js';
 import {
@@ -15,12 +13,12 @@ import {
 import {
   isRouteNotFound,
   isSourcifyErrorBody,
-  retryAfterSeconds,
   safeJson,
+  statusFailure,
   upstreamMessage,
 } from './upstream-answer.js';
 import type { UpstreamSession } from './upstream-session.js';
-import { WireErrorBody, WireSessionResponse, type WireVerifiedContract } from './wire.js';
+import { WireErrorBody, WireSessionResponse } from './wire.js';
 
 /**
  * Sourcify's session API (the seed's interface B): `POST /session/verify/{explorer}` within the
@@ -74,7 +72,12 @@ function interpret(response: UpstreamResponse, apiKey: string | undefined): Veri
     const body = parseJsonBody(response, WireSessionResponse);
     return {
       kind: 'result',
-      contracts: body.contracts.map(toVerifiedContract),
+      contracts: body.contracts.map(
+        (contract): VerifiedContract => ({
+          ...contract,
+          status: toEnumValue(VERIFICATION_STATUSES, contract.status),
+        }),
+      ),
       unused: body.unused,
       alreadyVerified: false,
       job: null,
@@ -85,40 +88,9 @@ function interpret(response: UpstreamResponse, apiKey: string | undefined): Veri
     body.success ? (body.data.error ?? body.data.message) : undefined,
     apiKey,
   );
-  if (status === 429) {
-    throw new RateLimitedError(
-      message ?? 'The verification service is rate limiting requests; try again later.',
-      retryAfterSeconds(response.headers.get('retry-after')),
-    );
-  }
-  if (status >= 400 && status < 500) {
-    throw new VerificationRejectedError(
-      message ?? `The verification service refused the request (HTTP ${status}).`,
-      status,
-    );
-  }
   // Sourcify answers 502 with its own error only when the explorer failed behind it.
   if (status === 502 && isSourcifyErrorBody(response.text)) {
     throw explorerFailure(message, status, apiKey, undefined);
   }
-  throw new UpstreamUnavailableError(
-    response.endpoint,
-    message ? `it answered HTTP ${status}: ${message}` : `it answered HTTP ${status}`,
-    { status },
-  );
-}
-
-function toVerifiedContract(wire: WireVerifiedContract): VerifiedContract {
-  return {
-    verificationId: wire.verificationId,
-    compiledPath: wire.compiledPath,
-    name: wire.name,
-    compilerVersion: wire.compilerVersion,
-    address: wire.address,
-    chainId: wire.chainId,
-    files: wire.files,
-    status: toEnumValue(VERIFICATION_STATUSES, wire.status),
-    statusMessage: wire.statusMessage,
-    storageTimestamp: wire.storageTimestamp,
-  };
+  throw statusFailure(response, message);
 }

@@ -1,3 +1,8 @@
+import { RateLimitedError } from '../../errors/rate-limited-error.js';
+import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
+import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
+import type { UpstreamResponse } from '../upstream-client.js';
+
 const LONGEST_MESSAGE = 500;
 
 /**
@@ -82,6 +87,31 @@ export function retryAfterSeconds(header: string | null): number | null {
  */
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
+/**
+ * The error a refused or failed answer stands for by its status alone (it is none of APIv2's
+ * errors), with the service's own words `said` when it gave any.
+ */
+export function statusFailure(response: UpstreamResponse, said: string | undefined): Error {
+  const { status } = response;
+  if (status === 429) {
+    return new RateLimitedError(
+      said ?? 'The verification service is rate limiting requests; try again later.',
+      retryAfterSeconds(response.headers.get('retry-after')),
+    );
+  }
+  if (status >= 400 && status < 500) {
+    return new VerificationRejectedError(
+      said ?? `The verification service refused the request (HTTP ${status}).`,
+      status,
+    );
+  }
+  return new UpstreamUnavailableError(
+    response.endpoint,
+    said ? `it answered HTTP ${status}: ${said}` : `it answered HTTP ${status}`,
+    { status },
+  );
+}
+
 /** The body as JSON, or undefined: error bodies may be HTML pages from a proxy. */
 export function safeJson(text: string): unknown {
   try {
@@ -125,10 +155,3 @@ export function isVerificationServiceFailure(response: { status: number; text: s
   if (status < 500) return false;
   return status === 503 || status === 504 || !isSourcifyErrorBody(text);
 }
-
-/** Etherscan's answer to an API key it does not accept, as Sourcify relays it. */
-const REJECTED_KEY = /invalid api key/i;
-
-/** Whether the explorer's failure Sourcify relays is a rejected API key. */
-export const isRejectedApiKey = (message: string | null | undefined): boolean =>
-  message !== null && message !== undefined && REJECTED_KEY.test(message);

@@ -225,8 +225,7 @@ export function createVerificationService(
 
     async verifyContract(input, session, requestId) {
       checkInput(input);
-      const list = await knownChains(requestId);
-      if (list) checkChain(input.chainId, EXPLORER_PATHS[input.explorer], list);
+      await checkListed(input.chainId, requestId, EXPLORER_PATHS[input.explorer]);
       return verified(
         input,
         (async () =>
@@ -283,15 +282,14 @@ export function createVerificationService(
     },
   };
 
-  /** A chain the service's list does not have or marks unsupported is refused before sending. */
-  async function checkListed(chainId: string, requestId: string | undefined): Promise<void> {
+  /** A chain the service's list refuses is refused before sending (see `checkChain`). */
+  async function checkListed(
+    chainId: string,
+    requestId: string | undefined,
+    explorer?: string,
+  ): Promise<void> {
     const list = await knownChains(requestId);
-    if (list && !list.find((chain) => chain.id === chainId)?.supported) {
-      throw new InvalidInputError(
-        'chainId',
-        `Chain ${chainId} is not supported by the verification service; see Query.supportedChains.`,
-      );
-    }
+    if (list) checkChain(chainId, list, explorer);
   }
 }
 
@@ -305,22 +303,8 @@ function checkJobId(id: string): void {
 }
 
 function toChains(items: readonly unknown[], logger: Logger): Chain[] {
-  const chains: Chain[] = [];
-  let skipped = 0;
-  for (const item of items) {
-    const parsed = WireChain.safeParse(item);
-    if (!parsed.success) {
-      skipped += 1;
-      continue;
-    }
-    const { chainId, name, supported, etherscanAPI } = parsed.data;
-    chains.push({
-      id: chainId,
-      name,
-      supported: supported ?? true,
-      explorerVerification: Boolean(etherscanAPI),
-    });
-  }
+  const chains = items.flatMap((item) => WireChain.safeParse(item).data ?? []);
+  const skipped = items.length - chains.length;
   if (skipped > 0) logger.warn({ skipped }, 'verification service chains left out');
   return chains;
 }
