@@ -23,33 +23,15 @@ export interface JobOutcomesOptions {
 }
 
 /** What an APIv2 job means for the caller: a result, still pending (stale or not), or an error. */
-export interface JobOutcomes {
-  /**
-   * The outcome of a job as the service reports it. Rejects with the error a failed job stands
-   * for (`JobFailedError` with the job, or the error type of its code).
-   */
-  outcomeOf(
-    wire: WireV2Job,
-    apiKey: string | undefined,
-    requestId: string | undefined,
-  ): Promise<VerificationOutcome>;
+export type JobOutcomes = ReturnType<typeof createJobOutcomes>;
+
+export function createJobOutcomes({ staleMs, lookUp }: JobOutcomesOptions) {
   /** A job known by its id and start only (the gateway stopped waiting before it saw more). */
-  pending(
+  function pending(
     verificationId: string,
     startedAt: Date | null,
     job: VerificationJob | null,
-  ): VerificationPending;
-  /** The answer for a contract the service already had verified: the existing match. */
-  alreadyVerified(
-    chainId: string,
-    address: string,
-    requestId: string | undefined,
-    job: VerificationJob | null,
-  ): Promise<VerificationResult>;
-}
-
-export function createJobOutcomes({ staleMs, lookUp }: JobOutcomesOptions): JobOutcomes {
-  const pending: JobOutcomes['pending'] = (verificationId, startedAt, job) => {
+  ): VerificationPending {
     const runningMs = startedAt === null ? 0 : Date.now() - startedAt.getTime();
     const stale = startedAt !== null && runningMs > staleMs;
     return {
@@ -60,22 +42,31 @@ export function createJobOutcomes({ staleMs, lookUp }: JobOutcomesOptions): JobO
       message: stale ? staleMessage(runningMs, staleMs) : RUNNING_MESSAGE,
       job,
     };
-  };
+  }
 
-  const alreadyVerified: JobOutcomes['alreadyVerified'] = async (
-    chainId,
-    address,
-    requestId,
-    job,
-  ) => {
+  /** The answer for a contract the service already had verified: the existing match. */
+  async function alreadyVerified(
+    chainId: string,
+    address: string,
+    requestId: string | undefined,
+    job: VerificationJob | null,
+  ): Promise<VerificationResult> {
     const existing = await lookUp(chainId, address, requestId);
     return resultOf(existing?.matchId ?? `${chainId}:${address}`, existing, true, job);
-  };
+  }
 
   return {
     pending,
     alreadyVerified,
-    async outcomeOf(wire, apiKey, requestId) {
+    /**
+     * The outcome of a job as the service reports it. Rejects with the error a failed job stands
+     * for (`JobFailedError` with the job, or the error type of its code).
+     */
+    async outcomeOf(
+      wire: WireV2Job,
+      apiKey: string | undefined,
+      requestId: string | undefined,
+    ): Promise<VerificationOutcome> {
       const job = toJob(wire, apiKey);
       if (!wire.isJobCompleted) return pending(wire.verificationId, wire.jobStartTime, job);
       const { error, contract } = wire;

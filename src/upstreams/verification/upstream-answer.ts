@@ -46,27 +46,22 @@ export function scrubApiKey(text: string, apiKey: string | undefined): string {
     for (const form of forms) {
       scrubbed = scrubbed.replace(new RegExp(escapeRegExp(form), 'gi'), REDACTED);
     }
-    if (apiKey.length >= SHORTEST_KEY_PREFIX) scrubbed = cutPrefixes(scrubbed, apiKey);
+    if (apiKey.length >= SHORTEST_KEY_PREFIX)
+      scrubbed = scrubbed.replace(prefixes(apiKey), REDACTED);
   }
   return scrubbed.replace(ETHERSCAN_KEY, REDACTED);
 }
 
-/** Cuts every run of text that is the key's first 8 or more characters, in any case. */
-function cutPrefixes(text: string, key: string): string {
-  const lowerKey = key.toLowerCase();
-  const start = lowerKey.slice(0, SHORTEST_KEY_PREFIX);
-  let result = '';
-  let rest = text;
-  for (;;) {
-    const at = rest.toLowerCase().indexOf(start);
-    if (at === -1) return result + rest;
-    let length = SHORTEST_KEY_PREFIX;
-    while (length < key.length && rest[at + length]?.toLowerCase() === lowerKey[length])
-      length += 1;
-    result += `${rest.slice(0, at)}${REDACTED}`;
-    rest = rest.slice(at + length);
-  }
-}
+/** Any run of the key's first 8 or more characters, in any case, matched as long as it runs. */
+const prefixes = (key: string) =>
+  new RegExp(
+    escapeRegExp(key.slice(0, SHORTEST_KEY_PREFIX)) +
+      [...key.slice(SHORTEST_KEY_PREFIX)].reduceRight(
+        (longer, char) => `(?:${escapeRegExp(char)}${longer})?`,
+        '',
+      ),
+    'gi',
+  );
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -21,7 +21,6 @@ import type { JobStream } from './job-stream.js';
 import { JobWatcher, type VerificationJobEvent } from './job-watcher.js';
 import {
   type Chain,
-  type Contract,
   EXPLORER_PATHS,
   type VerificationOutcome,
   type VerifyApi,
@@ -62,64 +61,9 @@ export interface ContractLocation {
 }
 
 /** The contract verification upstream, in either of its APIs. */
-export interface VerificationService {
-  /** The API in use: as configured, or as found out (`auto`, undefined until then). */
-  readonly api: VerifyApi | undefined;
-  /**
-   * Verifies a contract from a block explorer. With the session API, within the caller's upstream
-   * session, resolving to the session's contracts; with APIv2, waiting for the job up to the
-   * configured time and resolving to its result or to "pending". Rejects with
-   * `InvalidInputError`, `VerificationRejectedError`, `RateLimitedError` or an upstream error.
-   */
-  verifyContract(
-    input: VerifyContractInput,
-    session: UpstreamSession,
-    requestId?: string,
-  ): Promise<VerificationOutcome>;
-  /** Verifies from a standard JSON input (APIv2), as `verifyContract` waits for its job. */
-  verifyFromSource(input: VerifyFromSourceInput, requestId?: string): Promise<VerificationOutcome>;
-  /** Verifies from metadata.json and its sources (APIv2), as `verifyContract` waits. */
-  verifyFromMetadata(
-    input: VerifyFromMetadataInput,
-    requestId?: string,
-  ): Promise<VerificationOutcome>;
-  /** An APIv2 job's current state; null for an unknown id, and always with the session API. */
-  verificationJob(id: string, requestId?: string): Promise<VerificationOutcome | null>;
-  /**
-   * An APIv2 job's state now, then each change, until it completes (`verificationJobChanged`).
-   * Throws `InvalidInputError` for an id that cannot be a job's.
-   */
-  watchJob(id: string): JobStream<VerificationJobEvent>;
-  /** A verified contract (APIv2 lookup), null when not verified. Cached, revalidated by ETag. */
-  contract(chainId: string, address: string, requestId?: string): Promise<Contract | null>;
-  /**
-   * Many lookups, at most `VERIFY_LOOKUP_CONCURRENCY` in flight: one answer per location, in
-   * order, the `Error` it failed with where it failed (DataLoader's contract).
-   */
-  contracts(
-    locations: readonly ContractLocation[],
-    requestId?: string,
-  ): Promise<(Contract | null | Error)[]>;
-  /** The address's verified deployments on every chain. */
-  contractOnAllChains(address: string, requestId?: string): Promise<Contract[]>;
-  /** Verified contracts of a chain, newest first, after the match `afterMatchId`. */
-  verifiedContracts(
-    chainId: string,
-    page: { limit: number; afterMatchId: string | null },
-    requestId?: string,
-  ): Promise<Contract[]>;
-  /** The chains the upstream verifies on; rejects with an upstream error when it has no list. */
-  supportedChains(requestId?: string): Promise<readonly Chain[]>;
-  /**
-   * Shutting down: every verification that is polling its APIv2 job answers `VerificationPending`
-   * with the job id at once instead of waiting out `VERIFY_WAIT_MS`; watched jobs end.
-   */
-  close(): void;
-}
+export type VerificationService = ReturnType<typeof createVerificationService>;
 
-export function createVerificationService(
-  options: VerificationServiceOptions,
-): VerificationService {
+export function createVerificationService(options: VerificationServiceOptions) {
   const { baseUrl, chainsTtlMs, waitMs, pollIntervalMs, upstream, logger, observer, tracing } =
     options;
   const client = createUpstreamClient({
@@ -212,18 +156,34 @@ export function createVerificationService(
   }
 
   return {
-    get api() {
+    /** The API in use: as configured, or as found out (`auto`, undefined until then). */
+    get api(): VerifyApi | undefined {
       return detection.known;
     },
-    close: () => {
+    /**
+     * Shutting down: every verification that is polling its APIv2 job answers `VerificationPending`
+     * with the job id at once instead of waiting out `VERIFY_WAIT_MS`; watched jobs end.
+     */
+    close(): void {
       closing.abort();
       watcher.close();
     },
 
-    supportedChains: async (requestId) =>
+    /** The chains the upstream verifies on; rejects with an upstream error when it has no list. */
+    supportedChains: async (requestId?: string): Promise<readonly Chain[]> =>
       (await chains.get(requestId)).value.filter((chain) => chain.supported),
 
-    async verifyContract(input, session, requestId) {
+    /**
+     * Verifies a contract from a block explorer. With the session API, within the caller's upstream
+     * session, resolving to the session's contracts; with APIv2, waiting for the job up to the
+     * configured time and resolving to its result or to "pending". Rejects with
+     * `InvalidInputError`, `VerificationRejectedError`, `RateLimitedError` or an upstream error.
+     */
+    async verifyContract(
+      input: VerifyContractInput,
+      session: UpstreamSession,
+      requestId?: string,
+    ): Promise<VerificationOutcome> {
       checkInput(input);
       await checkListed(input.chainId, requestId, EXPLORER_PATHS[input.explorer]);
       return verified(
@@ -235,48 +195,66 @@ export function createVerificationService(
       );
     },
 
-    async verifyFromSource(input, requestId) {
+    /** Verifies from a standard JSON input (APIv2), as `verifyContract` waits for its job. */
+    async verifyFromSource(input: VerifyFromSourceInput, requestId?: string) {
       const checked = checkSourceInput(input, options.maxSourceBytes);
       await checkListed(checked.chainId, requestId);
       return verified(checked, apiV2.verifyFromSource(checked, requestId));
     },
 
-    async verifyFromMetadata(input, requestId) {
+    /** Verifies from metadata.json and its sources (APIv2), as `verifyContract` waits. */
+    async verifyFromMetadata(input: VerifyFromMetadataInput, requestId?: string) {
       const checked = checkMetadataInput(input, options.maxSourceBytes);
       await checkListed(checked.chainId, requestId);
       return verified(checked, apiV2.verifyFromMetadata(checked, requestId));
     },
 
-    async verificationJob(id, requestId) {
+    /** An APIv2 job's current state; null for an unknown id, and always with the session API. */
+    async verificationJob(id: string, requestId?: string): Promise<VerificationOutcome | null> {
       checkJobId(id);
       if ((await detection.api(requestId)) === 'session') return null;
       const job = await apiV2.job(id.toLowerCase(), requestId);
       return job ? outcomes.outcomeOf(job, undefined, requestId) : null;
     },
 
-    watchJob(id) {
+    /**
+     * An APIv2 job's state now, then each change, until it completes (`verificationJobChanged`).
+     * Throws `InvalidInputError` for an id that cannot be a job's.
+     */
+    watchJob(id: string): JobStream<VerificationJobEvent> {
       checkJobId(id);
       return watcher.watch(id.toLowerCase());
     },
 
-    async contract(chainId, address, requestId) {
+    /** A verified contract (APIv2 lookup), null when not verified. Cached, revalidated by ETag. */
+    async contract(chainId: string, address: string, requestId?: string) {
       checkContractLocation(chainId, address);
       return contracts.get(chainId, address, requestId);
     },
 
-    contracts(locations, requestId) {
+    /**
+     * Many lookups, at most `VERIFY_LOOKUP_CONCURRENCY` in flight: one answer per location, in
+     * order, the `Error` it failed with where it failed (DataLoader's contract).
+     */
+    contracts(locations: readonly ContractLocation[], requestId?: string) {
       return mapBounded(locations, options.lookupConcurrency, ({ chainId, address }) => {
         checkContractLocation(chainId, address);
         return contracts.get(chainId, address, requestId);
       });
     },
 
-    contractOnAllChains(address, requestId) {
+    /** The address's verified deployments on every chain. */
+    contractOnAllChains(address: string, requestId?: string) {
       checkAddress(address);
       return apiV2.onAllChains(address, requestId);
     },
 
-    verifiedContracts(chainId, page, requestId) {
+    /** Verified contracts of a chain, newest first, after the match `afterMatchId`. */
+    verifiedContracts(
+      chainId: string,
+      page: { limit: number; afterMatchId: string | null },
+      requestId?: string,
+    ) {
       checkChainId(chainId);
       return apiV2.verifiedContracts(chainId, page, requestId);
     },
