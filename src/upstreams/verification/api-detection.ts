@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
 import type { UpstreamClient } from '../upstream-client.js';
 import type { VerifyApi, VerifyApiSetting } from './model.js';
-import { isRouteNotFound, safeJson } from './upstream-answer.js';
+import { bodyAs, isRouteNotFound } from './upstream-answer.js';
 import { WireV2Error } from './wire-v2.js';
 
 /**
@@ -65,7 +65,7 @@ export class ApiDetection {
     const { client, logger } = this.#options;
     const response = await client.get(PROBE_PATH, { requestId });
     let api: VerifyApi;
-    if (WireV2Error.safeParse(safeJson(response.text)).success || response.status === 200) {
+    if (bodyAs(WireV2Error, response.text) || response.status === 200) {
       api = 'v2';
     } else if (isRouteNotFound(response)) {
       api = 'session';

@@ -6,9 +6,9 @@ import { VerificationRejectedError } from '../../errors/verification-rejected-er
 import type { UpstreamResponse } from '../upstream-client.js';
 import { explorerFailure } from './explorer-failure.js';
 import {
+  bodyAs,
   isRouteNotFound,
   retryAfterSeconds,
-  safeJson,
   statusFailure,
   upstreamMessage,
 } from './upstream-answer.js';
@@ -21,25 +21,14 @@ export const NO_APIV2 =
 
 /** The error a non-2xx APIv2 answer stands for. */
 export function failureOf(response: UpstreamResponse, apiKey: string | undefined): Error {
-  const body = WireV2Error.safeParse(safeJson(response.text));
-  if (!body.success) {
-    if (isRouteNotFound(response)) {
-      return new UpstreamUnavailableError(response.endpoint, NO_APIV2, { status: response.status });
-    }
-    // Not an APIv2 error: perhaps Sourcify's generic `{ error, message }`, whose words are kept.
-    const other = WireErrorBody.safeParse(safeJson(response.text));
-    return statusFailure(
-      response,
-      upstreamMessage(other.success ? (other.data.message ?? other.data.error) : undefined, apiKey),
-    );
-  }
-  return errorFor(
-    body.data,
-    response.status,
-    response.headers.get('retry-after'),
-    apiKey,
-    response.endpoint,
-  );
+  const { status, text, endpoint } = response;
+  const error = bodyAs(WireV2Error, text);
+  if (error) return errorFor(error, status, response.headers.get('retry-after'), apiKey, endpoint);
+  if (isRouteNotFound(response))
+    return new UpstreamUnavailableError(endpoint, NO_APIV2, { status });
+  // Not an APIv2 error: perhaps Sourcify's generic `{ error, message }`, whose words are kept.
+  const other = bodyAs(WireErrorBody, text);
+  return statusFailure(response, upstreamMessage(other?.message ?? other?.error, apiKey));
 }
 
 /** The endpoint a job's own failure is reported against. */

@@ -13,7 +13,7 @@ import type {
   VerifyFromMetadataInput,
   VerifyFromSourceInput,
 } from './model.js';
-import { safeJson } from './upstream-answer.js';
+import { bodyAs } from './upstream-answer.js';
 import { toContract } from './v2-model.js';
 import {
   WireV2Accepted,
@@ -86,19 +86,19 @@ export function createApiV2(
     }
     // Not verified: Sourcify answers 404 with the contract, its match fields null. Any other 404
     // (unsupported_chain on sourcify-server 3.9.1, a server without APIv2) is a failure.
-    if (response.status === 404 && WireV2Contract.safeParse(safeJson(response.text)).success) {
+    if (response.status === 404 && bodyAs(WireV2Contract, response.text)) {
       return { modified: true, contract: null, etag: null, bytes };
     }
-    const error = WireV2Error.safeParse(safeJson(response.text));
-    if (error.success && error.data.customCode === 'internal_error') {
+    const error = bodyAs(WireV2Error, response.text);
+    if (error?.customCode === 'internal_error') {
       // Sourcify fails this way on every lookup on a chain it has deprecated: say so.
       const chain = await chainOf?.(chainId, requestId);
       if (chain && !chain.supported) {
-        const said = error.data.message ?? 'no message';
+        const said = error.message ?? 'no message';
         throw new UpstreamUnavailableError(
           response.endpoint,
           `it failed with an internal error (internal_error: "${said}") on chain ${chainId} (${chain.name}), which it lists as unsupported: Sourcify fails this way on the chains it has deprecated.`,
-          { status: response.status, errorId: error.data.errorId ?? undefined },
+          { status: response.status, errorId: error.errorId ?? undefined },
         );
       }
     }
@@ -111,30 +111,27 @@ export function createApiV2(
     searchParams: Record<string, string> | undefined,
     requestId: string | undefined,
   ): Promise<Contract[]> {
-    const response = await client.get(path, {
-      requestId,
-      ...(searchParams ? { searchParams } : {}),
-    });
+    const response = await client.get(path, { requestId, searchParams });
     if (response.status >= 200 && response.status < 300) {
       return parseJsonBody(response, WireV2ContractList).results.map(toContract);
     }
     // Verified on no chain: all-chains answers 404 with an empty list.
-    const empty = WireV2ContractList.safeParse(safeJson(response.text));
-    if (response.status === 404 && empty.success) return empty.data.results.map(toContract);
+    const empty = bodyAs(WireV2ContractList, response.text);
+    if (response.status === 404 && empty) return empty.results.map(toContract);
     throw failureOf(response, undefined);
   }
 
   async function job(id: string, requestId: string | undefined): Promise<WireV2Job | null> {
     const response = await client.get(`/v2/verify/${encodeURIComponent(id)}`, { requestId });
     if (response.status >= 200 && response.status < 300) return parseJsonBody(response, WireV2Job);
-    const body = WireV2Error.safeParse(safeJson(response.text));
-    if (body.success && body.data.customCode === 'job_not_found') return null;
-    if (body.success && body.data.customCode === 'invalid_parameter') {
+    const error = bodyAs(WireV2Error, response.text);
+    if (error?.customCode === 'job_not_found') return null;
+    if (error?.customCode === 'invalid_parameter') {
       // Sourcify's job ids are UUIDs; anything else is refused by its validator.
       throw new InvalidInputError(
         'id',
-        `id is not a verification job id: ${body.data.message ?? 'the service refused it'}`,
-        { errorId: body.data.errorId ?? undefined },
+        `id is not a verification job id: ${error.message ?? 'the service refused it'}`,
+        { errorId: error.errorId ?? undefined },
       );
     }
     throw failureOf(response, undefined);
@@ -154,11 +151,11 @@ export function createApiV2(
   ): Promise<VerificationOutcome> {
     const path = `/v2/verify/${route}${chainId}/${address}`;
     const response = await client.postJson(path, body, { requestId });
-    if (response.status === 409) {
-      const refused = WireV2Error.safeParse(safeJson(response.text));
-      if (refused.success && refused.data.customCode === 'already_verified') {
-        return outcomes.alreadyVerified(chainId, address, requestId, null);
-      }
+    if (
+      response.status === 409 &&
+      bodyAs(WireV2Error, response.text)?.customCode === 'already_verified'
+    ) {
+      return outcomes.alreadyVerified(chainId, address, requestId, null);
     }
     if (response.status !== 202 && response.status !== 200) throw failureOf(response, apiKey);
     const { verificationId } = parseJsonBody(response, WireV2Accepted);

@@ -11,9 +11,9 @@ import {
   type VerifyContractInput,
 } from './model.js';
 import {
+  bodyAs,
   isRouteNotFound,
   isSourcifyErrorBody,
-  safeJson,
   statusFailure,
   upstreamMessage,
 } from './upstream-answer.js';
@@ -83,11 +83,8 @@ function interpret(response: UpstreamResponse, apiKey: string | undefined): Veri
       job: null,
     };
   }
-  const body = WireErrorBody.safeParse(safeJson(response.text));
-  const message = upstreamMessage(
-    body.success ? (body.data.error ?? body.data.message) : undefined,
-    apiKey,
-  );
+  const body = bodyAs(WireErrorBody, response.text);
+  const message = upstreamMessage(body?.error ?? body?.message, apiKey);
   // Sourcify answers 502 with its own error only when the explorer failed behind it.
   if (status === 502 && isSourcifyErrorBody(response.text)) {
     throw explorerFailure(message, status, apiKey, undefined);

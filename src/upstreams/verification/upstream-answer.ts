@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { RateLimitedError } from '../../errors/rate-limited-error.js';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
 import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
@@ -115,6 +116,10 @@ export function safeJson(text: string): unknown {
     return undefined;
   }
 }
+
+/** The body as `schema` reads it, or undefined when it does not (it may not even be JSON). */
+export const bodyAs = <Output>(schema: z.ZodType<Output>, text: string): Output | undefined =>
+  schema.safeParse(safeJson(text)).data;
 
 /**
  * Whether a body is one of Sourcify's own error answers: its error handler's `{ error, message }`,
