@@ -52,12 +52,18 @@ export class ApiDetection {
   }
 
   /**
-   * Forgets the answer after `error`, when it suggests the server is not what it was: it could
-   * not be reached, failed, or had no route for the API spoken. Forced settings never change.
+   * Runs `work`, and forgets the answer after a failure that suggests the server is not what it
+   * was: it could not be reached, failed, or had no route for the API spoken. Forced settings
+   * never change.
    */
-  recheckAfter(error: unknown): void {
-    if (this.#options.setting === 'auto' && error instanceof UpstreamUnavailableError) {
-      this.#known = undefined;
+  async rechecking<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (this.#options.setting === 'auto' && error instanceof UpstreamUnavailableError) {
+        this.#known = undefined;
+      }
+      throw error;
     }
   }
 

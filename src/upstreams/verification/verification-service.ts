@@ -17,8 +17,7 @@ import {
   checkInput,
 } from './input.js';
 import { createJobOutcomes } from './job-outcome.js';
-import type { JobStream } from './job-stream.js';
-import { JobWatcher, type VerificationJobEvent } from './job-watcher.js';
+import { JobWatcher } from './job-watcher.js';
 import {
   type Chain,
   EXPLORER_PATHS,
@@ -100,14 +99,10 @@ export function createVerificationService(options: VerificationServiceOptions) {
   const watcher = new JobWatcher({
     intervalMs: options.watchIntervalMs,
     // The session API has no jobs: every id is unknown there, as `verificationJob` answers.
-    fetch: async (id) => {
-      try {
-        return (await detection.api()) === 'session' ? null : await apiV2.job(id, undefined);
-      } catch (error) {
-        detection.recheckAfter(error);
-        throw error;
-      }
-    },
+    fetch: (id) =>
+      detection.rechecking(async () =>
+        (await detection.api()) === 'session' ? null : apiV2.job(id, undefined),
+      ),
     outcomeOf: (job) => outcomes.outcomeOf(job, undefined, undefined),
     isStale: (job) => outcomes.pending(job.verificationId, job.jobStartTime, null).stale,
     sharing:
@@ -125,26 +120,18 @@ export function createVerificationService(options: VerificationServiceOptions) {
       toChains(await client.getJson('/chains', WireChains, { requestId }), logger),
   });
 
-  async function knownChains(requestId?: string): Promise<readonly Chain[] | undefined> {
-    try {
-      return (await chains.get(requestId)).value;
-    } catch {
-      return undefined;
-    }
-  }
+  const knownChains = (requestId?: string): Promise<readonly Chain[] | undefined> =>
+    chains.get(requestId).then(
+      ({ value }) => value,
+      () => undefined,
+    );
 
   /** Runs a verification; a result makes the lookups of its contract ask again. */
   async function verified(
     location: ContractLocation,
-    verification: Promise<VerificationOutcome>,
+    verify: () => Promise<VerificationOutcome>,
   ): Promise<VerificationOutcome> {
-    let outcome: VerificationOutcome;
-    try {
-      outcome = await verification;
-    } catch (error) {
-      detection.recheckAfter(error);
-      throw error;
-    }
+    const outcome = await detection.rechecking(verify);
     // Lookups made before may say "not verified": the next one asks again.
     if (outcome.kind === 'result') {
       contracts.delete(location.chainId, location.address);
@@ -186,12 +173,10 @@ export function createVerificationService(options: VerificationServiceOptions) {
     ): Promise<VerificationOutcome> {
       checkInput(input);
       await checkListed(input.chainId, requestId, EXPLORER_PATHS[input.explorer]);
-      return verified(
-        input,
-        (async () =>
-          (await detection.api(requestId)) === 'session'
-            ? sessionApi.verify(input, session, requestId)
-            : apiV2.verify(input, requestId))(),
+      return verified(input, async () =>
+        (await detection.api(requestId)) === 'session'
+          ? sessionApi.verify(input, session, requestId)
+          : apiV2.verify(input, requestId),
       );
     },
 
@@ -199,14 +184,14 @@ export function createVerificationService(options: VerificationServiceOptions) {
     async verifyFromSource(input: VerifyFromSourceInput, requestId?: string) {
       const checked = checkSourceInput(input, options.maxSourceBytes);
       await checkListed(checked.chainId, requestId);
-      return verified(checked, apiV2.verifyFromSource(checked, requestId));
+      return verified(checked, () => apiV2.verifyFromSource(checked, requestId));
     },
 
     /** Verifies from metadata.json and its sources (APIv2), as `verifyContract` waits. */
     async verifyFromMetadata(input: VerifyFromMetadataInput, requestId?: string) {
       const checked = checkMetadataInput(input, options.maxSourceBytes);
       await checkListed(checked.chainId, requestId);
-      return verified(checked, apiV2.verifyFromMetadata(checked, requestId));
+      return verified(checked, () => apiV2.verifyFromMetadata(checked, requestId));
     },
 
     /** An APIv2 job's current state; null for an unknown id, and always with the session API. */
@@ -221,7 +206,7 @@ export function createVerificationService(options: VerificationServiceOptions) {
      * An APIv2 job's state now, then each change, until it completes (`verificationJobChanged`).
      * Throws `InvalidInputError` for an id that cannot be a job's.
      */
-    watchJob(id: string): JobStream<VerificationJobEvent> {
+    watchJob(id: string) {
       checkJobId(id);
       return watcher.watch(id.toLowerCase());
     },
