@@ -24,8 +24,9 @@ export function failureOf(response: UpstreamResponse, apiKey: string | undefined
   const { status, text, endpoint } = response;
   const error = bodyAs(WireV2Error, text);
   if (error) return errorFor(error, status, response.headers.get('retry-after'), apiKey, endpoint);
-  if (isRouteNotFound(response))
+  if (isRouteNotFound(response)) {
     return new UpstreamUnavailableError(endpoint, NO_APIV2, { status });
+  }
   // Not an APIv2 error: perhaps Sourcify's generic `{ error, message }`, whose words are kept.
   const other = bodyAs(WireErrorBody, text);
   return statusFailure(response, upstreamMessage(other?.message ?? other?.error, apiKey));
@@ -47,8 +48,8 @@ const DUPLICATE_HINT =
 
 /**
  * APIv2's error codes as the graph's error types, for a refused submission and for a job's own
- * failure alike; `rejected` makes the error for a code that is the service refusing or failing the
- * verification itself (a failed job passes one that keeps the job).
+ * failure alike; `rejected`, when given, makes the error for a code that is the service refusing or
+ * failing the verification itself (a failed job passes one that keeps the job).
  */
 export function errorFor(
   error: { customCode: string; message: string | null; errorId: string | null },
@@ -56,16 +57,7 @@ export function errorFor(
   retryAfter: string | null,
   apiKey: string | undefined,
   endpoint: UpstreamEndpoint,
-  rejected: (message: string) => Error = (message) =>
-    status >= 500
-      ? new UpstreamUnavailableError(endpoint, message, {
-          errorId: error.errorId ?? undefined,
-          status,
-        })
-      : new VerificationRejectedError(message, status, {
-          errorId: error.errorId ?? undefined,
-          upstreamCode: error.customCode,
-        }),
+  rejected?: (message: string) => Error,
 ): Error {
   const details = { errorId: error.errorId ?? undefined, upstreamCode: error.customCode };
   const said = upstreamMessage(error.message, apiKey);
@@ -94,7 +86,10 @@ export function errorFor(
         { ...details, status },
       );
     default:
-      return rejected(message);
+      if (rejected) return rejected(message);
+      return status >= 500
+        ? new UpstreamUnavailableError(endpoint, message, { errorId: details.errorId, status })
+        : new VerificationRejectedError(message, status, details);
   }
 }
 

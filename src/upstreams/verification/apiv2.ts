@@ -31,12 +31,12 @@ export interface ApiV2Options {
   /** What a job means for the caller. */
   readonly outcomes: JobOutcomes;
   /** The service's entry for a chain, when its chain list has one: to explain its failures. */
-  readonly chainOf?: (chainId: string, requestId: string | undefined) => Promise<Chain | undefined>;
+  readonly chainOf: (chainId: string, requestId: string | undefined) => Promise<Chain | undefined>;
   /**
    * Aborted when the gateway shuts down: a verification polling its job stops waiting and
    * answers "pending" with the job id at once, so that the accepted job is never lost.
    */
-  readonly closing?: AbortSignal;
+  readonly closing: AbortSignal;
 }
 
 /** A contract lookup's answer: the contract (null: not verified) and its ETag, or "unchanged". */
@@ -92,7 +92,7 @@ export function createApiV2(
     const error = bodyAs(WireV2Error, response.text);
     if (error?.customCode === 'internal_error') {
       // Sourcify fails this way on every lookup on a chain it has deprecated: say so.
-      const chain = await chainOf?.(chainId, requestId);
+      const chain = await chainOf(chainId, requestId);
       if (chain && !chain.supported) {
         const said = error.message ?? 'no message';
         throw new UpstreamUnavailableError(
@@ -168,9 +168,9 @@ export function createApiV2(
         ? outcomes.outcomeOf(last, apiKey, requestId)
         : outcomes.pending(verificationId, null, null);
     for (;;) {
-      if (closing?.aborted) return stillPending();
+      // Rejects at once when the gateway is closing, or was before it began.
       const paused = await sleep(Math.max(0, Math.min(pause, deadline - Date.now())), true, {
-        ...(closing ? { signal: closing } : {}),
+        signal: closing,
       }).catch(() => false);
       if (!paused) return stillPending();
       let state: WireV2Job | null;

@@ -37,11 +37,8 @@ export function createSessionApi(client: UpstreamClient, logger: Logger) {
       const { cookieHeader } = session;
       const response = await client.postJson(
         `/session/verify/${EXPLORER_PATHS[input.explorer]}`,
-        {
-          address: input.address,
-          chainId: input.chainId,
-          ...(input.apiKey ? { apiKey: input.apiKey } : {}),
-        },
+        // Sent as JSON: an apiKey left undefined is not sent.
+        { address: input.address, chainId: input.chainId, apiKey: input.apiKey || undefined },
         { requestId, ...(cookieHeader ? { headers: { cookie: cookieHeader } } : {}) },
       );
       session.absorb(response.headers);
