@@ -49,6 +49,8 @@ export type LookupAnswer =
     }
   | { readonly modified: false };
 
+export type ApiV2 = ReturnType<typeof createApiV2>;
+
 /**
  * Sourcify APIv2: a verification is a job. `POST /v2/verify/{etherscan/,metadata/,}{chainId}/{address}`
  * answers 202 with its id, `GET /v2/verify/{id}` reports it; `GET /v2/contract/{chainId}/{address}`,

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { LookupAnswer } from './apiv2.js';
+import type { ApiV2 } from './apiv2.js';
 import type { Contract } from './model.js';
 
 export interface ContractCacheOptions {
@@ -11,12 +11,7 @@ export interface ContractCacheOptions {
   /** How long a lookup is served without asking the service. */
   readonly ttlMs: number;
   /** Asks the service, conditionally when `etag` is given. */
-  readonly load: (
-    chainId: string,
-    address: string,
-    etag: string | null,
-    requestId: string | undefined,
-  ) => Promise<LookupAnswer>;
+  readonly load: ApiV2['lookUp'];
 }
 
 interface Entry {

@@ -1,5 +1,6 @@
 import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
 import { errorFor, jobEndpoint } from './apiv2-errors.js';
+import type { ContractCache } from './contract-cache.js';
 import { FAILED_JOB_STATUS, JobFailedError } from './job-failed-error.js';
 import type {
   Contract,
@@ -15,11 +16,7 @@ export interface JobOutcomesOptions {
   /** `VERIFY_JOB_STALE_MS`: a job running longer is reported stale. */
   readonly staleMs: number;
   /** The service's contract lookup, for a job that found the contract already verified. */
-  readonly lookUp: (
-    chainId: string,
-    address: string,
-    requestId: string | undefined,
-  ) => Promise<Contract | null>;
+  readonly lookUp: ContractCache['get'];
 }
 
 /** What an APIv2 job means for the caller: a result, still pending (stale or not), or an error. */
