@@ -21,7 +21,7 @@ export interface ApiDetectionOptions {
 /**
  * Which API the verification service speaks. With `VERIFY_API=auto` the server is asked once
  * (concurrent callers share the question), the answer is remembered, and forgotten after a failure
- * that suggests the server changed (`recheckAfter`), so that the next call asks again. A server
+ * that suggests the server changed (`rechecking`), so that the next call asks again. A server
  * with both APIs (sourcify-server 3.9.1) is spoken to in APIv2: the session API is gone from
  * Sourcify, and only APIv2 has jobs, source verification and the bulk lookups.
  */
@@ -29,7 +29,7 @@ export class ApiDetection {
   readonly #options: ApiDetectionOptions;
   #known: VerifyApi | undefined;
   #asking: Promise<VerifyApi> | undefined;
-  /** The last answer, kept across `recheckAfter`: a change is logged as one. */
+  /** The last answer, kept across `rechecking`: a change is logged as one. */
   #last: VerifyApi | undefined;
 
   constructor(options: ApiDetectionOptions) {

@@ -21,7 +21,6 @@ export function checkInput({ address, chainId, apiKey }: VerifyContractInput): v
   }
 }
 
-/** Checks a contract's chain id and address, as `verifyContract` and `contract` take them. */
 export function checkContractLocation(chainId: string, address: string): void {
   checkAddress(address);
   checkChainId(chainId);
@@ -46,7 +45,6 @@ export function checkAddress(address: string, field = 'address'): void {
   }
 }
 
-/** Checks a decimal chain id. */
 export function checkChainId(chainId: string): void {
   if (!CHAIN_ID.test(chainId)) {
     throw new InvalidInputError(

@@ -100,10 +100,9 @@ const RUNNING_MESSAGE =
  * (argotorg/sourcify#2880), cannot cancel one, and refuses the contract again while it runs.
  */
 function staleMessage(runningMs: number, staleMs: number): string {
-  const minutes = (ms: number) => `${Math.floor(ms / 60_000)} min`;
-  const ran = runningMs >= 60_000 ? minutes(runningMs) : `${Math.floor(runningMs / 1000)} s`;
-  const limit = staleMs >= 60_000 ? minutes(staleMs) : `${Math.floor(staleMs / 1000)} s`;
-  return `This verification job has been running for ${ran}, longer than the ${limit} a job is expected to take: the service may have lost it. It cannot be cancelled, and the service refuses the same contract again (duplicate_verification_request) while it runs. Check contract(chainId:, address:) to see whether the contract got verified anyway; otherwise wait for the service to give the job up (it then fails with job_abandoned) and submit again, or report the job id to the service's maintainers.`;
+  const duration = (ms: number) =>
+    ms >= 60_000 ? `${Math.floor(ms / 60_000)} min` : `${Math.floor(ms / 1000)} s`;
+  return `This verification job has been running for ${duration(runningMs)}, longer than the ${duration(staleMs)} a job is expected to take: the service may have lost it. It cannot be cancelled, and the service refuses the same contract again (duplicate_verification_request) while it runs. Check contract(chainId:, address:) to see whether the contract got verified anyway; otherwise wait for the service to give the job up (it then fails with job_abandoned) and submit again, or report the job id to the service's maintainers.`;
 }
 
 /**

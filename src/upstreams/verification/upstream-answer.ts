@@ -152,6 +152,5 @@ export function isRouteNotFound(response: { status: number; text: string }): boo
  */
 export function isVerificationServiceFailure(response: { status: number; text: string }): boolean {
   const { status, text } = response;
-  if (status < 500) return false;
-  return status === 503 || status === 504 || !isSourcifyErrorBody(text);
+  return status >= 500 && (status === 503 || status === 504 || !isSourcifyErrorBody(text));
 }
