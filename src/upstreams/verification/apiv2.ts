@@ -216,7 +216,7 @@ export function createApiV2(
 
     /** From the block explorer (`POST /v2/verify/etherscan/{chainId}/{address}`). */
     verify(input: VerifyContractInput, requestId: string | undefined) {
-      const apiKey = input.apiKey ?? undefined;
+      const apiKey = input.apiKey || undefined;
       return submit('etherscan/', input, { apiKey }, apiKey, requestId);
     },
 

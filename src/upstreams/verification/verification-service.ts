@@ -20,6 +20,7 @@ import { createJobOutcomes } from './job-outcome.js';
 import { JobWatcher } from './job-watcher.js';
 import {
   type Chain,
+  type Contract,
   EXPLORER_PATHS,
   type VerificationOutcome,
   type VerifyApi,
@@ -54,10 +55,7 @@ export const MAX_PAGE_SIZE = 100;
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A contract as a lookup key: where it is deployed. */
-export interface ContractLocation {
-  readonly chainId: string;
-  readonly address: string;
-}
+export type ContractLocation = Pick<Contract, 'chainId' | 'address'>;
 
 /** The contract verification upstream, in either of its APIs. */
 export type VerificationService = ReturnType<typeof createVerificationService>;
