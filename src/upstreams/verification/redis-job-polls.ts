@@ -70,14 +70,11 @@ export interface RedisJobPollsOptions {
 export class RedisJobPolls implements JobPollSharing {
   readonly #redis: RedisConnection;
   readonly #intervalMs: number;
-  /** How long a stored poll is kept: past two intervals a follower no longer takes it. */
-  readonly #retainMs: number;
   readonly #token = randomUUID();
 
   constructor({ redis, intervalMs }: RedisJobPollsOptions) {
     this.#redis = redis;
     this.#intervalMs = intervalMs;
-    this.#retainMs = 3 * intervalMs;
   }
 
   async poll(id: string, fetch: () => Promise<JobPoll>): Promise<JobPoll | undefined> {
@@ -122,8 +119,9 @@ export class RedisJobPolls implements JobPollSharing {
         : { at, job: polled.job },
     );
     if (Buffer.byteLength(value) > MAX_SHARED_JOB_BYTES) return;
+    // Kept three intervals: past two a follower no longer takes it.
     await this.#redis
-      .run((redis) => redis.set(key, value, 'PX', this.#retainMs))
+      .run((redis) => redis.set(key, value, 'PX', 3 * this.#intervalMs))
       // Redis went away meanwhile: this replica keeps what it polled, as it would alone.
       .catch(() => {});
   }
