@@ -1,6 +1,5 @@
 import { isExpectedError } from '../errors/expected-error.js';
-import { JobStream } from '../upstreams/verification/job-stream.js';
-import type { VerificationJobEvent } from '../upstreams/verification/job-watcher.js';
+import { JobStream, type VerificationJobEvent } from '../upstreams/verification/job-stream.js';
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
 import { settle } from './errors.js';
@@ -37,7 +36,7 @@ function followJob(
     accept: () => false,
     wholeStateEvents: true,
   });
-  let events: JobStream<VerificationJobEvent>;
+  let events: JobStream;
   try {
     events = context.verification.watchJob(id);
   } catch (error) {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
 import type { UpstreamClient } from '../upstream-client.js';
 import type { VerifyApi, VerifyApiSetting } from './model.js';
-import { isRouteNotFound, safeJson } from './upstream-answer.js';
+import { bodyAs, isRouteNotFound } from './upstream-answer.js';
 import { WireV2Error } from './wire-v2.js';
 
 /**
@@ -21,7 +21,7 @@ export interface ApiDetectionOptions {
 /**
  * Which API the verification service speaks. With `VERIFY_API=auto` the server is asked once
  * (concurrent callers share the question), the answer is remembered, and forgotten after a failure
- * that suggests the server changed (`recheckAfter`), so that the next call asks again. A server
+ * that suggests the server changed (`rechecking`), so that the next call asks again. A server
  * with both APIs (sourcify-server 3.9.1) is spoken to in APIv2: the session API is gone from
  * Sourcify, and only APIv2 has jobs, source verification and the bulk lookups.
  */
@@ -29,7 +29,7 @@ export class ApiDetection {
   readonly #options: ApiDetectionOptions;
   #known: VerifyApi | undefined;
   #asking: Promise<VerifyApi> | undefined;
-  /** The last answer, kept across `recheckAfter`: a change is logged as one. */
+  /** The last answer, kept across `rechecking`: a change is logged as one. */
   #last: VerifyApi | undefined;
 
   constructor(options: ApiDetectionOptions) {
@@ -52,12 +52,18 @@ export class ApiDetection {
   }
 
   /**
-   * Forgets the answer after `error`, when it suggests the server is not what it was: it could
-   * not be reached, failed, or had no route for the API spoken. Forced settings never change.
+   * Runs `work`, and forgets the answer after a failure that suggests the server is not what it
+   * was: it could not be reached, failed, or had no route for the API spoken. Forced settings
+   * never change.
    */
-  recheckAfter(error: unknown): void {
-    if (this.#options.setting === 'auto' && error instanceof UpstreamUnavailableError) {
-      this.#known = undefined;
+  async rechecking<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (this.#options.setting === 'auto' && error instanceof UpstreamUnavailableError) {
+        this.#known = undefined;
+      }
+      throw error;
     }
   }
 
@@ -65,7 +71,7 @@ export class ApiDetection {
     const { client, logger } = this.#options;
     const response = await client.get(PROBE_PATH, { requestId });
     let api: VerifyApi;
-    if (WireV2Error.safeParse(safeJson(response.text)).success || response.status === 200) {
+    if (bodyAs(WireV2Error, response.text) || response.status === 200) {
       api = 'v2';
     } else if (isRouteNotFound(response)) {
       api = 'session';

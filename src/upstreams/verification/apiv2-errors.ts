@@ -6,9 +6,10 @@ import { VerificationRejectedError } from '../../errors/verification-rejected-er
 import type { UpstreamResponse } from '../upstream-client.js';
 import { explorerFailure } from './explorer-failure.js';
 import {
+  bodyAs,
   isRouteNotFound,
   retryAfterSeconds,
-  safeJson,
+  statusFailure,
   upstreamMessage,
 } from './upstream-answer.js';
 import { WireErrorBody } from './wire.js';
@@ -20,42 +21,15 @@ export const NO_APIV2 =
 
 /** The error a non-2xx APIv2 answer stands for. */
 export function failureOf(response: UpstreamResponse, apiKey: string | undefined): Error {
-  const body = WireV2Error.safeParse(safeJson(response.text));
-  if (!body.success) {
-    const { status, endpoint } = response;
-    if (isRouteNotFound(response)) {
-      return new UpstreamUnavailableError(endpoint, NO_APIV2, { status });
-    }
-    // Not an APIv2 error: perhaps Sourcify's generic `{ error, message }`, whose words are kept.
-    const other = WireErrorBody.safeParse(safeJson(response.text));
-    const said = upstreamMessage(
-      other.success ? (other.data.message ?? other.data.error) : undefined,
-      apiKey,
-    );
-    if (status === 429) {
-      return new RateLimitedError(
-        said ?? 'The verification service is rate limiting requests; try again later.',
-        retryAfterSeconds(response.headers.get('retry-after')),
-      );
-    }
-    return status >= 400 && status < 500
-      ? new VerificationRejectedError(
-          said ?? `The verification service refused the request (HTTP ${status}).`,
-          status,
-        )
-      : new UpstreamUnavailableError(
-          endpoint,
-          said ? `it answered HTTP ${status}: ${said}` : `it answered HTTP ${status}`,
-          { status },
-        );
+  const { status, text, endpoint } = response;
+  const error = bodyAs(WireV2Error, text);
+  if (error) return errorFor(error, status, response.headers.get('retry-after'), apiKey, endpoint);
+  if (isRouteNotFound(response)) {
+    return new UpstreamUnavailableError(endpoint, NO_APIV2, { status });
   }
-  return errorFor(
-    body.data,
-    response.status,
-    response.headers.get('retry-after'),
-    apiKey,
-    response.endpoint,
-  );
+  // Not an APIv2 error: perhaps Sourcify's generic `{ error, message }`, whose words are kept.
+  const other = bodyAs(WireErrorBody, text);
+  return statusFailure(response, upstreamMessage(other?.message ?? other?.error, apiKey));
 }
 
 /** The endpoint a job's own failure is reported against. */
@@ -74,8 +48,8 @@ const DUPLICATE_HINT =
 
 /**
  * APIv2's error codes as the graph's error types, for a refused submission and for a job's own
- * failure alike; `rejected` makes the error for a code that is the service refusing or failing the
- * verification itself (a failed job passes one that keeps the job).
+ * failure alike; `rejected`, when given, makes the error for a code that is the service refusing or
+ * failing the verification itself (a failed job passes one that keeps the job).
  */
 export function errorFor(
   error: { customCode: string; message: string | null; errorId: string | null },
@@ -83,16 +57,7 @@ export function errorFor(
   retryAfter: string | null,
   apiKey: string | undefined,
   endpoint: UpstreamEndpoint,
-  rejected: (message: string) => Error = (message) =>
-    status >= 500
-      ? new UpstreamUnavailableError(endpoint, message, {
-          errorId: error.errorId ?? undefined,
-          status,
-        })
-      : new VerificationRejectedError(message, status, {
-          errorId: error.errorId ?? undefined,
-          upstreamCode: error.customCode,
-        }),
+  rejected?: (message: string) => Error,
 ): Error {
   const details = { errorId: error.errorId ?? undefined, upstreamCode: error.customCode };
   const said = upstreamMessage(error.message, apiKey);
@@ -121,7 +86,10 @@ export function errorFor(
         { ...details, status },
       );
     default:
-      return rejected(message);
+      if (rejected) return rejected(message);
+      return status >= 500
+        ? new UpstreamUnavailableError(endpoint, message, { errorId: details.errorId, status })
+        : new VerificationRejectedError(message, status, details);
   }
 }
 

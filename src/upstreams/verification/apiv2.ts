@@ -13,7 +13,7 @@ import type {
   VerifyFromMetadataInput,
   VerifyFromSourceInput,
 } from './model.js';
-import { safeJson } from './upstream-answer.js';
+import { bodyAs } from './upstream-answer.js';
 import { toContract } from './v2-model.js';
 import {
   WireV2Accepted,
@@ -31,12 +31,12 @@ export interface ApiV2Options {
   /** What a job means for the caller. */
   readonly outcomes: JobOutcomes;
   /** The service's entry for a chain, when its chain list has one: to explain its failures. */
-  readonly chainOf?: (chainId: string, requestId: string | undefined) => Promise<Chain | undefined>;
+  readonly chainOf: (chainId: string, requestId: string | undefined) => Promise<Chain | undefined>;
   /**
    * Aborted when the gateway shuts down: a verification polling its job stops waiting and
    * answers "pending" with the job id at once, so that the accepted job is never lost.
    */
-  readonly closing?: AbortSignal;
+  readonly closing: AbortSignal;
 }
 
 /** A contract lookup's answer: the contract (null: not verified) and its ETag, or "unchanged". */
@@ -49,10 +49,7 @@ export type LookupAnswer =
     }
   | { readonly modified: false };
 
-/** One page of `GET /v2/contracts/{chainId}`, newest first. */
-export interface ContractPage {
-  readonly contracts: readonly Contract[];
-}
+export type ApiV2 = ReturnType<typeof createApiV2>;
 
 /**
  * Sourcify APIv2: a verification is a job. `POST /v2/verify/{etherscan/,metadata/,}{chainId}/{address}`
@@ -91,19 +88,19 @@ export function createApiV2(
     }
     // Not verified: Sourcify answers 404 with the contract, its match fields null. Any other 404
     // (unsupported_chain on sourcify-server 3.9.1, a server without APIv2) is a failure.
-    if (response.status === 404 && WireV2Contract.safeParse(safeJson(response.text)).success) {
+    if (response.status === 404 && bodyAs(WireV2Contract, response.text)) {
       return { modified: true, contract: null, etag: null, bytes };
     }
-    const error = WireV2Error.safeParse(safeJson(response.text));
-    if (error.success && error.data.customCode === 'internal_error') {
+    const error = bodyAs(WireV2Error, response.text);
+    if (error?.customCode === 'internal_error') {
       // Sourcify fails this way on every lookup on a chain it has deprecated: say so.
-      const chain = await chainOf?.(chainId, requestId);
+      const chain = await chainOf(chainId, requestId);
       if (chain && !chain.supported) {
-        const said = error.data.message ?? 'no message';
+        const said = error.message ?? 'no message';
         throw new UpstreamUnavailableError(
           response.endpoint,
           `it failed with an internal error (internal_error: "${said}") on chain ${chainId} (${chain.name}), which it lists as unsupported: Sourcify fails this way on the chains it has deprecated.`,
-          { status: response.status, errorId: error.data.errorId ?? undefined },
+          { status: response.status, errorId: error.errorId ?? undefined },
         );
       }
     }
@@ -116,30 +113,27 @@ export function createApiV2(
     searchParams: Record<string, string> | undefined,
     requestId: string | undefined,
   ): Promise<Contract[]> {
-    const response = await client.get(path, {
-      requestId,
-      ...(searchParams ? { searchParams } : {}),
-    });
+    const response = await client.get(path, { requestId, searchParams });
     if (response.status >= 200 && response.status < 300) {
       return parseJsonBody(response, WireV2ContractList).results.map(toContract);
     }
     // Verified on no chain: all-chains answers 404 with an empty list.
-    const empty = WireV2ContractList.safeParse(safeJson(response.text));
-    if (response.status === 404 && empty.success) return empty.data.results.map(toContract);
+    const empty = bodyAs(WireV2ContractList, response.text);
+    if (response.status === 404 && empty) return empty.results.map(toContract);
     throw failureOf(response, undefined);
   }
 
   async function job(id: string, requestId: string | undefined): Promise<WireV2Job | null> {
     const response = await client.get(`/v2/verify/${encodeURIComponent(id)}`, { requestId });
     if (response.status >= 200 && response.status < 300) return parseJsonBody(response, WireV2Job);
-    const body = WireV2Error.safeParse(safeJson(response.text));
-    if (body.success && body.data.customCode === 'job_not_found') return null;
-    if (body.success && body.data.customCode === 'invalid_parameter') {
+    const error = bodyAs(WireV2Error, response.text);
+    if (error?.customCode === 'job_not_found') return null;
+    if (error?.customCode === 'invalid_parameter') {
       // Sourcify's job ids are UUIDs; anything else is refused by its validator.
       throw new InvalidInputError(
         'id',
-        `id is not a verification job id: ${body.data.message ?? 'the service refused it'}`,
-        { errorId: body.data.errorId ?? undefined },
+        `id is not a verification job id: ${error.message ?? 'the service refused it'}`,
+        { errorId: error.errorId ?? undefined },
       );
     }
     throw failureOf(response, undefined);
@@ -147,21 +141,23 @@ export function createApiV2(
 
   /**
    * Submits a verification and waits for its job up to `waitMs`: the outcome, or "pending" with
-   * the job id. A contract already verified is answered with its existing match.
+   * the job id. A contract already verified is answered with its existing match. `body` is sent as
+   * JSON, which leaves out its fields that are undefined.
    */
   async function submit(
-    path: string,
-    body: unknown,
+    route: 'etherscan/' | 'metadata/' | '',
     { chainId, address }: { chainId: string; address: string },
+    body: unknown,
     apiKey: string | undefined,
     requestId: string | undefined,
   ): Promise<VerificationOutcome> {
+    const path = `/v2/verify/${route}${chainId}/${address}`;
     const response = await client.postJson(path, body, { requestId });
-    if (response.status === 409) {
-      const refused = WireV2Error.safeParse(safeJson(response.text));
-      if (refused.success && refused.data.customCode === 'already_verified') {
-        return outcomes.alreadyVerified(chainId, address, requestId, null);
-      }
+    if (
+      response.status === 409 &&
+      bodyAs(WireV2Error, response.text)?.customCode === 'already_verified'
+    ) {
+      return outcomes.alreadyVerified(chainId, address, requestId, null);
     }
     if (response.status !== 202 && response.status !== 200) throw failureOf(response, apiKey);
     const { verificationId } = parseJsonBody(response, WireV2Accepted);
@@ -174,9 +170,9 @@ export function createApiV2(
         ? outcomes.outcomeOf(last, apiKey, requestId)
         : outcomes.pending(verificationId, null, null);
     for (;;) {
-      if (closing?.aborted) return stillPending();
+      // Rejects at once when the gateway is closing, or was before it began.
       const paused = await sleep(Math.max(0, Math.min(pause, deadline - Date.now())), true, {
-        ...(closing ? { signal: closing } : {}),
+        signal: closing,
       }).catch(() => false);
       if (!paused) return stillPending();
       let state: WireV2Job | null;
@@ -193,9 +189,6 @@ export function createApiV2(
       pause = Math.min(pause * 1.5, 2_000);
     }
   }
-
-  const where = (input: { chainId: string; address: string }) =>
-    `${input.chainId}/${input.address}`;
 
   return {
     lookUp,
@@ -223,50 +216,38 @@ export function createApiV2(
 
     /** From the block explorer (`POST /v2/verify/etherscan/{chainId}/{address}`). */
     verify(input: VerifyContractInput, requestId: string | undefined) {
-      const apiKey = input.apiKey ?? undefined;
-      return submit(
-        `/v2/verify/etherscan/${where(input)}`,
-        apiKey ? { apiKey } : {},
-        input,
-        apiKey,
-        requestId,
-      );
+      const apiKey = input.apiKey || undefined;
+      return submit('etherscan/', input, { apiKey }, apiKey, requestId);
     },
 
     /** From a standard JSON input (`POST /v2/verify/{chainId}/{address}`). */
-    verifyFromSource(input: VerifyFromSourceInput, requestId: string | undefined) {
-      return submit(
-        `/v2/verify/${where(input)}`,
+    verifyFromSource: (input: VerifyFromSourceInput, requestId: string | undefined) =>
+      submit(
+        '',
+        input,
         {
           stdJsonInput: input.stdJsonInput,
           compilerVersion: input.compilerVersion,
           contractIdentifier: input.contractIdentifier,
-          ...(input.creationTransactionHash
-            ? { creationTransactionHash: input.creationTransactionHash }
-            : {}),
+          creationTransactionHash: input.creationTransactionHash ?? undefined,
         },
-        input,
         undefined,
         requestId,
-      );
-    },
+      ),
 
     /** From metadata.json and its sources (`POST /v2/verify/metadata/{chainId}/{address}`). */
-    verifyFromMetadata(input: VerifyFromMetadataInput, requestId: string | undefined) {
-      return submit(
-        `/v2/verify/metadata/${where(input)}`,
+    verifyFromMetadata: (input: VerifyFromMetadataInput, requestId: string | undefined) =>
+      submit(
+        'metadata/',
+        input,
         {
           metadata: input.metadata,
           sources: input.sources,
-          ...(input.creationTransactionHash
-            ? { creationTransactionHash: input.creationTransactionHash }
-            : {}),
+          creationTransactionHash: input.creationTransactionHash ?? undefined,
         },
-        input,
         undefined,
         requestId,
-      );
-    },
+      ),
   };
 }
 

@@ -1,17 +1,10 @@
+import { LRUCache } from 'lru-cache';
 import { RateLimitedError } from '../../errors/rate-limited-error.js';
 
 export interface ClientQuotaOptions {
   /** Verifications one client may start per window. */
   readonly limit: number;
   readonly windowMs: number;
-  /**
-   * Clients tracked at most; past it the oldest windows are forgotten, so that a flood of
-   * addresses cannot grow memory.
-   * @default 10000
-   */
-  readonly maxClients?: number;
-  /** @default Date.now */
-  readonly now?: () => number;
 }
 
 /**
@@ -30,7 +23,7 @@ export interface ClientQuota {
  * ends (at least 1).
  */
 export function quotaExceeded(
-  { limit, windowMs }: Pick<ClientQuotaOptions, 'limit' | 'windowMs'>,
+  { limit, windowMs }: ClientQuotaOptions,
   remainingMs: number,
 ): RateLimitedError {
   const seconds = Math.max(1, Math.ceil(remainingMs / 1000));
@@ -40,44 +33,32 @@ export function quotaExceeded(
   );
 }
 
+/**
+ * Clients tracked at most; past it the least recently seen are forgotten, so that a flood of
+ * addresses cannot grow memory.
+ */
+const MAX_CLIENTS = 10_000;
+
 /** The allowance of one process: a window per client, starting at its first verification. */
 export class InMemoryClientQuota implements ClientQuota {
-  readonly #windows = new Map<string, { start: number; used: number }>();
-  readonly #limit: number;
-  readonly #windowMs: number;
-  readonly #maxClients: number;
-  readonly #now: () => number;
+  readonly #options: ClientQuotaOptions;
+  /** Verifications each client used in its window, kept for the window's length. */
+  readonly #windows: LRUCache<string, { used: number }>;
 
   constructor(options: ClientQuotaOptions) {
-    this.#limit = options.limit;
-    this.#windowMs = options.windowMs;
-    this.#maxClients = options.maxClients ?? 10_000;
-    this.#now = options.now ?? Date.now;
+    this.#options = options;
+    this.#windows = new LRUCache({ max: MAX_CLIENTS, ttl: options.windowMs });
   }
 
   take(client: string): void {
-    const now = this.#now();
     let window = this.#windows.get(client);
-    if (!window || now - window.start >= this.#windowMs) {
-      this.#windows.delete(client);
-      window = { start: now, used: 0 };
+    if (!window) {
+      window = { used: 0 };
       this.#windows.set(client, window);
-      this.#forgetOldest();
     }
-    if (window.used >= this.#limit) {
-      throw quotaExceeded(
-        { limit: this.#limit, windowMs: this.#windowMs },
-        window.start + this.#windowMs - now,
-      );
+    if (window.used >= this.#options.limit) {
+      throw quotaExceeded(this.#options, this.#windows.getRemainingTTL(client));
     }
     window.used += 1;
-  }
-
-  #forgetOldest(): void {
-    // Maps keep insertion order, and a new window is always inserted last.
-    for (const client of this.#windows.keys()) {
-      if (this.#windows.size <= this.#maxClients) return;
-      this.#windows.delete(client);
-    }
   }
 }

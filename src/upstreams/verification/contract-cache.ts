@@ -1,4 +1,5 @@
-import type { LookupAnswer } from './apiv2.js';
+import { LRUCache } from 'lru-cache';
+import type { ApiV2 } from './apiv2.js';
 import type { Contract } from './model.js';
 
 export interface ContractCacheOptions {
@@ -10,21 +11,20 @@ export interface ContractCacheOptions {
   /** How long a lookup is served without asking the service. */
   readonly ttlMs: number;
   /** Asks the service, conditionally when `etag` is given. */
-  readonly load: (
-    chainId: string,
-    address: string,
-    etag: string | null,
-    requestId: string | undefined,
-  ) => Promise<LookupAnswer>;
-  /** @default Date.now */
-  readonly now?: () => number;
+  readonly load: ApiV2['lookUp'];
 }
 
 interface Entry {
   readonly contract: Contract | null;
   readonly etag: string | null;
   readonly bytes: number;
-  fetchedAt: number;
+}
+
+/** The lookup a fetch makes: the contract as its first caller wrote it, and that caller's request. */
+interface Lookup {
+  readonly chainId: string;
+  readonly address: string;
+  readonly requestId: string | undefined;
 }
 
 /** What an entry costs beside its body: the objects, the map slot, the dates. */
@@ -34,94 +34,43 @@ const ENTRY_OVERHEAD_BYTES = 512;
  * Contract lookups kept in memory, bounded in bytes. A lookup is fresh for `ttlMs`; after that it
  * is asked again with the service's ETag (`If-None-Match`), and a `304 Not Modified` renews it
  * without a body. Lookups of the same contract at the same time share one request; a failed one
- * is not kept.
+ * is not kept, and leaves the entry it was renewing for the next to renew.
  */
 export class ContractCache {
-  readonly #options: ContractCacheOptions;
-  readonly #now: () => number;
-  /** Least recently used first. */
-  readonly #entries = new Map<string, Entry>();
-  readonly #loading = new Map<string, Promise<Contract | null>>();
-  #bytes = 0;
+  readonly #entries: LRUCache<string, Entry, Lookup>;
+  /** `ttlMs` 0: every lookup asks the service (lru-cache reads a ttl of 0 as "never stale"). */
+  readonly #alwaysAsk: boolean;
 
-  constructor(options: ContractCacheOptions) {
-    this.#options = options;
-    this.#now = options.now ?? Date.now;
+  constructor({ maxBytes, ttlMs, load }: ContractCacheOptions) {
+    this.#alwaysAsk = ttlMs === 0;
+    this.#entries = new LRUCache({
+      // lru-cache needs a positive bound; no entry is as small as 1 byte, so 1 keeps nothing.
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (entry) => entry.bytes,
+      ttl: ttlMs,
+      noDeleteOnFetchRejection: true,
+      // A lookup under way when its contract is forgotten (`delete`) still answers its callers.
+      ignoreFetchAbort: true,
+      fetchMethod: async (key, stale, { context: { chainId, address, requestId } }) => {
+        const answer = await load(chainId, address, stale?.etag ?? null, requestId);
+        if (!answer.modified) return stale;
+        const { contract, etag, bytes } = answer;
+        return { contract, etag, bytes: bytes + key.length * 2 + ENTRY_OVERHEAD_BYTES };
+      },
+    });
   }
 
-  /** Bytes held now. */
-  get bytes(): number {
-    return this.#bytes;
-  }
-
-  get(chainId: string, address: string, requestId?: string): Promise<Contract | null> {
-    const key = keyOf(chainId, address);
-    const entry = this.#entries.get(key);
-    if (entry && this.#now() - entry.fetchedAt < this.#options.ttlMs) {
-      this.#touch(key, entry);
-      return Promise.resolve(entry.contract);
-    }
-    const loading = this.#loading.get(key);
-    if (loading) return loading;
-    const load = this.#load(key, chainId, address, entry, requestId).finally(() =>
-      this.#loading.delete(key),
-    );
-    this.#loading.set(key, load);
-    return load;
+  async get(chainId: string, address: string, requestId?: string): Promise<Contract | null> {
+    const entry = await this.#entries.fetch(keyOf(chainId, address), {
+      context: { chainId, address, requestId },
+      forceRefresh: this.#alwaysAsk,
+    });
+    return entry?.contract ?? null;
   }
 
   /** Forgets a contract (it was just verified: a lookup that said "not verified" is wrong now). */
   delete(chainId: string, address: string): void {
-    this.#remove(keyOf(chainId, address));
-  }
-
-  async #load(
-    key: string,
-    chainId: string,
-    address: string,
-    entry: Entry | undefined,
-    requestId: string | undefined,
-  ): Promise<Contract | null> {
-    const answer = await this.#options.load(chainId, address, entry?.etag ?? null, requestId);
-    if (!answer.modified) {
-      if (!entry) return null;
-      entry.fetchedAt = this.#now();
-      if (this.#entries.get(key) === entry) this.#touch(key, entry);
-      return entry.contract;
-    }
-    this.#remove(key);
-    const bytes = answer.bytes + key.length * 2 + ENTRY_OVERHEAD_BYTES;
-    if (bytes <= this.#options.maxBytes) {
-      this.#entries.set(key, {
-        contract: answer.contract,
-        etag: answer.etag,
-        bytes,
-        fetchedAt: this.#now(),
-      });
-      this.#bytes += bytes;
-      this.#evict();
-    }
-    return answer.contract;
-  }
-
-  #touch(key: string, entry: Entry): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-  }
-
-  #remove(key: string): void {
-    const entry = this.#entries.get(key);
-    if (!entry) return;
-    this.#entries.delete(key);
-    this.#bytes -= entry.bytes;
-  }
-
-  #evict(): void {
-    for (const [key, entry] of this.#entries) {
-      if (this.#bytes <= this.#options.maxBytes) return;
-      this.#entries.delete(key);
-      this.#bytes -= entry.bytes;
-    }
+    this.#entries.delete(keyOf(chainId, address));
   }
 }
 

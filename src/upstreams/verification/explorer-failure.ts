@@ -1,7 +1,9 @@
 import type { ExpectedError } from '../../errors/expected-error.js';
 import { ExplorerUnavailableError } from '../../errors/explorer-unavailable-error.js';
 import { InvalidInputError } from '../../errors/invalid-input-error.js';
-import { isRejectedApiKey } from './upstream-answer.js';
+
+/** Etherscan's answer to an API key it does not accept, as Sourcify relays it. */
+const REJECTED_KEY = /invalid api key/i;
 
 /**
  * What Sourcify's report of a failed import from the explorer (session API 502, APIv2
@@ -16,7 +18,7 @@ export function explorerFailure(
   errorId: string | undefined,
 ): ExpectedError {
   const said = message ?? `it answered HTTP ${status}`;
-  if (isRejectedApiKey(message)) {
+  if (message !== undefined && REJECTED_KEY.test(message)) {
     return new InvalidInputError(
       'apiKey',
       apiKey

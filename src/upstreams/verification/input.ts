@@ -21,7 +21,6 @@ export function checkInput({ address, chainId, apiKey }: VerifyContractInput): v
   }
 }
 
-/** Checks a contract's chain id and address, as `verifyContract` and `contract` take them. */
 export function checkContractLocation(chainId: string, address: string): void {
   checkAddress(address);
   checkChainId(chainId);
@@ -46,7 +45,6 @@ export function checkAddress(address: string, field = 'address'): void {
   }
 }
 
-/** Checks a decimal chain id. */
 export function checkChainId(chainId: string): void {
   if (!CHAIN_ID.test(chainId)) {
     throw new InvalidInputError(
@@ -56,8 +54,11 @@ export function checkChainId(chainId: string): void {
   }
 }
 
-/** Checks the chain against the upstream's own list, when it has one. */
-export function checkChain(chainId: string, explorer: string, chains: readonly Chain[]): void {
+/**
+ * Checks the chain against the upstream's own list: listed and supported, and, for a verification
+ * from `explorer`, able to fetch from it.
+ */
+export function checkChain(chainId: string, chains: readonly Chain[], explorer?: string): void {
   const chain = chains.find((candidate) => candidate.id === chainId);
   if (!chain?.supported) {
     throw new InvalidInputError(
@@ -65,7 +66,7 @@ export function checkChain(chainId: string, explorer: string, chains: readonly C
       `Chain ${chainId} is not supported by the verification service; see Query.supportedChains.`,
     );
   }
-  if (!chain.explorerVerification) {
+  if (explorer && !chain.explorerVerification) {
     throw new InvalidInputError(
       'chainId',
       `Chain ${chainId} (${chain.name}) does not support verification from ${explorer}.`,

@@ -1,5 +1,6 @@
 import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
 import { errorFor, jobEndpoint } from './apiv2-errors.js';
+import type { ContractCache } from './contract-cache.js';
 import { FAILED_JOB_STATUS, JobFailedError } from './job-failed-error.js';
 import type {
   Contract,
@@ -15,48 +16,20 @@ export interface JobOutcomesOptions {
   /** `VERIFY_JOB_STALE_MS`: a job running longer is reported stale. */
   readonly staleMs: number;
   /** The service's contract lookup, for a job that found the contract already verified. */
-  readonly lookUp: (
-    chainId: string,
-    address: string,
-    requestId: string | undefined,
-  ) => Promise<Contract | null>;
-  /** @default Date.now */
-  readonly now?: () => number;
+  readonly lookUp: ContractCache['get'];
 }
 
 /** What an APIv2 job means for the caller: a result, still pending (stale or not), or an error. */
-export interface JobOutcomes {
-  /**
-   * The outcome of a job as the service reports it. Rejects with the error a failed job stands
-   * for (`JobFailedError` with the job, or the error type of its code).
-   */
-  outcomeOf(
-    wire: WireV2Job,
-    apiKey: string | undefined,
-    requestId: string | undefined,
-  ): Promise<VerificationOutcome>;
+export type JobOutcomes = ReturnType<typeof createJobOutcomes>;
+
+export function createJobOutcomes({ staleMs, lookUp }: JobOutcomesOptions) {
   /** A job known by its id and start only (the gateway stopped waiting before it saw more). */
-  pending(
+  function pending(
     verificationId: string,
     startedAt: Date | null,
     job: VerificationJob | null,
-  ): VerificationPending;
-  /** The answer for a contract the service already had verified: the existing match. */
-  alreadyVerified(
-    chainId: string,
-    address: string,
-    requestId: string | undefined,
-    job: VerificationJob | null,
-  ): Promise<VerificationResult>;
-}
-
-export function createJobOutcomes({
-  staleMs,
-  lookUp,
-  now = Date.now,
-}: JobOutcomesOptions): JobOutcomes {
-  const pending: JobOutcomes['pending'] = (verificationId, startedAt, job) => {
-    const runningMs = startedAt === null ? 0 : now() - startedAt.getTime();
+  ): VerificationPending {
+    const runningMs = startedAt === null ? 0 : Date.now() - startedAt.getTime();
     const stale = startedAt !== null && runningMs > staleMs;
     return {
       kind: 'pending',
@@ -66,22 +39,31 @@ export function createJobOutcomes({
       message: stale ? staleMessage(runningMs, staleMs) : RUNNING_MESSAGE,
       job,
     };
-  };
+  }
 
-  const alreadyVerified: JobOutcomes['alreadyVerified'] = async (
-    chainId,
-    address,
-    requestId,
-    job,
-  ) => {
+  /** The answer for a contract the service already had verified: the existing match. */
+  async function alreadyVerified(
+    chainId: string,
+    address: string,
+    requestId: string | undefined,
+    job: VerificationJob | null,
+  ): Promise<VerificationResult> {
     const existing = await lookUp(chainId, address, requestId);
     return resultOf(existing?.matchId ?? `${chainId}:${address}`, existing, true, job);
-  };
+  }
 
   return {
     pending,
     alreadyVerified,
-    async outcomeOf(wire, apiKey, requestId) {
+    /**
+     * The outcome of a job as the service reports it. Rejects with the error a failed job stands
+     * for (`JobFailedError` with the job, or the error type of its code).
+     */
+    async outcomeOf(
+      wire: WireV2Job,
+      apiKey: string | undefined,
+      requestId: string | undefined,
+    ): Promise<VerificationOutcome> {
       const job = toJob(wire, apiKey);
       if (!wire.isJobCompleted) return pending(wire.verificationId, wire.jobStartTime, job);
       const { error, contract } = wire;
@@ -118,10 +100,9 @@ const RUNNING_MESSAGE =
  * (argotorg/sourcify#2880), cannot cancel one, and refuses the contract again while it runs.
  */
 function staleMessage(runningMs: number, staleMs: number): string {
-  const minutes = (ms: number) => `${Math.floor(ms / 60_000)} min`;
-  const ran = runningMs >= 60_000 ? minutes(runningMs) : `${Math.floor(runningMs / 1000)} s`;
-  const limit = staleMs >= 60_000 ? minutes(staleMs) : `${Math.floor(staleMs / 1000)} s`;
-  return `This verification job has been running for ${ran}, longer than the ${limit} a job is expected to take: the service may have lost it. It cannot be cancelled, and the service refuses the same contract again (duplicate_verification_request) while it runs. Check contract(chainId:, address:) to see whether the contract got verified anyway; otherwise wait for the service to give the job up (it then fails with job_abandoned) and submit again, or report the job id to the service's maintainers.`;
+  const duration = (ms: number) =>
+    ms >= 60_000 ? `${Math.floor(ms / 60_000)} min` : `${Math.floor(ms / 1000)} s`;
+  return `This verification job has been running for ${duration(runningMs)}, longer than the ${duration(staleMs)} a job is expected to take: the service may have lost it. It cannot be cancelled, and the service refuses the same contract again (duplicate_verification_request) while it runs. Check contract(chainId:, address:) to see whether the contract got verified anyway; otherwise wait for the service to give the job up (it then fails with job_abandoned) and submit again, or report the job id to the service's maintainers.`;
 }
 
 /**

@@ -1,7 +1,10 @@
+import type { ExpectedError } from '../../errors/expected-error.js';
+import type { VerificationOutcome } from './model.js';
+
 /** What a watcher sends its subscribers about a job: an outcome, or the error it stands for. */
-export type JobEvent<Outcome, Failure> =
-  | { readonly kind: 'outcome'; readonly outcome: Outcome; readonly last: boolean }
-  | { readonly kind: 'error'; readonly error: Failure; readonly last: boolean };
+export type VerificationJobEvent =
+  | { readonly kind: 'outcome'; readonly outcome: VerificationOutcome; readonly last: boolean }
+  | { readonly kind: 'error'; readonly error: ExpectedError; readonly last: boolean };
 
 /**
  * Events a subscriber has not read yet, at most this many: a job changes a few times (pending,
@@ -15,12 +18,10 @@ const MAX_QUEUED = 4;
  * marked `last`, when the watcher ends it, or when its reader lets go (`return`), even while a
  * read is waiting.
  */
-export class JobStream<Event extends { readonly last: boolean }>
-  implements AsyncIterableIterator<Event>
-{
-  readonly #queue: Event[] = [];
+export class JobStream implements AsyncIterableIterator<VerificationJobEvent> {
+  readonly #queue: VerificationJobEvent[] = [];
   readonly #onEnd: () => void;
-  #waiting: ((result: IteratorResult<Event>) => void) | undefined;
+  #waiting: ((result: IteratorResult<VerificationJobEvent>) => void) | undefined;
   #ended = false;
   /** Whether an event marked `last` was handed in: nothing comes after it. */
   #closed = false;
@@ -29,11 +30,7 @@ export class JobStream<Event extends { readonly last: boolean }>
     this.#onEnd = onEnd;
   }
 
-  get ended(): boolean {
-    return this.#ended;
-  }
-
-  push(event: Event): void {
+  push(event: VerificationJobEvent): void {
     if (this.#ended || this.#closed) return;
     if (event.last) this.#closed = true;
     const waiting = this.#waiting;
@@ -47,7 +44,7 @@ export class JobStream<Event extends { readonly last: boolean }>
     this.#queue.push(event);
   }
 
-  next(): Promise<IteratorResult<Event>> {
+  next(): Promise<IteratorResult<VerificationJobEvent>> {
     const event = this.#queue.shift();
     if (event) {
       if (event.last) this.#finish();
@@ -62,7 +59,7 @@ export class JobStream<Event extends { readonly last: boolean }>
     });
   }
 
-  return(): Promise<IteratorResult<Event>> {
+  return(): Promise<IteratorResult<VerificationJobEvent>> {
     this.#queue.length = 0;
     this.#finish();
     return Promise.resolve({ value: undefined, done: true });

@@ -3,7 +3,7 @@ import type { ExpectedError } from '../../errors/expected-error.js';
 import { isExpectedError } from '../../errors/expected-error.js';
 import { InvalidInputError } from '../../errors/invalid-input-error.js';
 import { isRedisUnavailable } from '../../errors/redis-unavailable-error.js';
-import { type JobEvent, JobStream } from './job-stream.js';
+import { JobStream, type VerificationJobEvent } from './job-stream.js';
 import type { VerificationOutcome } from './model.js';
 import type { WireV2Job } from './wire-v2.js';
 
@@ -19,8 +19,6 @@ export type JobPoll = { readonly job: WireV2Job | null } | { readonly failure: E
 export interface JobPollSharing {
   poll(id: string, fetch: () => Promise<JobPoll>): Promise<JobPoll | undefined>;
 }
-
-export type VerificationJobEvent = JobEvent<VerificationOutcome, ExpectedError>;
 
 export interface JobWatcherOptions {
   /** `VERIFY_WATCH_INTERVAL_MS`: the time between two polls of a job. */
@@ -41,7 +39,7 @@ const FOLLOW_RETRY_MS = 100;
 
 interface Watch {
   readonly id: string;
-  readonly streams: Set<JobStream<VerificationJobEvent>>;
+  readonly streams: Set<JobStream>;
   /** What was sent last, and the state it was made from. */
   last: { readonly key: string; readonly event: VerificationJobEvent } | undefined;
   timer: NodeJS.Timeout | undefined;
@@ -65,13 +63,8 @@ export class JobWatcher {
     this.#options = options;
   }
 
-  /** Jobs being polled now. */
-  get watching(): number {
-    return this.#watches.size;
-  }
-
   /** The job's events, from its state now; `id` must be checked (a job id) beforehand. */
-  watch(id: string): JobStream<VerificationJobEvent> {
+  watch(id: string): JobStream {
     let watch = this.#watches.get(id);
     const fresh = watch === undefined;
     if (!watch) {
@@ -79,7 +72,7 @@ export class JobWatcher {
       if (!this.#closed) this.#watches.set(id, watch);
     }
     const owner = watch;
-    const stream: JobStream<VerificationJobEvent> = new JobStream(() => {
+    const stream = new JobStream(() => {
       owner.streams.delete(stream);
       if (owner.streams.size === 0) this.#stop(owner);
     });

@@ -1,4 +1,5 @@
 import type { Unknown } from '../../core/enum-value.js';
+import type { WireV2Job } from './wire-v2.js';
 
 export const VERIFICATION_STATUSES = [
   'PERFECT',
@@ -78,37 +79,16 @@ export type VerifyApi = 'session' | 'v2';
 export type VerifyApiSetting = VerifyApi | 'auto';
 
 /** Where APIv2 mirrored a verification (Etherscan, Blockscout, Routescan), as the job reports it. */
-export interface ExternalVerification {
-  /** The explorer's id of its verification job. */
-  readonly verificationId: string | null;
-  /** The explorer's error, when its verification failed. */
-  readonly error: string | null;
-  /** Where the explorer reports its verification's status. */
-  readonly statusUrl: string | null;
-  /** The contract's page on the explorer. */
-  readonly explorerUrl: string | null;
-}
+export type ExternalVerifications = NonNullable<WireV2Job['externalVerifications']>;
+export type ExternalVerification = NonNullable<ExternalVerifications['etherscan']>;
 
-export interface ExternalVerifications {
-  readonly etherscan: ExternalVerification | null;
-  readonly blockscout: ExternalVerification | null;
-  readonly routescan: ExternalVerification | null;
-}
-
-/** Why an APIv2 job failed, with everything the service said about it. */
-export interface JobFailure {
-  /** The service's `customCode`, e.g. `no_match`, `compiler_timeout`. */
+/**
+ * Why an APIv2 job failed, with everything the service said about it; `code` is its `customCode`,
+ * e.g. `no_match`, `compiler_timeout`.
+ */
+export type JobFailure = Omit<NonNullable<WireV2Job['error']>, 'customCode'> & {
   readonly code: string;
-  readonly message: string | null;
-  readonly errorId: string | null;
-  /** e.g. `{ compilerErrors: [...] }` for `compiler_error`. */
-  readonly errorData: Readonly<Record<string, unknown>> | null;
-  readonly recompiledCreationCode: string | null;
-  readonly recompiledRuntimeCode: string | null;
-  readonly onchainCreationCode: string | null;
-  readonly onchainRuntimeCode: string | null;
-  readonly creationTransactionHash: string | null;
-}
+};
 
 /** An APIv2 verification job, every field the service reports (`GET /v2/verify/{id}`). */
 export interface VerificationJob {

@@ -59,8 +59,6 @@ export interface RedisJobPollsOptions {
   readonly redis: RedisConnection;
   /** `VERIFY_WATCH_INTERVAL_MS`: how long one replica's lease lasts. */
   readonly intervalMs: number;
-  /** @default Date.now */
-  readonly now?: () => number;
 }
 
 /**
@@ -72,16 +70,11 @@ export interface RedisJobPollsOptions {
 export class RedisJobPolls implements JobPollSharing {
   readonly #redis: RedisConnection;
   readonly #intervalMs: number;
-  readonly #now: () => number;
-  /** How long a stored poll is kept: past two intervals a follower no longer takes it. */
-  readonly #retainMs: number;
   readonly #token = randomUUID();
 
-  constructor({ redis, intervalMs, now = Date.now }: RedisJobPollsOptions) {
+  constructor({ redis, intervalMs }: RedisJobPollsOptions) {
     this.#redis = redis;
     this.#intervalMs = intervalMs;
-    this.#now = now;
-    this.#retainMs = 3 * intervalMs;
   }
 
   async poll(id: string, fetch: () => Promise<JobPoll>): Promise<JobPoll | undefined> {
@@ -111,7 +104,7 @@ export class RedisJobPolls implements JobPollSharing {
   }
 
   async #store(key: string, polled: JobPoll): Promise<void> {
-    const at = this.#now();
+    const at = Date.now();
     const value = JSON.stringify(
       'failure' in polled
         ? {
@@ -126,8 +119,9 @@ export class RedisJobPolls implements JobPollSharing {
         : { at, job: polled.job },
     );
     if (Buffer.byteLength(value) > MAX_SHARED_JOB_BYTES) return;
+    // Kept three intervals: past two a follower no longer takes it.
     await this.#redis
-      .run((redis) => redis.set(key, value, 'PX', this.#retainMs))
+      .run((redis) => redis.set(key, value, 'PX', 3 * this.#intervalMs))
       // Redis went away meanwhile: this replica keeps what it polled, as it would alone.
       .catch(() => {});
   }
@@ -140,12 +134,12 @@ export class RedisJobPolls implements JobPollSharing {
       this.#redis.refused('invalid job state', { job: id, err: error });
       return undefined;
     }
-    if (stored.at > this.#now() + MAX_CLOCK_SKEW_MS) {
+    if (stored.at > Date.now() + MAX_CLOCK_SKEW_MS) {
       this.#redis.refused('job state from the future', { job: id });
       return undefined;
     }
     // Left from an earlier watch: the holder's poll of this interval is on its way.
-    if (this.#now() - stored.at > 2 * this.#intervalMs) return undefined;
+    if (Date.now() - stored.at > 2 * this.#intervalMs) return undefined;
     if ('job' in stored) return { job: stored.job };
     const { status } = stored.failure;
     // A stored failure carries no text: this replica's own words, as for the feed's failures.

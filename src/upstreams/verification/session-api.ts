@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
 import { toEnumValue } from '../../core/enum-value.js';
-import { RateLimitedError } from '../../errors/rate-limited-error.js';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
-import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
 import { parseJsonBody, type UpstreamClient, type UpstreamResponse } from '../upstream-client.js';
 import { explorerFailure } from './explorer-failure.js';
 import {
@@ -13,14 +11,14 @@ import {
   type VerifyContractInput,
 } from './model.js';
 import {
+  bodyAs,
   isRouteNotFound,
   isSourcifyErrorBody,
-  retryAfterSeconds,
-  safeJson,
+  statusFailure,
   upstreamMessage,
 } from './upstream-answer.js';
 import type { UpstreamSession } from './upstream-session.js';
-import { WireErrorBody, WireSessionResponse, type WireVerifiedContract } from './wire.js';
+import { WireErrorBody, WireSessionResponse } from './wire.js';
 
 /**
  * Sourcify's session API (the seed's interface B): `POST /session/verify/{explorer}` within the
@@ -39,11 +37,8 @@ export function createSessionApi(client: UpstreamClient, logger: Logger) {
       const { cookieHeader } = session;
       const response = await client.postJson(
         `/session/verify/${EXPLORER_PATHS[input.explorer]}`,
-        {
-          address: input.address,
-          chainId: input.chainId,
-          ...(input.apiKey ? { apiKey: input.apiKey } : {}),
-        },
+        // Sent as JSON: an apiKey left undefined is not sent.
+        { address: input.address, chainId: input.chainId, apiKey: input.apiKey || undefined },
         { requestId, ...(cookieHeader ? { headers: { cookie: cookieHeader } } : {}) },
       );
       session.absorb(response.headers);
@@ -74,51 +69,22 @@ function interpret(response: UpstreamResponse, apiKey: string | undefined): Veri
     const body = parseJsonBody(response, WireSessionResponse);
     return {
       kind: 'result',
-      contracts: body.contracts.map(toVerifiedContract),
+      contracts: body.contracts.map(
+        (contract): VerifiedContract => ({
+          ...contract,
+          status: toEnumValue(VERIFICATION_STATUSES, contract.status),
+        }),
+      ),
       unused: body.unused,
       alreadyVerified: false,
       job: null,
     };
   }
-  const body = WireErrorBody.safeParse(safeJson(response.text));
-  const message = upstreamMessage(
-    body.success ? (body.data.error ?? body.data.message) : undefined,
-    apiKey,
-  );
-  if (status === 429) {
-    throw new RateLimitedError(
-      message ?? 'The verification service is rate limiting requests; try again later.',
-      retryAfterSeconds(response.headers.get('retry-after')),
-    );
-  }
-  if (status >= 400 && status < 500) {
-    throw new VerificationRejectedError(
-      message ?? `The verification service refused the request (HTTP ${status}).`,
-      status,
-    );
-  }
+  const body = bodyAs(WireErrorBody, response.text);
+  const message = upstreamMessage(body?.error ?? body?.message, apiKey);
   // Sourcify answers 502 with its own error only when the explorer failed behind it.
   if (status === 502 && isSourcifyErrorBody(response.text)) {
     throw explorerFailure(message, status, apiKey, undefined);
   }
-  throw new UpstreamUnavailableError(
-    response.endpoint,
-    message ? `it answered HTTP ${status}: ${message}` : `it answered HTTP ${status}`,
-    { status },
-  );
-}
-
-function toVerifiedContract(wire: WireVerifiedContract): VerifiedContract {
-  return {
-    verificationId: wire.verificationId,
-    compiledPath: wire.compiledPath,
-    name: wire.name,
-    compilerVersion: wire.compilerVersion,
-    address: wire.address,
-    chainId: wire.chainId,
-    files: wire.files,
-    status: toEnumValue(VERIFICATION_STATUSES, wire.status),
-    statusMessage: wire.statusMessage,
-    storageTimestamp: wire.storageTimestamp,
-  };
+  throw statusFailure(response, message);
 }

@@ -76,7 +76,7 @@ export function checkSourceInput(
       'contractIdentifier must be the source path and the contract name, e.g. "contracts/Token.sol:Token".',
     );
   }
-  const [path] = splitIdentifier(input.contractIdentifier);
+  const path = input.contractIdentifier.slice(0, input.contractIdentifier.lastIndexOf(':'));
   if (!Object.hasOwn(stdJsonInput.sources, path)) {
     throw new InvalidInputError(
       'contractIdentifier',
@@ -129,10 +129,4 @@ function checkTransactionHash(hash: string | null | undefined): string | null {
     );
   }
   return hash.toLowerCase();
-}
-
-/** `['contracts/Token.sol', 'Token']` of `contracts/Token.sol:Token`. */
-function splitIdentifier(identifier: string): [string, string] {
-  const colon = identifier.lastIndexOf(':');
-  return [identifier.slice(0, colon), identifier.slice(colon + 1)];
 }

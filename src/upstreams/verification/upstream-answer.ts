@@ -1,3 +1,9 @@
+import type { z } from 'zod';
+import { RateLimitedError } from '../../errors/rate-limited-error.js';
+import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
+import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
+import type { UpstreamResponse } from '../upstream-client.js';
+
 const LONGEST_MESSAGE = 500;
 
 /**
@@ -41,27 +47,22 @@ export function scrubApiKey(text: string, apiKey: string | undefined): string {
     for (const form of forms) {
       scrubbed = scrubbed.replace(new RegExp(escapeRegExp(form), 'gi'), REDACTED);
     }
-    if (apiKey.length >= SHORTEST_KEY_PREFIX) scrubbed = cutPrefixes(scrubbed, apiKey);
+    if (apiKey.length >= SHORTEST_KEY_PREFIX)
+      scrubbed = scrubbed.replace(prefixes(apiKey), REDACTED);
   }
   return scrubbed.replace(ETHERSCAN_KEY, REDACTED);
 }
 
-/** Cuts every run of text that is the key's first 8 or more characters, in any case. */
-function cutPrefixes(text: string, key: string): string {
-  const lowerKey = key.toLowerCase();
-  const start = lowerKey.slice(0, SHORTEST_KEY_PREFIX);
-  let result = '';
-  let rest = text;
-  for (;;) {
-    const at = rest.toLowerCase().indexOf(start);
-    if (at === -1) return result + rest;
-    let length = SHORTEST_KEY_PREFIX;
-    while (length < key.length && rest[at + length]?.toLowerCase() === lowerKey[length])
-      length += 1;
-    result += `${rest.slice(0, at)}${REDACTED}`;
-    rest = rest.slice(at + length);
-  }
-}
+/** Any run of the key's first 8 or more characters, in any case, matched as long as it runs. */
+const prefixes = (key: string) =>
+  new RegExp(
+    escapeRegExp(key.slice(0, SHORTEST_KEY_PREFIX)) +
+      [...key.slice(SHORTEST_KEY_PREFIX)].reduceRight(
+        (longer, char) => `(?:${escapeRegExp(char)}${longer})?`,
+        '',
+      ),
+    'gi',
+  );
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -82,6 +83,31 @@ export function retryAfterSeconds(header: string | null): number | null {
  */
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
+/**
+ * The error a refused or failed answer stands for by its status alone (it is none of APIv2's
+ * errors), with the service's own words `said` when it gave any.
+ */
+export function statusFailure(response: UpstreamResponse, said: string | undefined): Error {
+  const { status } = response;
+  if (status === 429) {
+    return new RateLimitedError(
+      said ?? 'The verification service is rate limiting requests; try again later.',
+      retryAfterSeconds(response.headers.get('retry-after')),
+    );
+  }
+  if (status >= 400 && status < 500) {
+    return new VerificationRejectedError(
+      said ?? `The verification service refused the request (HTTP ${status}).`,
+      status,
+    );
+  }
+  return new UpstreamUnavailableError(
+    response.endpoint,
+    said ? `it answered HTTP ${status}: ${said}` : `it answered HTTP ${status}`,
+    { status },
+  );
+}
+
 /** The body as JSON, or undefined: error bodies may be HTML pages from a proxy. */
 export function safeJson(text: string): unknown {
   try {
@@ -90,6 +116,10 @@ export function safeJson(text: string): unknown {
     return undefined;
   }
 }
+
+/** The body as `schema` reads it, or undefined when it does not (it may not even be JSON). */
+export const bodyAs = <Output>(schema: z.ZodType<Output>, text: string): Output | undefined =>
+  schema.safeParse(safeJson(text)).data;
 
 /**
  * Whether a body is one of Sourcify's own error answers: its error handler's `{ error, message }`,
@@ -122,13 +152,5 @@ export function isRouteNotFound(response: { status: number; text: string }): boo
  */
 export function isVerificationServiceFailure(response: { status: number; text: string }): boolean {
   const { status, text } = response;
-  if (status < 500) return false;
-  return status === 503 || status === 504 || !isSourcifyErrorBody(text);
+  return status >= 500 && (status === 503 || status === 504 || !isSourcifyErrorBody(text));
 }
-
-/** Etherscan's answer to an API key it does not accept, as Sourcify relays it. */
-const REJECTED_KEY = /invalid api key/i;
-
-/** Whether the explorer's failure Sourcify relays is a rejected API key. */
-export const isRejectedApiKey = (message: string | null | undefined): boolean =>
-  message !== null && message !== undefined && REJECTED_KEY.test(message);

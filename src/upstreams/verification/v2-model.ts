@@ -1,5 +1,5 @@
 import { toEnumValue } from '../../core/enum-value.js';
-import type { Contract, VerificationJob, VerificationStatus } from './model.js';
+import type { Contract, JobFailure, VerificationJob, VerificationStatus } from './model.js';
 import { scrubApiKey } from './upstream-answer.js';
 import type { WireV2Contract, WireV2Job } from './wire-v2.js';
 
@@ -45,7 +45,6 @@ function pathOf(fullyQualifiedName: string | null): string | null {
  * anything shaped like an Etherscan key in any case.
  */
 export function toJob(wire: WireV2Job, apiKey?: string): VerificationJob {
-  const { error } = wire;
   return {
     id: wire.verificationId,
     completed: wire.isJobCompleted,
@@ -54,18 +53,17 @@ export function toJob(wire: WireV2Job, apiKey?: string): VerificationJob {
     compilationTimeMs: wire.compilationTime === null ? null : Number(wire.compilationTime),
     externalVerifications: wire.externalVerifications,
     contract: wire.contract ? toContract(wire.contract) : null,
-    error: error
-      ? {
-          code: error.customCode,
-          message: error.message === null ? null : scrubApiKey(error.message, apiKey),
-          errorId: error.errorId,
-          errorData: error.errorData,
-          recompiledCreationCode: error.recompiledCreationCode,
-          recompiledRuntimeCode: error.recompiledRuntimeCode,
-          onchainCreationCode: error.onchainCreationCode,
-          onchainRuntimeCode: error.onchainRuntimeCode,
-          creationTransactionHash: error.creationTransactionHash,
-        }
-      : null,
+    error: wire.error && toFailure(wire.error, apiKey),
+  };
+}
+
+function toFailure(
+  { customCode, message, ...reported }: NonNullable<WireV2Job['error']>,
+  apiKey: string | undefined,
+): JobFailure {
+  return {
+    ...reported,
+    code: customCode,
+    message: message === null ? null : scrubApiKey(message, apiKey),
   };
 }

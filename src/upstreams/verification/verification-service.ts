@@ -17,8 +17,7 @@ import {
   checkInput,
 } from './input.js';
 import { createJobOutcomes } from './job-outcome.js';
-import type { JobStream } from './job-stream.js';
-import { JobWatcher, type VerificationJobEvent } from './job-watcher.js';
+import { JobWatcher } from './job-watcher.js';
 import {
   type Chain,
   type Contract,
@@ -56,70 +55,12 @@ export const MAX_PAGE_SIZE = 100;
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A contract as a lookup key: where it is deployed. */
-export interface ContractLocation {
-  readonly chainId: string;
-  readonly address: string;
-}
+export type ContractLocation = Pick<Contract, 'chainId' | 'address'>;
 
 /** The contract verification upstream, in either of its APIs. */
-export interface VerificationService {
-  /** The API in use: as configured, or as found out (`auto`, undefined until then). */
-  readonly api: VerifyApi | undefined;
-  /**
-   * Verifies a contract from a block explorer. With the session API, within the caller's upstream
-   * session, resolving to the session's contracts; with APIv2, waiting for the job up to the
-   * configured time and resolving to its result or to "pending". Rejects with
-   * `InvalidInputError`, `VerificationRejectedError`, `RateLimitedError` or an upstream error.
-   */
-  verifyContract(
-    input: VerifyContractInput,
-    session: UpstreamSession,
-    requestId?: string,
-  ): Promise<VerificationOutcome>;
-  /** Verifies from a standard JSON input (APIv2), as `verifyContract` waits for its job. */
-  verifyFromSource(input: VerifyFromSourceInput, requestId?: string): Promise<VerificationOutcome>;
-  /** Verifies from metadata.json and its sources (APIv2), as `verifyContract` waits. */
-  verifyFromMetadata(
-    input: VerifyFromMetadataInput,
-    requestId?: string,
-  ): Promise<VerificationOutcome>;
-  /** An APIv2 job's current state; null for an unknown id, and always with the session API. */
-  verificationJob(id: string, requestId?: string): Promise<VerificationOutcome | null>;
-  /**
-   * An APIv2 job's state now, then each change, until it completes (`verificationJobChanged`).
-   * Throws `InvalidInputError` for an id that cannot be a job's.
-   */
-  watchJob(id: string): JobStream<VerificationJobEvent>;
-  /** A verified contract (APIv2 lookup), null when not verified. Cached, revalidated by ETag. */
-  contract(chainId: string, address: string, requestId?: string): Promise<Contract | null>;
-  /**
-   * Many lookups, at most `VERIFY_LOOKUP_CONCURRENCY` in flight: one answer per location, in
-   * order, the `Error` it failed with where it failed (DataLoader's contract).
-   */
-  contracts(
-    locations: readonly ContractLocation[],
-    requestId?: string,
-  ): Promise<(Contract | null | Error)[]>;
-  /** The address's verified deployments on every chain. */
-  contractOnAllChains(address: string, requestId?: string): Promise<Contract[]>;
-  /** Verified contracts of a chain, newest first, after the match `afterMatchId`. */
-  verifiedContracts(
-    chainId: string,
-    page: { limit: number; afterMatchId: string | null },
-    requestId?: string,
-  ): Promise<Contract[]>;
-  /** The chains the upstream verifies on; rejects with an upstream error when it has no list. */
-  supportedChains(requestId?: string): Promise<readonly Chain[]>;
-  /**
-   * Shutting down: every verification that is polling its APIv2 job answers `VerificationPending`
-   * with the job id at once instead of waiting out `VERIFY_WAIT_MS`; watched jobs end.
-   */
-  close(): void;
-}
+export type VerificationService = ReturnType<typeof createVerificationService>;
 
-export function createVerificationService(
-  options: VerificationServiceOptions,
-): VerificationService {
+export function createVerificationService(options: VerificationServiceOptions) {
   const { baseUrl, chainsTtlMs, waitMs, pollIntervalMs, upstream, logger, observer, tracing } =
     options;
   const client = createUpstreamClient({
@@ -156,14 +97,10 @@ export function createVerificationService(
   const watcher = new JobWatcher({
     intervalMs: options.watchIntervalMs,
     // The session API has no jobs: every id is unknown there, as `verificationJob` answers.
-    fetch: async (id) => {
-      try {
-        return (await detection.api()) === 'session' ? null : await apiV2.job(id, undefined);
-      } catch (error) {
-        detection.recheckAfter(error);
-        throw error;
-      }
-    },
+    fetch: (id) =>
+      detection.rechecking(async () =>
+        (await detection.api()) === 'session' ? null : apiV2.job(id, undefined),
+      ),
     outcomeOf: (job) => outcomes.outcomeOf(job, undefined, undefined),
     isStale: (job) => outcomes.pending(job.verificationId, job.jobStartTime, null).stale,
     sharing:
@@ -181,26 +118,18 @@ export function createVerificationService(
       toChains(await client.getJson('/chains', WireChains, { requestId }), logger),
   });
 
-  async function knownChains(requestId?: string): Promise<readonly Chain[] | undefined> {
-    try {
-      return (await chains.get(requestId)).value;
-    } catch {
-      return undefined;
-    }
-  }
+  const knownChains = (requestId?: string): Promise<readonly Chain[] | undefined> =>
+    chains.get(requestId).then(
+      ({ value }) => value,
+      () => undefined,
+    );
 
   /** Runs a verification; a result makes the lookups of its contract ask again. */
   async function verified(
     location: ContractLocation,
-    verification: Promise<VerificationOutcome>,
+    verify: () => Promise<VerificationOutcome>,
   ): Promise<VerificationOutcome> {
-    let outcome: VerificationOutcome;
-    try {
-      outcome = await verification;
-    } catch (error) {
-      detection.recheckAfter(error);
-      throw error;
-    }
+    const outcome = await detection.rechecking(verify);
     // Lookups made before may say "not verified": the next one asks again.
     if (outcome.kind === 'result') {
       contracts.delete(location.chainId, location.address);
@@ -212,86 +141,116 @@ export function createVerificationService(
   }
 
   return {
-    get api() {
+    /** The API in use: as configured, or as found out (`auto`, undefined until then). */
+    get api(): VerifyApi | undefined {
       return detection.known;
     },
-    close: () => {
+    /**
+     * Shutting down: every verification that is polling its APIv2 job answers `VerificationPending`
+     * with the job id at once instead of waiting out `VERIFY_WAIT_MS`; watched jobs end.
+     */
+    close(): void {
       closing.abort();
       watcher.close();
     },
 
-    supportedChains: async (requestId) =>
+    /** The chains the upstream verifies on; rejects with an upstream error when it has no list. */
+    supportedChains: async (requestId?: string): Promise<readonly Chain[]> =>
       (await chains.get(requestId)).value.filter((chain) => chain.supported),
 
-    async verifyContract(input, session, requestId) {
+    /**
+     * Verifies a contract from a block explorer. With the session API, within the caller's upstream
+     * session, resolving to the session's contracts; with APIv2, waiting for the job up to the
+     * configured time and resolving to its result or to "pending". Rejects with
+     * `InvalidInputError`, `VerificationRejectedError`, `RateLimitedError` or an upstream error.
+     */
+    async verifyContract(
+      input: VerifyContractInput,
+      session: UpstreamSession,
+      requestId?: string,
+    ): Promise<VerificationOutcome> {
       checkInput(input);
-      const list = await knownChains(requestId);
-      if (list) checkChain(input.chainId, EXPLORER_PATHS[input.explorer], list);
-      return verified(
-        input,
-        (async () =>
-          (await detection.api(requestId)) === 'session'
-            ? sessionApi.verify(input, session, requestId)
-            : apiV2.verify(input, requestId))(),
+      await checkListed(input.chainId, requestId, EXPLORER_PATHS[input.explorer]);
+      return verified(input, async () =>
+        (await detection.api(requestId)) === 'session'
+          ? sessionApi.verify(input, session, requestId)
+          : apiV2.verify(input, requestId),
       );
     },
 
-    async verifyFromSource(input, requestId) {
+    /** Verifies from a standard JSON input (APIv2), as `verifyContract` waits for its job. */
+    async verifyFromSource(input: VerifyFromSourceInput, requestId?: string) {
       const checked = checkSourceInput(input, options.maxSourceBytes);
       await checkListed(checked.chainId, requestId);
-      return verified(checked, apiV2.verifyFromSource(checked, requestId));
+      return verified(checked, () => apiV2.verifyFromSource(checked, requestId));
     },
 
-    async verifyFromMetadata(input, requestId) {
+    /** Verifies from metadata.json and its sources (APIv2), as `verifyContract` waits. */
+    async verifyFromMetadata(input: VerifyFromMetadataInput, requestId?: string) {
       const checked = checkMetadataInput(input, options.maxSourceBytes);
       await checkListed(checked.chainId, requestId);
-      return verified(checked, apiV2.verifyFromMetadata(checked, requestId));
+      return verified(checked, () => apiV2.verifyFromMetadata(checked, requestId));
     },
 
-    async verificationJob(id, requestId) {
+    /** An APIv2 job's current state; null for an unknown id, and always with the session API. */
+    async verificationJob(id: string, requestId?: string): Promise<VerificationOutcome | null> {
       checkJobId(id);
       if ((await detection.api(requestId)) === 'session') return null;
       const job = await apiV2.job(id.toLowerCase(), requestId);
       return job ? outcomes.outcomeOf(job, undefined, requestId) : null;
     },
 
-    watchJob(id) {
+    /**
+     * An APIv2 job's state now, then each change, until it completes (`verificationJobChanged`).
+     * Throws `InvalidInputError` for an id that cannot be a job's.
+     */
+    watchJob(id: string) {
       checkJobId(id);
       return watcher.watch(id.toLowerCase());
     },
 
-    async contract(chainId, address, requestId) {
+    /** A verified contract (APIv2 lookup), null when not verified. Cached, revalidated by ETag. */
+    async contract(chainId: string, address: string, requestId?: string) {
       checkContractLocation(chainId, address);
       return contracts.get(chainId, address, requestId);
     },
 
-    contracts(locations, requestId) {
+    /**
+     * Many lookups, at most `VERIFY_LOOKUP_CONCURRENCY` in flight: one answer per location, in
+     * order, the `Error` it failed with where it failed (DataLoader's contract).
+     */
+    contracts(locations: readonly ContractLocation[], requestId?: string) {
       return mapBounded(locations, options.lookupConcurrency, ({ chainId, address }) => {
         checkContractLocation(chainId, address);
         return contracts.get(chainId, address, requestId);
       });
     },
 
-    contractOnAllChains(address, requestId) {
+    /** The address's verified deployments on every chain. */
+    contractOnAllChains(address: string, requestId?: string) {
       checkAddress(address);
       return apiV2.onAllChains(address, requestId);
     },
 
-    verifiedContracts(chainId, page, requestId) {
+    /** Verified contracts of a chain, newest first, after the match `afterMatchId`. */
+    verifiedContracts(
+      chainId: string,
+      page: { limit: number; afterMatchId: string | null },
+      requestId?: string,
+    ) {
       checkChainId(chainId);
       return apiV2.verifiedContracts(chainId, page, requestId);
     },
   };
 
-  /** A chain the service's list does not have or marks unsupported is refused before sending. */
-  async function checkListed(chainId: string, requestId: string | undefined): Promise<void> {
+  /** A chain the service's list refuses is refused before sending (see `checkChain`). */
+  async function checkListed(
+    chainId: string,
+    requestId: string | undefined,
+    explorer?: string,
+  ): Promise<void> {
     const list = await knownChains(requestId);
-    if (list && !list.find((chain) => chain.id === chainId)?.supported) {
-      throw new InvalidInputError(
-        'chainId',
-        `Chain ${chainId} is not supported by the verification service; see Query.supportedChains.`,
-      );
-    }
+    if (list) checkChain(chainId, list, explorer);
   }
 }
 
@@ -305,22 +264,8 @@ function checkJobId(id: string): void {
 }
 
 function toChains(items: readonly unknown[], logger: Logger): Chain[] {
-  const chains: Chain[] = [];
-  let skipped = 0;
-  for (const item of items) {
-    const parsed = WireChain.safeParse(item);
-    if (!parsed.success) {
-      skipped += 1;
-      continue;
-    }
-    const { chainId, name, supported, etherscanAPI } = parsed.data;
-    chains.push({
-      id: chainId,
-      name,
-      supported: supported ?? true,
-      explorerVerification: Boolean(etherscanAPI),
-    });
-  }
+  const chains = items.flatMap((item) => WireChain.safeParse(item).data ?? []);
+  const skipped = items.length - chains.length;
   if (skipped > 0) logger.warn({ skipped }, 'verification service chains left out');
   return chains;
 }

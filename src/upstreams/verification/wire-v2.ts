@@ -47,6 +47,7 @@ export const WireV2Error = z.object({
 
 /** A failed job's `error` (`MatchingErrorResponse`): the error, the bytecodes compared, and data. */
 const WireV2JobError = WireV2Error.extend({
+  /** e.g. `{ compilerErrors: [...] }` for `compiler_error`. */
   errorData: orNull(z.record(z.string(), z.unknown())),
   recompiledCreationCode: optionalText,
   recompiledRuntimeCode: optionalText,

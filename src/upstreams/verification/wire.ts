@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { optionalText, optionalTimestamp } from '../../core/wire-fields.js';
+import type { Chain } from './model.js';
 
 /*
  * The verification service as it answers (Sourcify's session API): validated at the boundary,
@@ -17,7 +18,7 @@ const chainId = z
   .nullish()
   .transform((value) => value ?? null);
 
-export const WireVerifiedContract = z.object({
+const WireVerifiedContract = z.object({
   verificationId: z.string().min(1),
   compiledPath: z.string(),
   name: z.string(),
@@ -42,13 +43,23 @@ export const WireSessionResponse = z.object({
     .transform((value) => value ?? []),
 });
 
-export const WireChain = z.object({
-  chainId: z.union([z.number().int().nonnegative().transform(String), z.string().regex(/^\d+$/)]),
-  name: z.string(),
-  supported: z.boolean().nullish(),
-  // A boolean today; older servers sent the explorer's API URL instead.
-  etherscanAPI: z.union([z.boolean(), z.string()]).nullish(),
-});
+/** One chain of the chain list, as the gateway's `Chain`. */
+export const WireChain = z
+  .object({
+    chainId: z.union([z.number().int().nonnegative().transform(String), z.string().regex(/^\d+$/)]),
+    name: z.string(),
+    supported: z.boolean().nullish(),
+    // A boolean today; older servers sent the explorer's API URL instead.
+    etherscanAPI: z.union([z.boolean(), z.string()]).nullish(),
+  })
+  .transform(
+    ({ chainId, name, supported, etherscanAPI }): Chain => ({
+      id: chainId,
+      name,
+      supported: supported ?? true,
+      explorerVerification: Boolean(etherscanAPI),
+    }),
+  );
 
 /** The chain list; entries are checked one by one so one odd chain does not hide the rest. */
 export const WireChains = z.array(z.unknown());
@@ -58,7 +69,3 @@ export const WireErrorBody = z.object({
   error: z.string().optional(),
   message: z.string().optional(),
 });
-
-export type WireVerifiedContract = z.output<typeof WireVerifiedContract>;
-export type WireSessionResponse = z.output<typeof WireSessionResponse>;
-export type WireChain = z.output<typeof WireChain>;
