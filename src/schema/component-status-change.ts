@@ -5,7 +5,7 @@ import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
 import type { StatusPagesLoaders } from './context.js';
 import { PageRef } from './page-ref.js';
-import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
+import { FOLLOWED_SLUGS, pageSlugsOf } from './page-slugs.js';
 
 /** Component ids one `componentStatusChanged` may name: a page has tens, a large one hundreds. */
 const MAX_IDS = 500;
@@ -64,10 +64,7 @@ builder.subscriptionField('componentStatusChanged', (t) =>
         required: false,
         description: `Only these components, and the children of the groups among them (at most ${MAX_IDS}). Omit for every component.`,
       }),
-      slugs: t.arg.stringList({
-        required: false,
-        description: `The pages to follow, at most ${MAX_PAGES_PER_FIELD}. Omit for the default page.`,
-      }),
+      slugs: t.arg.stringList(FOLLOWED_SLUGS),
     },
     subscribe: async (_root, { ids, slugs }, { openSubscription, statusPages }) => {
       const pages = pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' });

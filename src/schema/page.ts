@@ -11,7 +11,7 @@ import type { GatewayContext } from './context.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { PageRef, type PageSource, summaryOf } from './page-ref.js';
-import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
+import { FOLLOWED_SLUGS, MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
 
 export const StatusIndicatorEnum = builder.enumType('StatusIndicator', {
   description: 'The overall state of the page, worst first: what the banner at the top shows.',
@@ -263,10 +263,7 @@ builder.subscriptionField('statusPageChanged', (t) =>
     description:
       'The whole page, once on subscribe and again each time anything on it changes: its banner, a component, an incident or maintenance, or the upcoming and past lists. Select what you show; every event reads the feed as it stands then. With several `slugs`, each page comes on its own (see `slug`).',
     args: {
-      slugs: t.arg.stringList({
-        required: false,
-        description: `The pages to follow, at most ${MAX_PAGES_PER_FIELD}. Omit for the default page.`,
-      }),
+      slugs: t.arg.stringList(FOLLOWED_SLUGS),
     },
     subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
       openSubscription({
