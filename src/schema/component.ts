@@ -2,7 +2,7 @@ import type { Component } from '../core/status/model.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
-import { onPageOf, PAGE_ENTITY_KEYS } from './page-entity-key.js';
+import { pageEntity } from './page-entity.js';
 import { PageRef } from './page-ref.js';
 
 export const ComponentStatusEnum = builder.enumType('ComponentStatus', {
@@ -128,24 +128,8 @@ ComponentRef.implement({
   }),
 });
 
-builder.asEntity(ComponentRef, {
-  key: PAGE_ENTITY_KEYS,
-  resolveReference: (representation, { statusPages }) =>
-    onPageOf(representation, statusPages, (page) => page.component.load(representation.id)),
-});
-
-builder.queryField('component', (t) =>
-  t.field({
-    readsStatusSnapshots: true,
-    type: ComponentRef,
-    nullable: true,
-    description:
-      'One component by id, or null when the page has no such component: of the default page, or of the page `slug` names.',
-    args: {
-      id: t.arg.id({ required: true, description: "The component's `id`." }),
-      slug: t.arg.string({ required: false, description: 'The page. Omit for the default page.' }),
-    },
-    resolve: (_root, { id, slug }, { statusPages }) =>
-      statusPages.of(slug ?? undefined).component.load(String(id)),
-  }),
+pageEntity(
+  ComponentRef,
+  'component',
+  'One component by id, or null when the page has no such component: of the default page, or of the page `slug` names.',
 );
