@@ -24,10 +24,7 @@ import { VerificationJobRef } from './verification-job.js';
 const ExplorerEnum = builder.enumType('Explorer', {
   description: 'A block explorer the verification service can fetch verified sources from.',
   values: {
-    ETHERSCAN: {
-      description: 'Etherscan, or an Etherscan-compatible explorer of the chain.',
-      value: 'ETHERSCAN',
-    },
+    ETHERSCAN: { description: 'Etherscan, or an Etherscan-compatible explorer of the chain.' },
   } as const satisfies Record<keyof typeof EXPLORER_PATHS, unknown>,
 });
 
@@ -91,18 +88,19 @@ const ContractFilesRef = builder.objectRef<ContractFiles>('ContractFiles').imple
 });
 
 /**
- * The compilation of a matched contract that the verification answer does not describe (the
- * session API leaves the compiler out, APIv2 all of it), from the service's contract lookup:
- * at most one upstream request per contract per operation, and only when a field asks.
+ * A compilation detail of a contract in a verification answer; for a matched contract whose answer
+ * does not describe it (the session API leaves the compiler out, APIv2 all of it), from the
+ * service's contract lookup: at most one upstream request per contract per operation, and only
+ * when a field asks.
  */
-async function lookedUpCompilation(
-  contract: VerifiedContract,
-  { contracts }: GatewayContext,
-): Promise<Compilation | null> {
-  const { status, chainId, address } = contract;
-  if ((status !== 'PERFECT' && status !== 'PARTIAL') || !chainId || !address) return null;
-  return (await contracts.load({ chainId, address }))?.compilation ?? null;
-}
+const compilationDetail =
+  (detail: keyof Compilation) =>
+  async (contract: VerifiedContract, _args: object, { contracts }: GatewayContext) => {
+    const { status, chainId, address } = contract;
+    if (contract[detail] !== null) return contract[detail];
+    if ((status !== 'PERFECT' && status !== 'PARTIAL') || !chainId || !address) return null;
+    return (await contracts.load({ chainId, address }))?.compilation?.[detail] ?? null;
+  };
 
 const VerifiedContractRef = builder.objectRef<VerifiedContract>('VerifiedContract').implement({
   description:
@@ -116,26 +114,19 @@ const VerifiedContractRef = builder.objectRef<VerifiedContract>('VerifiedContrac
       nullable: true,
       description:
         'Path of the source file that defines the contract, e.g. `contracts/Token.sol`. With APIv2, looked up for a matched contract; null when the service does not report it.',
-      resolve: async (contract, _args, context) =>
-        contract.compiledPath ??
-        (await lookedUpCompilation(contract, context))?.compiledPath ??
-        null,
+      resolve: compilationDetail('compiledPath'),
     }),
     name: t.string({
       nullable: true,
       description:
         'Contract name, e.g. `Token`. With APIv2, looked up for a matched contract; null when the service does not report it.',
-      resolve: async (contract, _args, context) =>
-        contract.name ?? (await lookedUpCompilation(contract, context))?.name ?? null,
+      resolve: compilationDetail('name'),
     }),
     compilerVersion: t.string({
       nullable: true,
       description:
         "Compiler version, e.g. `0.8.24+commit.e11b9ed9`. Neither of the service's verification answers reports it (sourcify-server 3.9.1's session API leaves it out, APIv2 has no such field): for a matched contract (`PERFECT`, `PARTIAL`) it is looked up from the service's contract lookup; null for a contract that did not match, or when the service does not report it.",
-      resolve: async (contract, _args, context) =>
-        contract.compilerVersion ??
-        (await lookedUpCompilation(contract, context))?.compilerVersion ??
-        null,
+      resolve: compilationDetail('compilerVersion'),
     }),
     address: t.exposeString('address', {
       nullable: true,
