@@ -31,20 +31,14 @@ export const ChainRef = builder.objectRef<Chain>('Chain').implement({
       nullable: true,
       description:
         'The worst status of the components that stand for the chain on its page; null when no page is mapped to it (an error beside it when the page cannot be read).',
-      resolve: async (chain, _args, context) => {
-        const components = await componentsOf(chain, context);
-        if (!components) return null;
-        let worst: Component['status'] | null = null;
-        for (const { status } of components) {
-          if (
-            worst === null ||
-            COMPONENT_STATUS_SEVERITY[status] > COMPONENT_STATUS_SEVERITY[worst]
-          ) {
-            worst = status;
-          }
-        }
-        return worst;
-      },
+      resolve: async (chain, _args, context) =>
+        (await componentsOf(chain, context))?.reduce<Component['status'] | null>(
+          (worst, { status }) =>
+            worst === null || COMPONENT_STATUS_SEVERITY[status] > COMPONENT_STATUS_SEVERITY[worst]
+              ? status
+              : worst,
+          null,
+        ) ?? null,
     }),
     components: t.field({
       type: [ComponentRef],

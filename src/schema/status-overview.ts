@@ -80,32 +80,28 @@ builder.queryField('statusOverview', (t) =>
         context,
         info.path,
       );
-      let indicator: StatusIndicator = 'NONE';
-      const degraded: Component[] = [];
-      const unresolvedIncidents: Incident[] = [];
-      const activeMaintenances: Maintenance[] = [];
-      for (const page of pages) {
-        const { value } = await summaryOf(page, context);
-        if (INDICATOR_SEVERITY[value.status.indicator] > INDICATOR_SEVERITY[indicator]) {
-          indicator = value.status.indicator;
-        }
-        for (const component of value.components) {
-          if (!component.isGroup && component.status !== 'OPERATIONAL') degraded.push(component);
-        }
-        unresolvedIncidents.push(...value.incidents);
-        activeMaintenances.push(
-          ...value.maintenances.filter((maintenance) => ACTIVE_MAINTENANCE.has(maintenance.status)),
-        );
-      }
+      const summaries = await Promise.all(
+        pages.map(async (page) => (await summaryOf(page, context)).value),
+      );
       return {
-        indicator,
+        indicator: summaries.reduce<StatusIndicator>(
+          (worst, { status: { indicator } }) =>
+            INDICATOR_SEVERITY[indicator] > INDICATOR_SEVERITY[worst] ? indicator : worst,
+          'NONE',
+        ),
         pages,
         // A stable sort: within a status, pages stay in configuration order, components by position.
-        degradedComponents: degraded.sort(
-          (a, b) => COMPONENT_STATUS_SEVERITY[b.status] - COMPONENT_STATUS_SEVERITY[a.status],
+        degradedComponents: summaries
+          .flatMap(({ components }) =>
+            components.filter(({ isGroup, status }) => !isGroup && status !== 'OPERATIONAL'),
+          )
+          .sort(
+            (a, b) => COMPONENT_STATUS_SEVERITY[b.status] - COMPONENT_STATUS_SEVERITY[a.status],
+          ),
+        unresolvedIncidents: summaries.flatMap(({ incidents }) => incidents),
+        activeMaintenances: summaries.flatMap(({ maintenances }) =>
+          maintenances.filter(({ status }) => ACTIVE_MAINTENANCE.has(status)),
         ),
-        unresolvedIncidents,
-        activeMaintenances,
       };
     },
   }),
