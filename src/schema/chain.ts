@@ -1,10 +1,8 @@
-import { GraphQLError, type GraphQLResolveInfo, responsePathAsArray } from 'graphql';
 import { COMPONENT_STATUS_SEVERITY, type Component } from '../core/status/model.js';
-import { isUpstreamError } from '../errors/upstream-error.js';
 import type { Chain } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
-import type { GatewayContext } from './context.js';
+import { type GatewayContext, reportBeside } from './context.js';
 import { PageRef } from './page-ref.js';
 
 export const ChainRef = builder.objectRef<Chain>('Chain').implement({
@@ -45,7 +43,9 @@ export const ChainRef = builder.objectRef<Chain>('Chain').implement({
       description:
         "The components that stand for the chain on its status page, in the configuration's order; empty when no page is mapped to it, or (with an error beside it) while the page cannot be read.",
       resolve: async (chain, _args, context, info) =>
-        (await componentsOf(chain, context).catch(reported(context, info))) ?? [],
+        (await componentsOf(chain, context).catch((error) =>
+          reportBeside(context, info.path, error),
+        )) ?? [],
     }),
     softwareVersion: t.string({
       nullable: true,
@@ -69,20 +69,6 @@ async function componentsOf(
   return mapped.components.flatMap((id) => componentsById.get(id) ?? []);
 }
 
-/** Turns an upstream failure into an error beside the data (the field answers without it). */
-function reported(context: Pick<GatewayContext, 'partialErrors'>, info: GraphQLResolveInfo) {
-  return (error: unknown): undefined => {
-    if (!isUpstreamError(error)) throw error;
-    context.partialErrors.push(
-      new GraphQLError(error.message, {
-        path: responsePathAsArray(info.path),
-        extensions: error.extensions,
-      }),
-    );
-    return undefined;
-  };
-}
-
 builder.objectField(PageRef, 'chains', (t) =>
   t.field({
     type: [ChainRef],
@@ -93,7 +79,7 @@ builder.objectField(PageRef, 'chains', (t) =>
       if (configured.length === 0) return [];
       const chains = await context.verification
         .supportedChains(context.requestId)
-        .catch(reported(context, info));
+        .catch((error) => reportBeside(context, info.path, error));
       const byId = new Map(chains?.map((chain) => [chain.id, chain]));
       return configured.flatMap(({ chainId }) => byId.get(chainId) ?? []);
     },
@@ -108,6 +94,6 @@ builder.queryField('supportedChains', (t) =>
     resolve: async (_root, _args, context, info) =>
       (await context.verification
         .supportedChains(context.requestId)
-        .catch(reported(context, info))) ?? [],
+        .catch((error) => reportBeside(context, info.path, error))) ?? [],
   }),
 );

@@ -1,6 +1,8 @@
 import DataLoader from 'dataloader';
-import type { GraphQLError } from 'graphql';
+import { GraphQLError, responsePathAsArray } from 'graphql';
+import type { Path } from 'graphql/jsutils/Path.js';
 import type { Component, Incident, Maintenance } from '../core/status/model.js';
+import { isUpstreamError } from '../errors/upstream-error.js';
 import type { ChangeStream } from '../subscriptions/change-stream.js';
 import type {
   Subscriber,
@@ -128,6 +130,26 @@ export function createContext(sources: ContextSources): GatewayContext {
     },
     verification,
   };
+}
+
+/**
+ * Reports an upstream failure as an error beside the data at `path`, so that the field answers
+ * without what failed; anything else is thrown.
+ */
+export function reportBeside(
+  context: Pick<GatewayContext, 'partialErrors'>,
+  path: Path,
+  error: unknown,
+  extensions?: Record<string, unknown>,
+): undefined {
+  if (!isUpstreamError(error)) throw error;
+  context.partialErrors.push(
+    new GraphQLError(error.message, {
+      path: responsePathAsArray(path),
+      extensions: { ...error.extensions, ...extensions },
+    }),
+  );
+  return undefined;
 }
 
 /**

@@ -1,13 +1,11 @@
-import { GraphQLError, responsePathAsArray } from 'graphql';
 import type { Path } from 'graphql/jsutils/Path.js';
 import { pageSlugOf } from '../core/status/change-event.js';
 import type { PageStatus } from '../core/status/model.js';
-import { isUpstreamError } from '../errors/upstream-error.js';
 import { changeOf } from '../subscriptions/subscription-registry.js';
 import { FEED_DOCUMENTS } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
-import type { GatewayContext } from './context.js';
+import { type GatewayContext, reportBeside } from './context.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { PageRef, type PageSource, summaryOf } from './page-ref.js';
@@ -244,15 +242,7 @@ export async function readPages(
     summaryOf({ slug }, context).catch((error: unknown) => failures.set(slug, error)),
   );
   for (const slug of slugs) {
-    if (!failures.has(slug)) continue;
-    const error = failures.get(slug);
-    if (!isUpstreamError(error)) throw error;
-    context.partialErrors.push(
-      new GraphQLError(error.message, {
-        path: responsePathAsArray(path),
-        extensions: { ...error.extensions, slug },
-      }),
-    );
+    if (failures.has(slug)) reportBeside(context, path, failures.get(slug), { slug });
   }
   return slugs.filter((slug) => !failures.has(slug)).map((slug) => ({ slug }));
 }
