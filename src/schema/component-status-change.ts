@@ -35,15 +35,13 @@ export const ComponentStatusChangeRef = builder
         description: 'The status page the component is on.',
         resolve: (event) => ({ slug: event.component.pageSlug }),
       }),
-      previousStatus: t.field({
+      previousStatus: t.expose('previousStatus', {
         type: ComponentStatusEnum,
         description: 'The status before the change.',
-        resolve: (event) => event.previousStatus,
       }),
-      status: t.field({
+      status: t.expose('status', {
         type: ComponentStatusEnum,
         description: 'The status now.',
-        resolve: (event) => event.status,
       }),
       detectedAt: t.field({
         type: 'DateTime',

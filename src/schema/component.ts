@@ -76,32 +76,24 @@ ComponentRef.implement({
     isGroup: t.exposeBoolean('isGroup', {
       description: 'Whether this is a group of other components, e.g. "Mainnet".',
     }),
-    group: t.field({
-      readsStatusSnapshots: true,
+    group: t.expose('group', {
       type: ComponentRef,
       nullable: true,
       description:
         'The group this component belongs to. Null for top-level components, and when the group is missing from the feed.',
-      resolve: (component) => component.group,
     }),
-    children: t.field({
-      readsStatusSnapshots: true,
+    children: t.expose('children', {
       type: [ComponentRef],
       description: 'The components of this group, by position. Empty for a plain component.',
-      resolve: (component) => component.children,
     }),
-    incidents: t.field({
-      readsStatusSnapshots: true,
+    incidents: t.expose('incidents', {
       type: [IncidentRef],
       description: 'Unresolved incidents that affect this component.',
-      resolve: (component) => component.incidents,
     }),
-    maintenances: t.field({
-      readsStatusSnapshots: true,
+    maintenances: t.expose('maintenances', {
       type: [MaintenanceRef],
       description:
         'In-progress and scheduled maintenances (from the page summary) that affect this component.',
-      resolve: (component) => component.maintenances,
     }),
     incidentHistory: t.field({
       readsStatusSnapshots: true,

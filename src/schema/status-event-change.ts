@@ -48,10 +48,9 @@ function defineChange<Type extends StatusEventChange['type']>(
         description: 'The status page that lists it.',
         resolve: (event) => ({ slug: pageSlugOf(event) }),
       }),
-      kind: t.field({
+      kind: t.expose('kind', {
         type: kindEnum,
         description: 'What happened to it.',
-        resolve: (event) => event.kind,
       }),
       detectedAt: t.field({
         type: 'DateTime',

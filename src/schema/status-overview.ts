@@ -33,30 +33,22 @@ const StatusOverviewRef = builder.objectRef<StatusOverview>('StatusOverview').im
       description:
         'The worst indicator of the pages that answered (CRITICAL, MAJOR, MINOR, MAINTENANCE, UNKNOWN, NONE, worst first).',
     }),
-    pages: t.field({
-      readsStatusSnapshots: true,
+    pages: t.expose('pages', {
       type: [PageRef],
       description: 'The pages read, in configuration order; one whose feed failed is left out.',
-      resolve: (overview) => overview.pages,
     }),
-    degradedComponents: t.field({
-      readsStatusSnapshots: true,
+    degradedComponents: t.expose('degradedComponents', {
       type: [ComponentRef],
       description:
         'Components (not groups) that are not operational, worst status first, then by page in configuration order and position. `page` says whose.',
-      resolve: (overview) => overview.degradedComponents,
     }),
-    unresolvedIncidents: t.field({
-      readsStatusSnapshots: true,
+    unresolvedIncidents: t.expose('unresolvedIncidents', {
       type: [IncidentRef],
       description: "The pages' unresolved incidents, by page in configuration order.",
-      resolve: (overview) => overview.unresolvedIncidents,
     }),
-    activeMaintenances: t.field({
-      readsStatusSnapshots: true,
+    activeMaintenances: t.expose('activeMaintenances', {
       type: [MaintenanceRef],
       description: "The pages' maintenances in progress or being verified, by page.",
-      resolve: (overview) => overview.activeMaintenances,
     }),
   }),
 });

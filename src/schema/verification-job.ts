@@ -95,11 +95,10 @@ const VerificationJobErrorRef = builder.objectRef<JobFailure>('VerificationJobEr
       nullable: true,
       description: "The service's id of the error, to quote in a support request.",
     }),
-    errorData: t.field({
+    errorData: t.expose('errorData', {
       type: 'JSON',
       nullable: true,
       description: 'What the service added, e.g. `{ compilerErrors: [...] }` for `compiler_error`.',
-      resolve: (failure) => failure.errorData,
     }),
     recompiledCreationCode: t.exposeString('recompiledCreationCode', { nullable: true }),
     recompiledRuntimeCode: t.exposeString('recompiledRuntimeCode', { nullable: true }),

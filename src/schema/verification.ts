@@ -161,11 +161,10 @@ const VerificationResultRef = builder
     description:
       'A finished verification. With the session API: every contract of your session. With APIv2: the contract the job verified.',
     fields: (t) => ({
-      contracts: t.field({
+      contracts: t.expose('contracts', {
         type: [VerifiedContractRef],
         description:
           'The contracts of your session, including those verified earlier (session API), or the one verified (APIv2).',
-        resolve: (result) => result.contracts,
       }),
       unused: t.exposeStringList('unused', {
         description: 'Files in the session that belong to no contract; empty with APIv2.',
