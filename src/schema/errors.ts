@@ -109,10 +109,3 @@ export async function settle<Value>(work: Promise<Value>): Promise<Value | Error
     return { ...error, __typename: error.resultType, message: error.message } as ErrorResult;
   }
 }
-
-/** The GraphQL type name of an error result, for a union's `resolveType`. */
-export function errorTypeName(value: unknown): ErrorResult['__typename'] | undefined {
-  return typeof value === 'object' && value !== null && '__typename' in value
-    ? (value as ErrorResult).__typename
-    : undefined;
-}

@@ -12,7 +12,6 @@ import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
 import {
   type ErrorResult,
-  errorTypeName,
   InvalidInputErrorRef,
   RateLimitedErrorRef,
   settle,
@@ -226,10 +225,11 @@ export const VerifyContractResultRef = builder.unionType('VerifyContractResult',
   ],
   resolveType: (value, _context, info) => {
     const type =
-      errorTypeName(value) ??
-      ((value as VerificationOutcome).kind === 'pending'
-        ? 'VerificationPending'
-        : 'VerificationResult');
+      '__typename' in value
+        ? value.__typename
+        : value.kind === 'pending'
+          ? 'VerificationPending'
+          : 'VerificationResult';
     // Answered with HTTP 200 whatever it is: the request's log line says which.
     noteResult(String(info.path.key), type);
     return type;
