@@ -1,6 +1,6 @@
 import { Kind, parse } from 'graphql';
 import { builder } from './builder.js';
-import { VerifyContractResultRef, verifying } from './verification.js';
+import { addressField, chainIdField, VerifyContractResultRef, verifying } from './verification.js';
 
 /*
  * Verification from source, as Foundry, Hardhat and Remix users verify: APIv2 only. The inputs
@@ -8,15 +8,6 @@ import { VerifyContractResultRef, verifying } from './verification.js';
  * anything, and reads request bodies that large only for these two mutations.
  */
 
-const addressField = {
-  required: true,
-  description:
-    "The contract's address: 0x and 40 hex digits. Mixed case must be a valid EIP-55 checksum.",
-} as const;
-const chainIdField = {
-  required: true,
-  description: 'Decimal id of the chain it is deployed on, e.g. "1". See `supportedChains`.',
-} as const;
 const creationTransactionHashField = {
   required: false,
   description:

@@ -47,18 +47,23 @@ export const VerificationStatusEnum = builder.enumType('VerificationStatus', {
   } as const,
 });
 
+/** The `address` of a verification's input. */
+export const addressField = {
+  required: true,
+  description:
+    "The contract's address: 0x and 40 hex digits. Mixed case must be a valid EIP-55 checksum.",
+} as const;
+/** The `chainId` of a verification's input. */
+export const chainIdField = {
+  required: true,
+  description: 'Decimal id of the chain it is deployed on, e.g. "1". See `supportedChains`.',
+} as const;
+
 const VerifyContractInputRef = builder.inputType('VerifyContractInput', {
   description: 'A deployed contract to verify from its verified sources on a block explorer.',
   fields: (t) => ({
-    address: t.string({
-      required: true,
-      description:
-        "The contract's address: 0x and 40 hex digits. Mixed case must be a valid EIP-55 checksum.",
-    }),
-    chainId: t.string({
-      required: true,
-      description: 'Decimal id of the chain it is deployed on, e.g. "1". See `supportedChains`.',
-    }),
+    address: t.string(addressField),
+    chainId: t.string(chainIdField),
     apiKey: t.string({
       required: false,
       description:
