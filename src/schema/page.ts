@@ -218,25 +218,22 @@ builder.queryField('statusPages', (t) =>
         description: `The pages' slugs, at most ${MAX_PAGES_PER_FIELD}. Omit for every configured page (an error when there are more).`,
       }),
     },
-    resolve: (_root, { slugs }, context, info) =>
-      readPages(
-        pageSlugsOf(slugs, context.statusPages.registry, { whenNone: 'all' }),
-        context,
-        info.path,
-      ),
+    resolve: (_root, { slugs }, context, info) => readPages(slugs, context, info.path),
   }),
 );
 
 /**
- * The pages of `slugs` whose summary can be read, a few at a time per host; their fields then
- * answer from the operation's snapshots. A page that fails is left out and reported beside the
- * data (an error at `path` naming its slug): one page's outage never takes the others' answer.
+ * The pages a field's `slugs` names (every configured page without any) whose summary can be read,
+ * a few at a time per host; their fields then answer from the operation's snapshots. A page that
+ * fails is left out and reported beside the data (an error at `path` naming its slug): one page's
+ * outage never takes the others' answer.
  */
 export async function readPages(
-  slugs: readonly string[],
+  named: readonly string[] | null | undefined,
   context: Pick<GatewayContext, 'statusPages' | 'partialErrors'>,
   path: Path,
 ): Promise<PageSource[]> {
+  const slugs = pageSlugsOf(named, context.statusPages.registry, { whenNone: 'all' });
   const failures = new Map<string, unknown>();
   await context.statusPages.registry.forEachByHost(slugs, FETCHES_PER_HOST, (slug) =>
     summaryOf({ slug }, context).catch((error: unknown) => failures.set(slug, error)),
@@ -252,9 +249,7 @@ builder.subscriptionField('statusPageChanged', (t) =>
     type: PageRef,
     description:
       'The whole page, once on subscribe and again each time anything on it changes: its banner, a component, an incident or maintenance, or the upcoming and past lists. Select what you show; every event reads the feed as it stands then. With several `slugs`, each page comes on its own (see `slug`).',
-    args: {
-      slugs: t.arg.stringList(FOLLOWED_SLUGS),
-    },
+    args: { slugs: t.arg.stringList(FOLLOWED_SLUGS) },
     subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
       openSubscription({
         field: 'statusPageChanged',

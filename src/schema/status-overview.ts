@@ -12,7 +12,7 @@ import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { readPages, StatusIndicatorEnum } from './page.js';
 import { PageRef, type PageSource, summaryOf } from './page-ref.js';
-import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
+import { MAX_PAGES_PER_FIELD } from './page-slugs.js';
 
 /** What several pages show at a glance, built once from their summaries. */
 interface StatusOverview {
@@ -67,11 +67,7 @@ builder.queryField('statusOverview', (t) =>
       }),
     },
     resolve: async (_root, { slugs }, context, info) => {
-      const pages = await readPages(
-        pageSlugsOf(slugs, context.statusPages.registry, { whenNone: 'all' }),
-        context,
-        info.path,
-      );
+      const pages = await readPages(slugs, context, info.path);
       const summaries = await Promise.all(
         pages.map(async (page) => (await summaryOf(page, context)).value),
       );
