@@ -2,7 +2,7 @@ import { COMPONENT_STATUS_SEVERITY, type Component } from '../core/status/model.
 import type { Chain } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
-import { type GatewayContext, reportBeside } from './context.js';
+import { type GatewayContext, reportedBeside } from './context.js';
 import { PageRef } from './page-ref.js';
 
 export const ChainRef = builder.objectRef<Chain>('Chain').implement({
@@ -43,9 +43,7 @@ export const ChainRef = builder.objectRef<Chain>('Chain').implement({
       description:
         "The components that stand for the chain on its status page, in the configuration's order; empty when no page is mapped to it, or (with an error beside it) while the page cannot be read.",
       resolve: async (chain, _args, context, info) =>
-        (await componentsOf(chain, context).catch((error) =>
-          reportBeside(context, info.path, error),
-        )) ?? [],
+        (await componentsOf(chain, context).catch(reportedBeside(context, info.path))) ?? [],
     }),
     softwareVersion: t.string({
       nullable: true,
@@ -79,7 +77,7 @@ builder.objectField(PageRef, 'chains', (t) =>
       if (configured.length === 0) return [];
       const chains = await context.verification
         .supportedChains(context.requestId)
-        .catch((error) => reportBeside(context, info.path, error));
+        .catch(reportedBeside(context, info.path));
       const byId = new Map(chains?.map((chain) => [chain.id, chain]));
       return configured.flatMap(({ chainId }) => byId.get(chainId) ?? []);
     },
@@ -94,6 +92,6 @@ builder.queryField('supportedChains', (t) =>
     resolve: async (_root, _args, context, info) =>
       (await context.verification
         .supportedChains(context.requestId)
-        .catch((error) => reportBeside(context, info.path, error))) ?? [],
+        .catch(reportedBeside(context, info.path))) ?? [],
   }),
 );

@@ -133,23 +133,24 @@ export function createContext(sources: ContextSources): GatewayContext {
 }
 
 /**
- * Reports an upstream failure as an error beside the data at `path`, so that the field answers
- * without what failed; anything else is thrown.
+ * A `catch` handler that reports an upstream failure as an error beside the data at `path`, so
+ * that the field answers without what failed; anything else is thrown.
  */
-export function reportBeside(
+export function reportedBeside(
   context: Pick<GatewayContext, 'partialErrors'>,
   path: Path,
-  error: unknown,
   extensions?: Record<string, unknown>,
-): undefined {
-  if (!isUpstreamError(error)) throw error;
-  context.partialErrors.push(
-    new GraphQLError(error.message, {
-      path: responsePathAsArray(path),
-      extensions: { ...error.extensions, ...extensions },
-    }),
-  );
-  return undefined;
+) {
+  return (error: unknown): undefined => {
+    if (!isUpstreamError(error)) throw error;
+    context.partialErrors.push(
+      new GraphQLError(error.message, {
+        path: responsePathAsArray(path),
+        extensions: { ...error.extensions, ...extensions },
+      }),
+    );
+    return undefined;
+  };
 }
 
 /**

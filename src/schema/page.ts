@@ -5,7 +5,7 @@ import { changeOf } from '../subscriptions/subscription-registry.js';
 import { FEED_DOCUMENTS } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
-import { type GatewayContext, reportBeside } from './context.js';
+import { type GatewayContext, reportedBeside } from './context.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { PageRef, type PageSource, summaryOf } from './page-ref.js';
@@ -239,7 +239,7 @@ export async function readPages(
     summaryOf({ slug }, context).catch((error: unknown) => failures.set(slug, error)),
   );
   for (const slug of slugs) {
-    if (failures.has(slug)) reportBeside(context, path, failures.get(slug), { slug });
+    if (failures.has(slug)) reportedBeside(context, path, { slug })(failures.get(slug));
   }
   return slugs.filter((slug) => !failures.has(slug)).map((slug) => ({ slug }));
 }
