@@ -67,12 +67,7 @@ builder.mutationField('verifyContractFromSource', (t) =>
       "Verifies a deployed contract from the compiler's standard JSON input (APIv2). The gateway waits for the service's job up to `VERIFY_WAIT_MS` and answers its outcome, or `VerificationPending` to follow with `verificationJobChanged`. Counts against the same per-client allowance as `verifyContract`. Expected failures are results: switch on `__typename`.",
     args: { input: t.arg({ type: VerifyFromSourceInputRef, required: true }) },
     resolve: (_root, { input }, context) =>
-      verifying(context, () =>
-        context.verification.verifyFromSource(
-          { ...input, stdJsonInput: input.stdJsonInput },
-          context.requestId,
-        ),
-      ),
+      verifying(context, () => context.verification.verifyFromSource(input, context.requestId)),
   }),
 );
 
@@ -83,12 +78,7 @@ builder.mutationField('verifyContractFromMetadata', (t) =>
       "Verifies a deployed contract from the Solidity compiler's metadata.json and its sources (APIv2), as `verifyContractFromSource` does.",
     args: { input: t.arg({ type: VerifyFromMetadataInputRef, required: true }) },
     resolve: (_root, { input }, context) =>
-      verifying(context, () =>
-        context.verification.verifyFromMetadata(
-          { ...input, metadata: input.metadata, sources: input.sources },
-          context.requestId,
-        ),
-      ),
+      verifying(context, () => context.verification.verifyFromMetadata(input, context.requestId)),
   }),
 );
 
