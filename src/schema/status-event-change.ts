@@ -5,7 +5,7 @@ import {
   maintenanceOf,
   pageSlugOf,
 } from '../core/status/change-event.js';
-import { changeOf } from '../subscriptions/subscription-registry.js';
+import { changeOf, type SubscriptionField } from '../subscriptions/subscription-registry.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
@@ -15,10 +15,12 @@ import { FOLLOWED_SLUGS, pageSlugsOf } from './page-slugs.js';
 
 type StatusEventChange = IncidentChangeEvent | MaintenanceChangeEvent;
 
-/** `IncidentChange` or `MaintenanceChange`, its kind enum and its subscription field. */
+/** `IncidentChange` or `MaintenanceChange` (`name`), its kind enum and its subscription `field`. */
 function defineChange<Type extends StatusEventChange['type']>(
   type: Type,
   options: {
+    readonly name: string;
+    readonly field: SubscriptionField;
     readonly entity: typeof IncidentRef | typeof MaintenanceRef;
     readonly description: string;
     readonly kindDescription: string;
@@ -29,12 +31,11 @@ function defineChange<Type extends StatusEventChange['type']>(
     readonly documents: readonly FeedDocument[];
   },
 ): void {
-  const name = `${type[0]?.toUpperCase()}${type.slice(1)}Change`;
-  const kindEnum = builder.enumType(`${name}Kind`, {
+  const kindEnum = builder.enumType(`${options.name}Kind`, {
     description: options.kindDescription,
     values: options.kinds as Record<string, { description: string }>,
   });
-  const changeRef = builder.objectRef<StatusEventChange>(name).implement({
+  const changeRef = builder.objectRef<StatusEventChange>(options.name).implement({
     description: options.description,
     fields: (t) => ({
       [type]: t.field({
@@ -59,14 +60,14 @@ function defineChange<Type extends StatusEventChange['type']>(
       }),
     }),
   });
-  builder.subscriptionField(`${type}Changed`, (t) =>
+  builder.subscriptionField(options.field, (t) =>
     t.field({
       type: changeRef,
       description: options.description,
       args: { slugs: t.arg.stringList(FOLLOWED_SLUGS) },
       subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
         openSubscription({
-          field: `${type}Changed`,
+          field: options.field,
           pages: pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' }),
           documents: options.documents,
           accept: (event) => event.type === type,
@@ -77,6 +78,8 @@ function defineChange<Type extends StatusEventChange['type']>(
 }
 
 defineChange('incident', {
+  name: 'IncidentChange',
+  field: 'incidentChanged',
   entity: IncidentRef,
   description: 'An incident was posted, updated or resolved.',
   kindDescription: 'What happened to an incident.',
@@ -94,6 +97,8 @@ defineChange('incident', {
 });
 
 defineChange('maintenance', {
+  name: 'MaintenanceChange',
+  field: 'maintenanceChanged',
   entity: MaintenanceRef,
   description: 'A maintenance was scheduled, started, updated or completed.',
   kindDescription: 'What happened to a maintenance.',
