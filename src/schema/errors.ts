@@ -1,5 +1,6 @@
 import type { ObjectFieldsShape } from '@pothos/core';
 import { type ErrorResultType, isExpectedError } from '../errors/expected-error.js';
+import type { VerificationJob } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
 
 /*
@@ -15,8 +16,11 @@ type ErrorResultOf<Name extends ErrorResultType, Fields = unknown> = {
 } & Fields;
 
 export type ErrorResult =
-  | ErrorResultOf<'InvalidInputError', { field: string }>
-  | ErrorResultOf<'VerificationRejectedError', { status: number; upstreamCode: string | null }>
+  | ErrorResultOf<'InvalidInputError', { field: string; maxBytes?: number }>
+  | ErrorResultOf<
+      'VerificationRejectedError',
+      { status: number; upstreamCode: string | null; job?: VerificationJob }
+    >
   | ErrorResultOf<'RateLimitedError', { retryAfterSeconds: number | null }>
   | ErrorResultOf<'UpstreamUnavailableError'>;
 

@@ -155,7 +155,7 @@ builder.objectField(VerificationRejectedErrorRef, 'job', (t) =>
     nullable: true,
     description:
       'The job that failed, with everything the service reported about it; null when the submission itself was refused.',
-    resolve: (error) => (error as { job?: VerificationJob }).job ?? null,
+    resolve: (error) => error.job ?? null,
   }),
 );
 
@@ -164,6 +164,6 @@ builder.objectField(InvalidInputErrorRef, 'maxBytes', (t) =>
     nullable: true,
     description:
       'The size limit the input went past, in bytes (`VERIFY_MAX_SOURCE_BYTES`); null when it was refused for something else.',
-    resolve: (error) => (error as { maxBytes?: number }).maxBytes ?? null,
+    resolve: (error) => error.maxBytes ?? null,
   }),
 );
