@@ -183,6 +183,15 @@ builder.asEntity(PageRef, {
   },
 });
 
+/** Page `slug`, read first, so that a page whose feed is down fails as one whole page. */
+async function readPage(
+  slug: string,
+  context: Pick<GatewayContext, 'statusPages'>,
+): Promise<PageSource> {
+  await summaryOf({ slug }, context);
+  return { slug };
+}
+
 /** Pages one field reads at once against one host (`STATUS_PAGES_FILE` may list many of one). */
 const FETCHES_PER_HOST = 4;
 
@@ -198,12 +207,8 @@ builder.queryField('statusPage', (t) =>
         description: "The page's `slug`, as `statusPages` lists them. Omit for the default page.",
       }),
     },
-    resolve: async (_root, { slug }, context) => {
-      const page: PageSource = { slug: slug ?? context.statusPages.registry.defaultSlug };
-      // Read first, so that a page whose feed is down fails here, as one whole page.
-      await summaryOf(page, context);
-      return page;
-    },
+    resolve: (_root, { slug }, context) =>
+      readPage(slug ?? context.statusPages.registry.defaultSlug, context),
   }),
 );
 
@@ -258,10 +263,6 @@ builder.subscriptionField('statusPageChanged', (t) =>
         accept: (event) => event.type === 'page',
         startWithPage: true,
       }),
-    resolve: async (item, _args, context) => {
-      const page: PageSource = { slug: pageSlugOf(changeOf(item)) };
-      await summaryOf(page, context);
-      return page;
-    },
+    resolve: (item, _args, context) => readPage(pageSlugOf(changeOf(item)), context),
   }),
 );
