@@ -14,7 +14,8 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     LocalDate: { Input: string; Output: string };
     URL: { Input: URL; Output: URL | string };
-    JSON: { Input: unknown; Output: unknown };
+    // Not `unknown`, which includes undefined: Pothos would make a required JSON input optional.
+    JSON: { Input: NonNullable<unknown>; Output: unknown };
   };
 }>({
   plugins: [DirectivePlugin, FederationPlugin, CacheabilityPlugin, FieldBudgetPlugin],

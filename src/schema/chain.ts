@@ -1,10 +1,8 @@
-import { GraphQLError, type GraphQLResolveInfo, responsePathAsArray } from 'graphql';
 import { COMPONENT_STATUS_SEVERITY, type Component } from '../core/status/model.js';
-import { isUpstreamError } from '../errors/upstream-error.js';
 import type { Chain } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
-import type { GatewayContext } from './context.js';
+import { type GatewayContext, reportedBeside } from './context.js';
 import { PageRef } from './page-ref.js';
 
 export const ChainRef = builder.objectRef<Chain>('Chain').implement({
@@ -31,27 +29,21 @@ export const ChainRef = builder.objectRef<Chain>('Chain').implement({
       nullable: true,
       description:
         'The worst status of the components that stand for the chain on its page; null when no page is mapped to it (an error beside it when the page cannot be read).',
-      resolve: async (chain, _args, context) => {
-        const components = await componentsOf(chain, context);
-        if (!components) return null;
-        let worst: Component['status'] | null = null;
-        for (const { status } of components) {
-          if (
-            worst === null ||
-            COMPONENT_STATUS_SEVERITY[status] > COMPONENT_STATUS_SEVERITY[worst]
-          ) {
-            worst = status;
-          }
-        }
-        return worst;
-      },
+      resolve: async (chain, _args, context) =>
+        (await componentsOf(chain, context))?.reduce<Component['status'] | null>(
+          (worst, { status }) =>
+            worst === null || COMPONENT_STATUS_SEVERITY[status] > COMPONENT_STATUS_SEVERITY[worst]
+              ? status
+              : worst,
+          null,
+        ) ?? null,
     }),
     components: t.field({
       type: [ComponentRef],
       description:
         "The components that stand for the chain on its status page, in the configuration's order; empty when no page is mapped to it, or (with an error beside it) while the page cannot be read.",
       resolve: async (chain, _args, context, info) =>
-        (await componentsOf(chain, context).catch(reported(context, info))) ?? [],
+        (await componentsOf(chain, context).catch(reportedBeside(context, info.path))) ?? [],
     }),
     softwareVersion: t.string({
       nullable: true,
@@ -75,20 +67,6 @@ async function componentsOf(
   return mapped.components.flatMap((id) => componentsById.get(id) ?? []);
 }
 
-/** Turns an upstream failure into an error beside the data (the field answers without it). */
-function reported(context: Pick<GatewayContext, 'partialErrors'>, info: GraphQLResolveInfo) {
-  return (error: unknown): undefined => {
-    if (!isUpstreamError(error)) throw error;
-    context.partialErrors.push(
-      new GraphQLError(error.message, {
-        path: responsePathAsArray(info.path),
-        extensions: error.extensions,
-      }),
-    );
-    return undefined;
-  };
-}
-
 builder.objectField(PageRef, 'chains', (t) =>
   t.field({
     type: [ChainRef],
@@ -99,7 +77,7 @@ builder.objectField(PageRef, 'chains', (t) =>
       if (configured.length === 0) return [];
       const chains = await context.verification
         .supportedChains(context.requestId)
-        .catch(reported(context, info));
+        .catch(reportedBeside(context, info.path));
       const byId = new Map(chains?.map((chain) => [chain.id, chain]));
       return configured.flatMap(({ chainId }) => byId.get(chainId) ?? []);
     },
@@ -114,6 +92,6 @@ builder.queryField('supportedChains', (t) =>
     resolve: async (_root, _args, context, info) =>
       (await context.verification
         .supportedChains(context.requestId)
-        .catch(reported(context, info))) ?? [],
+        .catch(reportedBeside(context, info.path))) ?? [],
   }),
 );

@@ -5,7 +5,7 @@ import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
 import type { StatusPagesLoaders } from './context.js';
 import { PageRef } from './page-ref.js';
-import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
+import { FOLLOWED_SLUGS, pageSlugsOf } from './page-slugs.js';
 
 /** Component ids one `componentStatusChanged` may name: a page has tens, a large one hundreds. */
 const MAX_IDS = 500;
@@ -35,15 +35,13 @@ export const ComponentStatusChangeRef = builder
         description: 'The status page the component is on.',
         resolve: (event) => ({ slug: event.component.pageSlug }),
       }),
-      previousStatus: t.field({
+      previousStatus: t.expose('previousStatus', {
         type: ComponentStatusEnum,
         description: 'The status before the change.',
-        resolve: (event) => event.previousStatus,
       }),
-      status: t.field({
+      status: t.expose('status', {
         type: ComponentStatusEnum,
         description: 'The status now.',
-        resolve: (event) => event.status,
       }),
       detectedAt: t.field({
         type: 'DateTime',
@@ -64,10 +62,7 @@ builder.subscriptionField('componentStatusChanged', (t) =>
         required: false,
         description: `Only these components, and the children of the groups among them (at most ${MAX_IDS}). Omit for every component.`,
       }),
-      slugs: t.arg.stringList({
-        required: false,
-        description: `The pages to follow, at most ${MAX_PAGES_PER_FIELD}. Omit for the default page.`,
-      }),
+      slugs: t.arg.stringList(FOLLOWED_SLUGS),
     },
     subscribe: async (_root, { ids, slugs }, { openSubscription, statusPages }) => {
       const pages = pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' });

@@ -2,7 +2,7 @@ import type { Component } from '../core/status/model.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
-import { onPageOf, PAGE_ENTITY_KEYS } from './page-entity-key.js';
+import { pageEntity } from './page-entity.js';
 import { PageRef } from './page-ref.js';
 
 export const ComponentStatusEnum = builder.enumType('ComponentStatus', {
@@ -76,32 +76,24 @@ ComponentRef.implement({
     isGroup: t.exposeBoolean('isGroup', {
       description: 'Whether this is a group of other components, e.g. "Mainnet".',
     }),
-    group: t.field({
-      readsStatusSnapshots: true,
+    group: t.expose('group', {
       type: ComponentRef,
       nullable: true,
       description:
         'The group this component belongs to. Null for top-level components, and when the group is missing from the feed.',
-      resolve: (component) => component.group,
     }),
-    children: t.field({
-      readsStatusSnapshots: true,
+    children: t.expose('children', {
       type: [ComponentRef],
       description: 'The components of this group, by position. Empty for a plain component.',
-      resolve: (component) => component.children,
     }),
-    incidents: t.field({
-      readsStatusSnapshots: true,
+    incidents: t.expose('incidents', {
       type: [IncidentRef],
       description: 'Unresolved incidents that affect this component.',
-      resolve: (component) => component.incidents,
     }),
-    maintenances: t.field({
-      readsStatusSnapshots: true,
+    maintenances: t.expose('maintenances', {
       type: [MaintenanceRef],
       description:
         'In-progress and scheduled maintenances (from the page summary) that affect this component.',
-      resolve: (component) => component.maintenances,
     }),
     incidentHistory: t.field({
       readsStatusSnapshots: true,
@@ -128,24 +120,8 @@ ComponentRef.implement({
   }),
 });
 
-builder.asEntity(ComponentRef, {
-  key: PAGE_ENTITY_KEYS,
-  resolveReference: (representation, { statusPages }) =>
-    onPageOf(representation, statusPages, (page) => page.component.load(representation.id)),
-});
-
-builder.queryField('component', (t) =>
-  t.field({
-    readsStatusSnapshots: true,
-    type: ComponentRef,
-    nullable: true,
-    description:
-      'One component by id, or null when the page has no such component: of the default page, or of the page `slug` names.',
-    args: {
-      id: t.arg.id({ required: true, description: "The component's `id`." }),
-      slug: t.arg.string({ required: false, description: 'The page. Omit for the default page.' }),
-    },
-    resolve: (_root, { id, slug }, { statusPages }) =>
-      statusPages.of(slug ?? undefined).component.load(String(id)),
-  }),
+pageEntity(
+  ComponentRef,
+  'component',
+  'One component by id, or null when the page has no such component: of the default page, or of the page `slug` names.',
 );

@@ -1,14 +1,8 @@
 import DataLoader from 'dataloader';
-import type { GraphQLError } from 'graphql';
-import type {
-  Component,
-  Incident,
-  IncidentHistory,
-  Maintenance,
-  MaintenanceHistory,
-  StatusSummary,
-  UpcomingMaintenances,
-} from '../core/status/model.js';
+import { GraphQLError, responsePathAsArray } from 'graphql';
+import type { Path } from 'graphql/jsutils/Path.js';
+import type { Component, Incident, Maintenance } from '../core/status/model.js';
+import { isUpstreamError } from '../errors/upstream-error.js';
 import type { ChangeStream } from '../subscriptions/change-stream.js';
 import type {
   Subscriber,
@@ -21,15 +15,12 @@ import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import type { ClientQuota } from '../upstreams/verification/client-quota.js';
 import type { Contract } from '../upstreams/verification/model.js';
 import type { UpstreamSession } from '../upstreams/verification/upstream-session.js';
-import type { VerificationService } from '../upstreams/verification/verification-service.js';
+import type {
+  ContractLocation,
+  VerificationService,
+} from '../upstreams/verification/verification-service.js';
 import type { EntityLimitContext } from './entity-representations.js';
 import type { CacheabilityRecord } from './plugins/cacheability.js';
-
-/** A contract as a lookup key: where it is deployed. */
-export interface ContractLocation {
-  readonly chainId: string;
-  readonly address: string;
-}
 
 /** What every resolver of one operation shares. */
 export interface GatewayContext extends EntityLimitContext {
@@ -142,32 +133,40 @@ export function createContext(sources: ContextSources): GatewayContext {
 }
 
 /**
+ * A `catch` handler that reports an upstream failure as an error beside the data at `path`, so
+ * that the field answers without what failed; anything else is thrown.
+ */
+export function reportedBeside(
+  context: Pick<GatewayContext, 'partialErrors'>,
+  path: Path,
+  extensions?: Record<string, unknown>,
+) {
+  return (error: unknown): undefined => {
+    if (!isUpstreamError(error)) throw error;
+    context.partialErrors.push(
+      new GraphQLError(error.message, {
+        path: responsePathAsArray(path),
+        extensions: { ...error.extensions, ...extensions },
+      }),
+    );
+    return undefined;
+  };
+}
+
+/**
  * The status feed as one operation sees it. Each document is read at most once per operation, so
  * all of its fields answer from the same snapshot, and lookups by id are batched.
  *
  * The id loaders keep DataLoader's contract: for n keys they return n values in key order, `null`
  * for an id the feed does not have.
  */
-export interface StatusFeedLoaders {
-  summary(): Promise<Snapshot<StatusSummary>>;
-  upcoming(): Promise<Snapshot<UpcomingMaintenances>>;
-  incidentHistory(): Promise<Snapshot<IncidentHistory>>;
-  maintenanceHistory(): Promise<Snapshot<MaintenanceHistory>>;
-  readonly component: DataLoader<string, Component | null>;
-  /** Looks in the summary first, then in the incident history for ids the summary lacks. */
-  readonly incident: DataLoader<string, Incident | null>;
-  /**
-   * Looks in the summary first, then in the upcoming list, then in the maintenance history, for
-   * ids the documents before lack.
-   */
-  readonly maintenance: DataLoader<string, Maintenance | null>;
-}
+export type StatusFeedLoaders = ReturnType<typeof createStatusFeedLoaders>;
 
-export function createStatusFeedLoaders(
+function createStatusFeedLoaders(
   feed: StatusFeed,
-  requestId?: string,
-  cacheability?: CacheabilityRecord,
-): StatusFeedLoaders {
+  requestId: string,
+  cacheability: CacheabilityRecord | undefined,
+) {
   const record = <Value extends Snapshot<unknown>>(snapshot: Value) => {
     cacheability?.snapshotRead(snapshot);
     return snapshot;
@@ -182,11 +181,12 @@ export function createStatusFeedLoaders(
     upcoming,
     incidentHistory,
     maintenanceHistory,
-    component: new DataLoader(async (ids) => {
+    component: new DataLoader<string, Component | null>(async (ids) => {
       const { value } = await summary();
       return ids.map((id) => value.componentsById.get(id) ?? null);
     }),
-    incident: new DataLoader(async (ids) => {
+    /** Looks in the summary first, then in the incident history for ids the summary lacks. */
+    incident: new DataLoader<string, Incident | null>(async (ids) => {
       const { value } = await summary();
       return lookUp(
         ids.map((id) => value.incidentsById.get(id) ?? null),
@@ -194,7 +194,11 @@ export function createStatusFeedLoaders(
         [async () => (await incidentHistory()).value.eventsById],
       );
     }),
-    maintenance: new DataLoader(async (ids) => {
+    /**
+     * Looks in the summary first, then in the upcoming list, then in the maintenance history, for
+     * ids the documents before lack.
+     */
+    maintenance: new DataLoader<string, Maintenance | null>(async (ids) => {
       const { value } = await summary();
       return lookUp(
         ids.map((id) => value.maintenancesById.get(id) ?? null),
@@ -234,8 +238,5 @@ async function lookUp<Value>(
 /** Calls `load` on first use only; later calls get the same promise. */
 function once<Value>(load: () => Promise<Value>): () => Promise<Value> {
   let promise: Promise<Value> | undefined;
-  return () => {
-    promise ??= load();
-    return promise;
-  };
+  return () => (promise ??= load());
 }

@@ -58,7 +58,7 @@ const ContractEdgeRef = builder.objectRef<ContractEdge>('ContractEdge').implemen
     cursor: t.exposeString('cursor', {
       description: 'Opaque: pass it as `after` to get the contracts verified before this one.',
     }),
-    node: t.field({ type: ContractRef, resolve: (edge) => edge.node }),
+    node: t.expose('node', { type: ContractRef }),
   }),
 });
 
@@ -67,13 +67,13 @@ const ContractConnectionRef = builder
   .implement({
     description: 'A page of verified contracts, newest first.',
     fields: (t) => ({
-      edges: t.field({ type: [ContractEdgeRef], resolve: (connection) => connection.edges }),
+      edges: t.expose('edges', { type: [ContractEdgeRef] }),
       nodes: t.field({
         type: [ContractRef],
         description: 'The contracts of `edges`, for when the cursors are not needed.',
         resolve: (connection) => connection.edges.map((edge) => edge.node),
       }),
-      pageInfo: t.field({ type: PageInfoRef, resolve: (connection) => connection.pageInfo }),
+      pageInfo: t.expose('pageInfo', { type: PageInfoRef }),
     }),
   });
 

@@ -1,4 +1,6 @@
-import { type ExpectedError, isExpectedError } from '../errors/expected-error.js';
+import type { ObjectFieldsShape } from '@pothos/core';
+import { type ErrorResultType, isExpectedError } from '../errors/expected-error.js';
+import type { VerificationJob } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
 
 /*
@@ -7,30 +9,20 @@ import { builder } from './builder.js';
  * field error). Unexpected errors stay GraphQL errors.
  */
 
-type ErrorResultOf<Name extends string, Fields> = {
+type ErrorResultOf<Name extends ErrorResultType, Fields = unknown> = {
   readonly __typename: Name;
   readonly message: string;
+  readonly errorId: string | null;
 } & Fields;
 
-type InvalidInputResult = ErrorResultOf<
-  'InvalidInputError',
-  { field: string; errorId: string | null }
->;
-type RejectedResult = ErrorResultOf<
-  'VerificationRejectedError',
-  { status: number; upstreamCode: string | null; errorId: string | null }
->;
-type RateLimitedResult = ErrorResultOf<
-  'RateLimitedError',
-  { retryAfterSeconds: number | null; errorId: string | null }
->;
-type UnavailableResult = ErrorResultOf<'UpstreamUnavailableError', { errorId: string | null }>;
-
 export type ErrorResult =
-  | InvalidInputResult
-  | RejectedResult
-  | RateLimitedResult
-  | UnavailableResult;
+  | ErrorResultOf<'InvalidInputError', { field: string; maxBytes?: number }>
+  | ErrorResultOf<
+      'VerificationRejectedError',
+      { status: number; upstreamCode: string | null; job?: VerificationJob }
+    >
+  | ErrorResultOf<'RateLimitedError', { retryAfterSeconds: number | null }>
+  | ErrorResultOf<'UpstreamUnavailableError'>;
 
 export const ErrorInterface = builder.interfaceRef<ErrorResult>('Error').implement({
   description:
@@ -42,93 +34,82 @@ export const ErrorInterface = builder.interfaceRef<ErrorResult>('Error').impleme
   }),
 });
 
-const errorIdField = {
-  nullable: true,
-  description:
-    "The verification service's id for this error (APIv2 `errorId`), to quote in a support request; null when it gave none.",
-} as const;
-
-export const InvalidInputErrorRef = builder
-  .objectRef<InvalidInputResult>('InvalidInputError')
-  .implement({
-    description:
-      "The input was refused, before anything was sent upstream or by the service's own checks.",
+/** The object type of the result `name`: its own `fields`, then the `errorId` every one has. */
+function errorType<Name extends ErrorResultType>(
+  name: Name,
+  description: string,
+  fields: ObjectFieldsShape<
+    typeof builder.$inferSchemaTypes,
+    Extract<ErrorResult, { __typename: Name }>
+  > = () => ({}),
+) {
+  return builder.objectRef<Extract<ErrorResult, { __typename: Name }>>(name).implement({
+    description,
     interfaces: [ErrorInterface],
     fields: (t) => ({
-      field: t.exposeString('field', {
-        description: 'The input field at fault, e.g. `address`: highlight it in the form.',
-      }),
-      errorId: t.exposeString('errorId', errorIdField),
-    }),
-  });
-
-export const VerificationRejectedErrorRef = builder
-  .objectRef<RejectedResult>('VerificationRejectedError')
-  .implement({
-    description:
-      "The verification service refused the request or the verification failed: the contract is not verified on the explorer, the session already holds it, the compiled bytecode does not match. `message` is the service's own explanation.",
-    interfaces: [ErrorInterface],
-    fields: (t) => ({
-      status: t.exposeInt('status', {
-        description:
-          'The HTTP status the verification service answered, e.g. 404; 422 for an APIv2 job that ran and failed.',
-      }),
-      code: t.exposeString('upstreamCode', {
+      ...fields(t),
+      errorId: t.string({
         nullable: true,
         description:
-          "The service's machine-readable reason (APIv2 `customCode`), e.g. `no_match`; null with the session API.",
+          "The verification service's id for this error (APIv2 `errorId`), to quote in a support request; null when it gave none.",
+        resolve: (error) => error.errorId,
       }),
-      errorId: t.exposeString('errorId', errorIdField),
     }),
   });
-
-export const RateLimitedErrorRef = builder
-  .objectRef<RateLimitedResult>('RateLimitedError')
-  .implement({
-    description:
-      'The verification service, or the block explorer behind it, is limiting requests. Try again later.',
-    interfaces: [ErrorInterface],
-    fields: (t) => ({
-      retryAfterSeconds: t.exposeInt('retryAfterSeconds', {
-        nullable: true,
-        description: 'Seconds to wait before trying again; null when the service did not say.',
-      }),
-      errorId: t.exposeString('errorId', errorIdField),
-    }),
-  });
-
-export const UpstreamUnavailableErrorRef = builder
-  .objectRef<UnavailableResult>('UpstreamUnavailableError')
-  .implement({
-    description:
-      'The verification service could not be reached, failed, timed out, or answered something unusable. Nothing suggests the request itself was wrong: try again later.',
-    interfaces: [ErrorInterface],
-    fields: (t) => ({
-      errorId: t.exposeString('errorId', errorIdField),
-    }),
-  });
-
-/**
- * The result object for an expected error: its own fields under its `resultType`. Every
- * `ExpectedError` has one, so a new expected error needs no change here.
- */
-function toErrorResult(error: ExpectedError): ErrorResult {
-  return { ...error, __typename: error.resultType, message: error.message } as ErrorResult;
 }
 
-/** Resolves to the outcome of `work`, or to the result object of the expected error it failed with. */
+export const InvalidInputErrorRef = errorType(
+  'InvalidInputError',
+  "The input was refused, before anything was sent upstream or by the service's own checks.",
+  (t) => ({
+    field: t.exposeString('field', {
+      description: 'The input field at fault, e.g. `address`: highlight it in the form.',
+    }),
+  }),
+);
+
+export const VerificationRejectedErrorRef = errorType(
+  'VerificationRejectedError',
+  "The verification service refused the request or the verification failed: the contract is not verified on the explorer, the session already holds it, the compiled bytecode does not match. `message` is the service's own explanation.",
+  (t) => ({
+    status: t.exposeInt('status', {
+      description:
+        'The HTTP status the verification service answered, e.g. 404; 422 for an APIv2 job that ran and failed.',
+    }),
+    code: t.exposeString('upstreamCode', {
+      nullable: true,
+      description:
+        "The service's machine-readable reason (APIv2 `customCode`), e.g. `no_match`; null with the session API.",
+    }),
+  }),
+);
+
+export const RateLimitedErrorRef = errorType(
+  'RateLimitedError',
+  'The verification service, or the block explorer behind it, is limiting requests. Try again later.',
+  (t) => ({
+    retryAfterSeconds: t.exposeInt('retryAfterSeconds', {
+      nullable: true,
+      description: 'Seconds to wait before trying again; null when the service did not say.',
+    }),
+  }),
+);
+
+export const UpstreamUnavailableErrorRef = errorType(
+  'UpstreamUnavailableError',
+  'The verification service could not be reached, failed, timed out, or answered something unusable. Nothing suggests the request itself was wrong: try again later.',
+);
+
+/**
+ * Resolves to the outcome of `work`, or to the result object of the expected error it failed with:
+ * its own fields under its `resultType` (every `ExpectedError` has one, so a new expected error
+ * needs no change here).
+ */
 export async function settle<Value>(work: Promise<Value>): Promise<Value | ErrorResult> {
   try {
     return await work;
   } catch (error) {
-    if (isExpectedError(error)) return toErrorResult(error);
-    throw error;
+    if (!isExpectedError(error)) throw error;
+    return { ...error, __typename: error.resultType, message: error.message } as ErrorResult;
   }
-}
-
-/** The GraphQL type name of an error result, for a union's `resolveType`. */
-export function errorTypeName(value: unknown): ErrorResult['__typename'] | undefined {
-  return typeof value === 'object' && value !== null && '__typename' in value
-    ? (value as ErrorResult).__typename
-    : undefined;
 }

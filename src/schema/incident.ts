@@ -1,6 +1,6 @@
 import type { Incident } from '../core/status/model.js';
 import { builder } from './builder.js';
-import { onPageOf, PAGE_ENTITY_KEYS } from './page-entity-key.js';
+import { pageEntity } from './page-entity.js';
 import { StatusEventRef } from './status-event.js';
 
 export const IncidentStatusEnum = builder.enumType('IncidentStatus', {
@@ -30,24 +30,8 @@ IncidentRef.implement({
   }),
 });
 
-builder.asEntity(IncidentRef, {
-  key: PAGE_ENTITY_KEYS,
-  resolveReference: (representation, { statusPages }) =>
-    onPageOf(representation, statusPages, (page) => page.incident.load(representation.id)),
-});
-
-builder.queryField('incident', (t) =>
-  t.field({
-    readsStatusSnapshots: true,
-    type: IncidentRef,
-    nullable: true,
-    description:
-      "One incident by id: unresolved, from the page's summary, or resolved, from its incident history (its 50 most recent incidents). Null when neither lists it; an error instead when the history that might have listed it cannot be read.",
-    args: {
-      id: t.arg.id({ required: true, description: "The incident's `id`." }),
-      slug: t.arg.string({ required: false, description: 'The page. Omit for the default page.' }),
-    },
-    resolve: (_root, { id, slug }, { statusPages }) =>
-      statusPages.of(slug ?? undefined).incident.load(String(id)),
-  }),
+pageEntity(
+  IncidentRef,
+  'incident',
+  "One incident by id: unresolved, from the page's summary, or resolved, from its incident history (its 50 most recent incidents). Null when neither lists it; an error instead when the history that might have listed it cannot be read.",
 );

@@ -1,6 +1,6 @@
 import type { Maintenance } from '../core/status/model.js';
 import { builder } from './builder.js';
-import { onPageOf, PAGE_ENTITY_KEYS } from './page-entity-key.js';
+import { pageEntity } from './page-entity.js';
 import { StatusEventRef } from './status-event.js';
 
 export const MaintenanceStatusEnum = builder.enumType('MaintenanceStatus', {
@@ -38,24 +38,8 @@ MaintenanceRef.implement({
   }),
 });
 
-builder.asEntity(MaintenanceRef, {
-  key: PAGE_ENTITY_KEYS,
-  resolveReference: (representation, { statusPages }) =>
-    onPageOf(representation, statusPages, (page) => page.maintenance.load(representation.id)),
-});
-
-builder.queryField('maintenance', (t) =>
-  t.field({
-    readsStatusSnapshots: true,
-    type: MaintenanceRef,
-    nullable: true,
-    description:
-      'One maintenance by id: in progress, scheduled, or only in the list of upcoming ones. Null when the feed does not list it.',
-    args: {
-      id: t.arg.id({ required: true, description: "The maintenance's `id`." }),
-      slug: t.arg.string({ required: false, description: 'The page. Omit for the default page.' }),
-    },
-    resolve: (_root, { id, slug }, { statusPages }) =>
-      statusPages.of(slug ?? undefined).maintenance.load(String(id)),
-  }),
+pageEntity(
+  MaintenanceRef,
+  'maintenance',
+  'One maintenance by id: in progress, scheduled, or only in the list of upcoming ones. Null when the feed does not list it.',
 );

@@ -7,6 +7,12 @@ import type { StatusPagesLoaders } from './context.js';
  */
 export const MAX_PAGES_PER_FIELD = 50;
 
+/** A subscription's `slugs` argument. */
+export const FOLLOWED_SLUGS = {
+  required: false,
+  description: `The pages to follow, at most ${MAX_PAGES_PER_FIELD}. Omit for the default page.`,
+} as const;
+
 /**
  * The slugs a field was given, checked before anything is read: at most `MAX_PAGES_PER_FIELD`,
  * each configured, repeats once, in configuration order. Without any, every configured page

@@ -1,17 +1,15 @@
-import { GraphQLError, responsePathAsArray } from 'graphql';
 import type { Path } from 'graphql/jsutils/Path.js';
 import { pageSlugOf } from '../core/status/change-event.js';
 import type { PageStatus } from '../core/status/model.js';
-import { isUpstreamError } from '../errors/upstream-error.js';
 import { changeOf } from '../subscriptions/subscription-registry.js';
 import { FEED_DOCUMENTS } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
-import type { GatewayContext } from './context.js';
+import { type GatewayContext, reportedBeside } from './context.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { PageRef, type PageSource, summaryOf } from './page-ref.js';
-import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
+import { FOLLOWED_SLUGS, MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
 
 export const StatusIndicatorEnum = builder.enumType('StatusIndicator', {
   description: 'The overall state of the page, worst first: what the banner at the top shows.',
@@ -185,6 +183,15 @@ builder.asEntity(PageRef, {
   },
 });
 
+/** Page `slug`, read first, so that a page whose feed is down fails as one whole page. */
+async function readPage(
+  slug: string,
+  context: Pick<GatewayContext, 'statusPages'>,
+): Promise<PageSource> {
+  await summaryOf({ slug }, context);
+  return { slug };
+}
+
 /** Pages one field reads at once against one host (`STATUS_PAGES_FILE` may list many of one). */
 const FETCHES_PER_HOST = 4;
 
@@ -200,12 +207,8 @@ builder.queryField('statusPage', (t) =>
         description: "The page's `slug`, as `statusPages` lists them. Omit for the default page.",
       }),
     },
-    resolve: async (_root, { slug }, context) => {
-      const page: PageSource = { slug: slug ?? context.statusPages.registry.defaultSlug };
-      // Read first, so that a page whose feed is down fails here, as one whole page.
-      await summaryOf(page, context);
-      return page;
-    },
+    resolve: (_root, { slug }, context) =>
+      readPage(slug ?? context.statusPages.registry.defaultSlug, context),
   }),
 );
 
@@ -220,39 +223,28 @@ builder.queryField('statusPages', (t) =>
         description: `The pages' slugs, at most ${MAX_PAGES_PER_FIELD}. Omit for every configured page (an error when there are more).`,
       }),
     },
-    resolve: (_root, { slugs }, context, info) =>
-      readPages(
-        pageSlugsOf(slugs, context.statusPages.registry, { whenNone: 'all' }),
-        context,
-        info.path,
-      ),
+    resolve: (_root, { slugs }, context, info) => readPages(slugs, context, info.path),
   }),
 );
 
 /**
- * The pages of `slugs` whose summary can be read, a few at a time per host; their fields then
- * answer from the operation's snapshots. A page that fails is left out and reported beside the
- * data (an error at `path` naming its slug): one page's outage never takes the others' answer.
+ * The pages a field's `slugs` names (every configured page without any) whose summary can be read,
+ * a few at a time per host; their fields then answer from the operation's snapshots. A page that
+ * fails is left out and reported beside the data (an error at `path` naming its slug): one page's
+ * outage never takes the others' answer.
  */
 export async function readPages(
-  slugs: readonly string[],
+  named: readonly string[] | null | undefined,
   context: Pick<GatewayContext, 'statusPages' | 'partialErrors'>,
   path: Path,
 ): Promise<PageSource[]> {
+  const slugs = pageSlugsOf(named, context.statusPages.registry, { whenNone: 'all' });
   const failures = new Map<string, unknown>();
   await context.statusPages.registry.forEachByHost(slugs, FETCHES_PER_HOST, (slug) =>
     summaryOf({ slug }, context).catch((error: unknown) => failures.set(slug, error)),
   );
   for (const slug of slugs) {
-    if (!failures.has(slug)) continue;
-    const error = failures.get(slug);
-    if (!isUpstreamError(error)) throw error;
-    context.partialErrors.push(
-      new GraphQLError(error.message, {
-        path: responsePathAsArray(path),
-        extensions: { ...error.extensions, slug },
-      }),
-    );
+    if (failures.has(slug)) reportedBeside(context, path, { slug })(failures.get(slug));
   }
   return slugs.filter((slug) => !failures.has(slug)).map((slug) => ({ slug }));
 }
@@ -262,12 +254,7 @@ builder.subscriptionField('statusPageChanged', (t) =>
     type: PageRef,
     description:
       'The whole page, once on subscribe and again each time anything on it changes: its banner, a component, an incident or maintenance, or the upcoming and past lists. Select what you show; every event reads the feed as it stands then. With several `slugs`, each page comes on its own (see `slug`).',
-    args: {
-      slugs: t.arg.stringList({
-        required: false,
-        description: `The pages to follow, at most ${MAX_PAGES_PER_FIELD}. Omit for the default page.`,
-      }),
-    },
+    args: { slugs: t.arg.stringList(FOLLOWED_SLUGS) },
     subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
       openSubscription({
         field: 'statusPageChanged',
@@ -276,10 +263,6 @@ builder.subscriptionField('statusPageChanged', (t) =>
         accept: (event) => event.type === 'page',
         startWithPage: true,
       }),
-    resolve: async (item, _args, context) => {
-      const page: PageSource = { slug: pageSlugOf(changeOf(item)) };
-      await summaryOf(page, context);
-      return page;
-    },
+    resolve: (item, _args, context) => readPage(pageSlugOf(changeOf(item)), context),
   }),
 );

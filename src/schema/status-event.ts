@@ -71,11 +71,9 @@ export const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpda
       type: 'DateTime',
       description: 'The time to show next to the update; lists are sorted by it, newest first.',
     }),
-    affectedComponents: t.field({
-      readsStatusSnapshots: true,
+    affectedComponents: t.expose('affectedComponents', {
       type: [AffectedComponentRef],
       description: 'Components whose status this update changed. Often empty.',
-      resolve: (update) => update.affectedComponents,
     }),
     deliverNotifications: t.exposeBoolean('deliverNotifications', {
       nullable: true,
@@ -109,12 +107,10 @@ export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').i
       resolve: (event) => ({ slug: event.pageSlug }),
     }),
     impact: t.expose('impact', { type: ImpactEnum, description: 'How much users are affected.' }),
-    shortlink: t.field({
-      readsStatusSnapshots: true,
+    shortlink: t.expose('shortlink', {
       type: 'URL',
       nullable: true,
       description: 'Short link to the event on the status page, to share or open for details.',
-      resolve: (event) => event.shortlink,
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was posted.' }),
     updatedAt: t.expose('updatedAt', {
@@ -142,11 +138,9 @@ export const StatusEventRef = builder.interfaceRef<StatusEvent>('StatusEvent').i
       description:
         'Hours before the start when subscribers are reminded of it, as the page set them; null when the feed does not say.',
     }),
-    updates: t.field({
-      readsStatusSnapshots: true,
+    updates: t.expose('updates', {
       type: [IncidentUpdateRef],
       description: 'The messages posted on it, newest first.',
-      resolve: (event) => event.updates,
     }),
     components: t.field({
       readsStatusSnapshots: true,

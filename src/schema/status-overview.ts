@@ -12,7 +12,7 @@ import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { readPages, StatusIndicatorEnum } from './page.js';
 import { PageRef, type PageSource, summaryOf } from './page-ref.js';
-import { MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
+import { MAX_PAGES_PER_FIELD } from './page-slugs.js';
 
 /** What several pages show at a glance, built once from their summaries. */
 interface StatusOverview {
@@ -33,30 +33,22 @@ const StatusOverviewRef = builder.objectRef<StatusOverview>('StatusOverview').im
       description:
         'The worst indicator of the pages that answered (CRITICAL, MAJOR, MINOR, MAINTENANCE, UNKNOWN, NONE, worst first).',
     }),
-    pages: t.field({
-      readsStatusSnapshots: true,
+    pages: t.expose('pages', {
       type: [PageRef],
       description: 'The pages read, in configuration order; one whose feed failed is left out.',
-      resolve: (overview) => overview.pages,
     }),
-    degradedComponents: t.field({
-      readsStatusSnapshots: true,
+    degradedComponents: t.expose('degradedComponents', {
       type: [ComponentRef],
       description:
         'Components (not groups) that are not operational, worst status first, then by page in configuration order and position. `page` says whose.',
-      resolve: (overview) => overview.degradedComponents,
     }),
-    unresolvedIncidents: t.field({
-      readsStatusSnapshots: true,
+    unresolvedIncidents: t.expose('unresolvedIncidents', {
       type: [IncidentRef],
       description: "The pages' unresolved incidents, by page in configuration order.",
-      resolve: (overview) => overview.unresolvedIncidents,
     }),
-    activeMaintenances: t.field({
-      readsStatusSnapshots: true,
+    activeMaintenances: t.expose('activeMaintenances', {
       type: [MaintenanceRef],
       description: "The pages' maintenances in progress or being verified, by page.",
-      resolve: (overview) => overview.activeMaintenances,
     }),
   }),
 });
@@ -75,37 +67,29 @@ builder.queryField('statusOverview', (t) =>
       }),
     },
     resolve: async (_root, { slugs }, context, info) => {
-      const pages = await readPages(
-        pageSlugsOf(slugs, context.statusPages.registry, { whenNone: 'all' }),
-        context,
-        info.path,
+      const pages = await readPages(slugs, context, info.path);
+      const summaries = await Promise.all(
+        pages.map(async (page) => (await summaryOf(page, context)).value),
       );
-      let indicator: StatusIndicator = 'NONE';
-      const degraded: Component[] = [];
-      const unresolvedIncidents: Incident[] = [];
-      const activeMaintenances: Maintenance[] = [];
-      for (const page of pages) {
-        const { value } = await summaryOf(page, context);
-        if (INDICATOR_SEVERITY[value.status.indicator] > INDICATOR_SEVERITY[indicator]) {
-          indicator = value.status.indicator;
-        }
-        for (const component of value.components) {
-          if (!component.isGroup && component.status !== 'OPERATIONAL') degraded.push(component);
-        }
-        unresolvedIncidents.push(...value.incidents);
-        activeMaintenances.push(
-          ...value.maintenances.filter((maintenance) => ACTIVE_MAINTENANCE.has(maintenance.status)),
-        );
-      }
       return {
-        indicator,
+        indicator: summaries.reduce<StatusIndicator>(
+          (worst, { status: { indicator } }) =>
+            INDICATOR_SEVERITY[indicator] > INDICATOR_SEVERITY[worst] ? indicator : worst,
+          'NONE',
+        ),
         pages,
         // A stable sort: within a status, pages stay in configuration order, components by position.
-        degradedComponents: degraded.sort(
-          (a, b) => COMPONENT_STATUS_SEVERITY[b.status] - COMPONENT_STATUS_SEVERITY[a.status],
+        degradedComponents: summaries
+          .flatMap(({ components }) =>
+            components.filter(({ isGroup, status }) => !isGroup && status !== 'OPERATIONAL'),
+          )
+          .sort(
+            (a, b) => COMPONENT_STATUS_SEVERITY[b.status] - COMPONENT_STATUS_SEVERITY[a.status],
+          ),
+        unresolvedIncidents: summaries.flatMap(({ incidents }) => incidents),
+        activeMaintenances: summaries.flatMap(({ maintenances }) =>
+          maintenances.filter(({ status }) => ACTIVE_MAINTENANCE.has(status)),
         ),
-        unresolvedIncidents,
-        activeMaintenances,
       };
     },
   }),

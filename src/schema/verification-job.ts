@@ -95,11 +95,10 @@ const VerificationJobErrorRef = builder.objectRef<JobFailure>('VerificationJobEr
       nullable: true,
       description: "The service's id of the error, to quote in a support request.",
     }),
-    errorData: t.field({
+    errorData: t.expose('errorData', {
       type: 'JSON',
       nullable: true,
       description: 'What the service added, e.g. `{ compilerErrors: [...] }` for `compiler_error`.',
-      resolve: (failure) => failure.errorData,
     }),
     recompiledCreationCode: t.exposeString('recompiledCreationCode', { nullable: true }),
     recompiledRuntimeCode: t.exposeString('recompiledRuntimeCode', { nullable: true }),
@@ -156,7 +155,7 @@ builder.objectField(VerificationRejectedErrorRef, 'job', (t) =>
     nullable: true,
     description:
       'The job that failed, with everything the service reported about it; null when the submission itself was refused.',
-    resolve: (error) => (error as { job?: VerificationJob }).job ?? null,
+    resolve: (error) => error.job ?? null,
   }),
 );
 
@@ -165,6 +164,6 @@ builder.objectField(InvalidInputErrorRef, 'maxBytes', (t) =>
     nullable: true,
     description:
       'The size limit the input went past, in bytes (`VERIFY_MAX_SOURCE_BYTES`); null when it was refused for something else.',
-    resolve: (error) => (error as { maxBytes?: number }).maxBytes ?? null,
+    resolve: (error) => error.maxBytes ?? null,
   }),
 );

@@ -1,6 +1,6 @@
 import { Kind, parse } from 'graphql';
 import { builder } from './builder.js';
-import { VerifyContractResultRef, verifying } from './verification.js';
+import { addressField, chainIdField, VerifyContractResultRef, verifying } from './verification.js';
 
 /*
  * Verification from source, as Foundry, Hardhat and Remix users verify: APIv2 only. The inputs
@@ -8,15 +8,6 @@ import { VerifyContractResultRef, verifying } from './verification.js';
  * anything, and reads request bodies that large only for these two mutations.
  */
 
-const addressField = {
-  required: true,
-  description:
-    "The contract's address: 0x and 40 hex digits. Mixed case must be a valid EIP-55 checksum.",
-} as const;
-const chainIdField = {
-  required: true,
-  description: 'Decimal id of the chain it is deployed on, e.g. "1". See `supportedChains`.',
-} as const;
 const creationTransactionHashField = {
   required: false,
   description:
@@ -76,12 +67,7 @@ builder.mutationField('verifyContractFromSource', (t) =>
       "Verifies a deployed contract from the compiler's standard JSON input (APIv2). The gateway waits for the service's job up to `VERIFY_WAIT_MS` and answers its outcome, or `VerificationPending` to follow with `verificationJobChanged`. Counts against the same per-client allowance as `verifyContract`. Expected failures are results: switch on `__typename`.",
     args: { input: t.arg({ type: VerifyFromSourceInputRef, required: true }) },
     resolve: (_root, { input }, context) =>
-      verifying(context, () =>
-        context.verification.verifyFromSource(
-          { ...input, stdJsonInput: input.stdJsonInput },
-          context.requestId,
-        ),
-      ),
+      verifying(context, () => context.verification.verifyFromSource(input, context.requestId)),
   }),
 );
 
@@ -92,12 +78,7 @@ builder.mutationField('verifyContractFromMetadata', (t) =>
       "Verifies a deployed contract from the Solidity compiler's metadata.json and its sources (APIv2), as `verifyContractFromSource` does.",
     args: { input: t.arg({ type: VerifyFromMetadataInputRef, required: true }) },
     resolve: (_root, { input }, context) =>
-      verifying(context, () =>
-        context.verification.verifyFromMetadata(
-          { ...input, metadata: input.metadata, sources: input.sources },
-          context.requestId,
-        ),
-      ),
+      verifying(context, () => context.verification.verifyFromMetadata(input, context.requestId)),
   }),
 );
 

@@ -12,7 +12,6 @@ import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
 import {
   type ErrorResult,
-  errorTypeName,
   InvalidInputErrorRef,
   RateLimitedErrorRef,
   settle,
@@ -24,10 +23,7 @@ import { VerificationJobRef } from './verification-job.js';
 const ExplorerEnum = builder.enumType('Explorer', {
   description: 'A block explorer the verification service can fetch verified sources from.',
   values: {
-    ETHERSCAN: {
-      description: 'Etherscan, or an Etherscan-compatible explorer of the chain.',
-      value: 'ETHERSCAN',
-    },
+    ETHERSCAN: { description: 'Etherscan, or an Etherscan-compatible explorer of the chain.' },
   } as const satisfies Record<keyof typeof EXPLORER_PATHS, unknown>,
 });
 
@@ -51,18 +47,23 @@ export const VerificationStatusEnum = builder.enumType('VerificationStatus', {
   } as const,
 });
 
+/** The `address` of a verification's input. */
+export const addressField = {
+  required: true,
+  description:
+    "The contract's address: 0x and 40 hex digits. Mixed case must be a valid EIP-55 checksum.",
+} as const;
+/** The `chainId` of a verification's input. */
+export const chainIdField = {
+  required: true,
+  description: 'Decimal id of the chain it is deployed on, e.g. "1". See `supportedChains`.',
+} as const;
+
 const VerifyContractInputRef = builder.inputType('VerifyContractInput', {
   description: 'A deployed contract to verify from its verified sources on a block explorer.',
   fields: (t) => ({
-    address: t.string({
-      required: true,
-      description:
-        "The contract's address: 0x and 40 hex digits. Mixed case must be a valid EIP-55 checksum.",
-    }),
-    chainId: t.string({
-      required: true,
-      description: 'Decimal id of the chain it is deployed on, e.g. "1". See `supportedChains`.',
-    }),
+    address: t.string(addressField),
+    chainId: t.string(chainIdField),
     apiKey: t.string({
       required: false,
       description:
@@ -91,18 +92,19 @@ const ContractFilesRef = builder.objectRef<ContractFiles>('ContractFiles').imple
 });
 
 /**
- * The compilation of a matched contract that the verification answer does not describe (the
- * session API leaves the compiler out, APIv2 all of it), from the service's contract lookup:
- * at most one upstream request per contract per operation, and only when a field asks.
+ * A compilation detail of a contract in a verification answer; for a matched contract whose answer
+ * does not describe it (the session API leaves the compiler out, APIv2 all of it), from the
+ * service's contract lookup: at most one upstream request per contract per operation, and only
+ * when a field asks.
  */
-async function lookedUpCompilation(
-  contract: VerifiedContract,
-  { contracts }: GatewayContext,
-): Promise<Compilation | null> {
-  const { status, chainId, address } = contract;
-  if ((status !== 'PERFECT' && status !== 'PARTIAL') || !chainId || !address) return null;
-  return (await contracts.load({ chainId, address }))?.compilation ?? null;
-}
+const compilationDetail =
+  (detail: keyof Compilation) =>
+  async (contract: VerifiedContract, _args: object, { contracts }: GatewayContext) => {
+    const { status, chainId, address } = contract;
+    if (contract[detail] !== null) return contract[detail];
+    if ((status !== 'PERFECT' && status !== 'PARTIAL') || !chainId || !address) return null;
+    return (await contracts.load({ chainId, address }))?.compilation?.[detail] ?? null;
+  };
 
 const VerifiedContractRef = builder.objectRef<VerifiedContract>('VerifiedContract').implement({
   description:
@@ -116,26 +118,19 @@ const VerifiedContractRef = builder.objectRef<VerifiedContract>('VerifiedContrac
       nullable: true,
       description:
         'Path of the source file that defines the contract, e.g. `contracts/Token.sol`. With APIv2, looked up for a matched contract; null when the service does not report it.',
-      resolve: async (contract, _args, context) =>
-        contract.compiledPath ??
-        (await lookedUpCompilation(contract, context))?.compiledPath ??
-        null,
+      resolve: compilationDetail('compiledPath'),
     }),
     name: t.string({
       nullable: true,
       description:
         'Contract name, e.g. `Token`. With APIv2, looked up for a matched contract; null when the service does not report it.',
-      resolve: async (contract, _args, context) =>
-        contract.name ?? (await lookedUpCompilation(contract, context))?.name ?? null,
+      resolve: compilationDetail('name'),
     }),
     compilerVersion: t.string({
       nullable: true,
       description:
         "Compiler version, e.g. `0.8.24+commit.e11b9ed9`. Neither of the service's verification answers reports it (sourcify-server 3.9.1's session API leaves it out, APIv2 has no such field): for a matched contract (`PERFECT`, `PARTIAL`) it is looked up from the service's contract lookup; null for a contract that did not match, or when the service does not report it.",
-      resolve: async (contract, _args, context) =>
-        contract.compilerVersion ??
-        (await lookedUpCompilation(contract, context))?.compilerVersion ??
-        null,
+      resolve: compilationDetail('compilerVersion'),
     }),
     address: t.exposeString('address', {
       nullable: true,
@@ -170,11 +165,10 @@ const VerificationResultRef = builder
     description:
       'A finished verification. With the session API: every contract of your session. With APIv2: the contract the job verified.',
     fields: (t) => ({
-      contracts: t.field({
+      contracts: t.expose('contracts', {
         type: [VerifiedContractRef],
         description:
           'The contracts of your session, including those verified earlier (session API), or the one verified (APIv2).',
-        resolve: (result) => result.contracts,
       }),
       unused: t.exposeStringList('unused', {
         description: 'Files in the session that belong to no contract; empty with APIv2.',
@@ -236,10 +230,11 @@ export const VerifyContractResultRef = builder.unionType('VerifyContractResult',
   ],
   resolveType: (value, _context, info) => {
     const type =
-      errorTypeName(value) ??
-      ((value as VerificationOutcome).kind === 'pending'
-        ? 'VerificationPending'
-        : 'VerificationResult');
+      '__typename' in value
+        ? value.__typename
+        : value.kind === 'pending'
+          ? 'VerificationPending'
+          : 'VerificationResult';
     // Answered with HTTP 200 whatever it is: the request's log line says which.
     noteResult(String(info.path.key), type);
     return type;

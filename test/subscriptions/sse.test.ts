@@ -237,7 +237,7 @@ describe('incidentChanged and maintenanceChanged over SSE', () => {
   const MAINTENANCES = /* GraphQL */ `
     subscription { maintenanceChanged { kind maintenance { id name status resolvedAt components { id status } } } }
   `;
-  // What the poller reads for each (see incident-change.ts and maintenance-change.ts).
+  // What the poller reads for each (see status-event-change.ts).
   const INCIDENT_DOCUMENTS = [STATUS_DOCUMENTS.summary, STATUS_DOCUMENTS.incidentHistory];
   const MAINTENANCE_DOCUMENTS = [
     STATUS_DOCUMENTS.summary,
