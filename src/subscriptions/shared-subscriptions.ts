@@ -1,12 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { GraphQLError } from 'graphql';
-import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { StreamEndReason } from './change-stream.js';
 import type {
   Admission,
   SharedSource,
   Subscriber,
   SubscriptionField,
+  SubscriptionMetrics,
   SubscriptionRegistry,
 } from './subscription-registry.js';
 
@@ -61,7 +61,7 @@ export interface SharedSubscriptionsOptions {
    * Counts the errors subscribers are sent here (refusals, `SLOW_SUBSCRIBER`), as answers' are, and
    * times each fan-out.
    */
-  readonly metrics: Pick<GatewayMetrics, 'error' | 'subscriptionFannedOut'>;
+  readonly metrics: Pick<SubscriptionMetrics, 'error' | 'subscriptionFannedOut'>;
 }
 
 /** Subscribers written to in one turn of the event loop: the fan-out lets other work through. */

@@ -4,7 +4,6 @@ import type { Config } from '../config.js';
 import type { ChangeBus } from '../core/status/change-bus.js';
 import { pageSlugOf, type StatusChangeEvent } from '../core/status/change-event.js';
 import { slowSubscriber, tooManySubscriptions } from '../errors/subscription-error.js';
-import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
 import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import { ChangeStream, type StreamEndReason, type StreamItem } from './change-stream.js';
@@ -87,10 +86,16 @@ export interface SubscriptionRegistryOptions {
   readonly poller: Pick<StatusPages, 'acquire'>;
   readonly limits: Config['subscriptions'];
   readonly logger: Logger;
-  readonly metrics: Pick<
-    GatewayMetrics,
-    'statusChange' | 'subscriptionOpened' | 'subscriptionEnded' | 'error'
-  >;
+  readonly metrics: Omit<SubscriptionMetrics, 'subscriptionFannedOut'>;
+}
+
+/** What subscriptions count, implemented by `GatewayMetrics` (this layer knows nothing of it). */
+export interface SubscriptionMetrics {
+  statusChange(type: string): void;
+  subscriptionOpened(field: string, transport: string): void;
+  subscriptionEnded(field: string, transport: string, reason: string): void;
+  subscriptionFannedOut(field: string, seconds: number): void;
+  error(code: unknown): void;
 }
 
 /**

@@ -49,7 +49,7 @@ export type LookupAnswer =
     }
   | { readonly modified: false };
 
-export type ApiV2 = ReturnType<typeof createApiV2>;
+export type SourcifyApiV2 = ReturnType<typeof createApiV2>;
 
 /**
  * Sourcify APIv2: a verification is a job. `POST /v2/verify/{etherscan/,metadata/,}{chainId}/{address}`

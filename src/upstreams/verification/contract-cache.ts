@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ApiV2 } from './apiv2.js';
+import type { SourcifyApiV2 } from './apiv2.js';
 import type { Contract } from './model.js';
 
 export interface ContractCacheOptions {
@@ -11,7 +11,7 @@ export interface ContractCacheOptions {
   /** How long a lookup is served without asking the service. */
   readonly ttlMs: number;
   /** Asks the service, conditionally when `etag` is given. */
-  readonly load: ApiV2['lookUp'];
+  readonly load: SourcifyApiV2['lookUp'];
 }
 
 interface Entry {
