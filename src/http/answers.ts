@@ -33,6 +33,12 @@ type NodeHeaders = Record<string, string | string[]>;
 const NO_STORE = 'no-store';
 
 /**
+ * The status logged and counted for an answer whose client was gone before its head could be
+ * written (nginx's "client closed request"): nothing is sent, but the work was done.
+ */
+const CLIENT_GONE = 499;
+
+/**
  * The one way an HTTP answer leaves the gateway, whoever made it: a response-cache hit, Yoga, the
  * GraphiQL page, a shared event stream, a refusal of the front door. Every answer gets the same
  * headers here (its request id as `x-request-id`; CORS headers for a listed origin, and
@@ -96,10 +102,17 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
     status: number,
     headers: NodeHeaders,
   ): boolean {
-    if (res.destroyed || res.headersSent) return false;
+    if (res.headersSent) return false;
+    if (res.destroyed) return gone(req, scope);
     res.writeHead(status, withCommonHeaders(req, scope, { ...headers }));
     sent(req, scope, status);
     return true;
+  }
+
+  /** Records an answer whose client left before its head was written; false, as `head`. */
+  function gone(req: IncomingMessage, scope: RequestScope): false {
+    sent(req, scope, CLIENT_GONE);
+    return false;
   }
 
   return {
@@ -120,7 +133,7 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
       hit?: HitRecord,
       now?: number,
     ): void {
-      if (res.destroyed) return;
+      if (res.destroyed) return void gone(req, scope);
       const status = sendEncodedAnswer(
         req,
         res,
@@ -147,14 +160,17 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
       const headers = withCommonHeaders(req, scope, nodeHeadersOf(response));
       const { status } = response;
       if (bytes === undefined && !isCompleteJson(response.headers.get('content-type'))) {
-        if (res.destroyed) return void response.body?.cancel().catch(() => {});
+        if (res.destroyed) {
+          gone(req, scope);
+          return void response.body?.cancel().catch(() => {});
+        }
         res.writeHead(status, headers);
         sent(req, scope, status);
         await streamResponse(res, response);
         return;
       }
       const body = bytes ?? Buffer.from(await response.arrayBuffer());
-      if (res.destroyed) return;
+      if (res.destroyed) return void gone(req, scope);
       await sendOnce(req, res, status, headers, body, vary);
       sent(req, scope, status);
     },

@@ -147,3 +147,28 @@ describe('a client that hangs up halfway through a body Yoga reads', () => {
     await harness.close();
   });
 });
+
+describe('a client that leaves before its answer is ready', () => {
+  it('gets a request line and a count with status 499, and nothing is written to its socket', async () => {
+    const harness = await startHarness({ env: { LOG_REQUESTS: 'errors' } });
+    harness.simulator.setFault('status', '*', { kind: 'delay', ms: 300 });
+    const client = await openRawSocket(harness.origin);
+    client.socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n' +
+        `x-request-id: leaves\r\nContent-Length: ${Buffer.byteLength(TINY)}\r\n\r\n${TINY}`,
+    );
+    // The gateway has the whole request and is waiting on the feed when the client goes.
+    await eventually(() => harness.simulator.requestCount() > 0);
+    client.socket.destroy();
+    await eventually(() =>
+      harness.logs.some((line) => line.msg === 'request' && line.requestId === 'leaves'),
+    );
+    expect(
+      harness.logs.find((line) => line.msg === 'request' && line.requestId === 'leaves'),
+    ).toMatchObject({ status: 499, path: '/graphql', method: 'POST' });
+    const metrics = await (await harness.fetch('/metrics')).text();
+    expect(metrics).toContain('http_requests_total{route="/graphql",status="499"} 1');
+    expect(harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    await harness.close();
+  });
+});
