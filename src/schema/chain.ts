@@ -5,7 +5,7 @@ import { ComponentRef, ComponentStatusEnum } from './component.js';
 import { type GatewayContext, reportedBeside } from './context.js';
 import { PageRef } from './page-ref.js';
 
-export const ChainRef = builder.objectRef<Chain>('Chain').implement({
+const ChainRef = builder.objectRef<Chain>('Chain').implement({
   description: 'A chain the verification service can verify contracts on.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Decimal chain id, e.g. `1`; pass it as `chainId`.' }),

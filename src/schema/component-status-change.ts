@@ -12,7 +12,7 @@ const MAX_IDS = 500;
 /** Statuspage ids are 12 characters; anything much longer is not an id. */
 const MAX_ID_LENGTH = 64;
 
-export const ComponentStatusChangeRef = builder
+const ComponentStatusChangeRef = builder
   .objectRef<ComponentStatusChangeEvent>('ComponentStatusChange')
   .implement({
     description: "A component's status changed between two reads of the feed.",
