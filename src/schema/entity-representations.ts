@@ -115,11 +115,11 @@ function problemOf(
   const { __typename: typename } = value;
   const candidates = typeof typename === 'string' ? keys.get(typename) : undefined;
   if (!candidates) return `${at} does not name an entity of this subgraph in __typename.`;
-  const carried = (fields: KeyFields) => [...fields.keys()].filter((name) => name in value).length;
-  // The key most of whose top fields it carries, the first of those with all of them carried.
+  const complete = (fields: KeyFields) => [...fields.keys()].every((name) => name in value);
+  // The largest key whose top fields it all carries (so that a key field it has is checked), else
+  // the first.
   let key = candidates[0] as KeyFields;
   for (const candidate of candidates) {
-    const complete = (fields: KeyFields) => carried(fields) === fields.size;
     if (complete(candidate) && (!complete(key) || candidate.size > key.size)) key = candidate;
   }
   const missing = missingField(value, key);
