@@ -106,19 +106,9 @@ async function checkedIds(
   }
   // While a page cannot be read, the ids are taken as given: a subscription is for later.
   const known = await Promise.all(
-    pages.map((slug) =>
-      statusPages
-        .of(slug)
-        .summary()
-        .then(
-          ({ value }) => value.componentsById,
-          () => undefined,
-        ),
-    ),
-  );
-  const unknown = known.includes(undefined)
-    ? []
-    : ids.filter((id) => !known.some((byId) => byId?.has(id)));
+    pages.map(async (slug) => (await statusPages.of(slug).summary()).value.componentsById),
+  ).catch(() => undefined);
+  const unknown = known ? ids.filter((id) => !known.some((byId) => byId.has(id))) : [];
   if (unknown.length > 0) {
     throw new InvalidInputError(
       'ids',
