@@ -9,17 +9,14 @@ import { LRUCache } from 'lru-cache';
  */
 export const ENTRY_OVERHEAD_BYTES = 224;
 
-/** APQ's registered documents, by hash (see `registeredDocuments`). */
-export type RegisteredDocuments = LRUCache<string, string>;
-
 /**
  * APQ's registered documents, by hash, bounded in bytes (lru-cache's `maxSize`): each entry counts
  * its text (two bytes a character, as V8 may store it) and `ENTRY_OVERHEAD_BYTES`; the least
  * recently used go first, and a document larger than the whole bound is never kept. At the
  * default 4 MiB that is at most about 18,000 of the smallest documents.
  */
-export const registeredDocuments = (maxBytes: number): RegisteredDocuments =>
-  new LRUCache({
+export const registeredDocuments = (maxBytes: number) =>
+  new LRUCache<string, string>({
     maxSize: maxBytes,
     sizeCalculation: (text) => ENTRY_OVERHEAD_BYTES + 2 * text.length,
   });

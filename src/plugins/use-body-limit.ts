@@ -40,9 +40,12 @@ export function useBodyLimit({
   uploads,
 }: BodyLimitOptions = {}): Plugin {
   const tooLarge = `The request body is larger than the limit of ${maxBytes} bytes.`;
-  /** The upload slot each large request holds until its answer: what it will read, and free. */
-  const large = new WeakMap<Request, () => void>();
+  /** The requests holding an upload slot, each until its answer or its abort. */
+  const large = new WeakSet<Request>();
   let uploading = 0;
+  const release = (request: Request) => {
+    if (large.delete(request)) uploading -= 1;
+  };
   return {
     onRequest({ request, endResponse, fetchAPI }) {
       const declared = Number(request.headers.get('content-length'));
@@ -77,16 +80,11 @@ export function useBodyLimit({
         return;
       }
       uploading += 1;
-      let held = true;
-      const release = () => {
-        if (held) uploading -= 1;
-        held = false;
-      };
-      large.set(request, release);
-      request.signal?.addEventListener('abort', release, { once: true });
+      large.add(request);
+      request.signal?.addEventListener('abort', () => release(request), { once: true });
     },
     onResponse({ request }) {
-      large.get(request)?.();
+      release(request);
     },
     onRequestParse({ request, setRequestParser }) {
       if (request.method !== 'POST') return;

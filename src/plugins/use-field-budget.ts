@@ -17,36 +17,27 @@ import {
  * operation of its own: it gets a whole budget.
  */
 export function useFieldBudget(options: FieldBudgetOptions): Plugin {
-  const fresh = () => freshBudget(options);
   return {
     onExecute({ args }) {
       const context = args.contextValue as FieldBudgetContext;
-      context.fieldBudget = fresh();
+      context.fieldBudget = freshBudget(options);
       return {
         onExecuteDone({ result, setResult }) {
-          const exceeded = context.fieldBudget?.exceeded;
-          if (exceeded && !(Symbol.asyncIterator in result)) setResult({ errors: [exceeded] });
+          if (!(Symbol.asyncIterator in result)) setResult(settleFieldBudget(context, result));
         },
       };
     },
+    // Each event is executed, and its budget settled, by `useMultiplexedSubscriptions`.
     onSubscribe({ args }) {
-      const context = args.contextValue as FieldBudgetContext;
-      context.fieldBudget = fresh();
-      return {
-        onSubscribeResult: () => ({
-          onNext({ result, setResult }) {
-            setResult(settleFieldBudget(context, result));
-          },
-        }),
-      };
+      (args.contextValue as FieldBudgetContext).fieldBudget = freshBudget(options);
     },
   };
 }
 
 /**
- * A subscription event's result as its budget leaves it: one error if the event overspent it, the
- * result itself otherwise. The budget is made whole again: events are executed one after another,
- * each with a budget of its own.
+ * The result as its budget leaves it: one error if the operation overspent it, the result itself
+ * otherwise. The budget is made whole again: a subscription's events are executed one after
+ * another, each with a budget of its own.
  */
 export function settleFieldBudget(
   context: FieldBudgetContext,

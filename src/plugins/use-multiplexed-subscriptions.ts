@@ -14,7 +14,7 @@ import { sharedResult } from '../subscriptions/shared-result.js';
 import { settleFieldBudget } from './use-field-budget.js';
 import { type PartialErrorsContext, settlePartialErrors } from './use-partial-errors.js';
 
-export interface MultiplexedSubscriptionsOptions {
+interface MultiplexedSubscriptionsOptions {
   readonly metrics: Pick<GatewayMetrics, 'subscriptionExecuted'>;
 }
 

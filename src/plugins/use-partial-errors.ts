@@ -9,7 +9,8 @@ export interface PartialErrorsContext {
 /**
  * Lets a resolver answer and say what went wrong at once: `supportedChains` is an empty list with
  * an error beside it when the upstream has no list, rather than null for the whole response.
- * The errors reported during an operation are appended to its result.
+ * The errors reported during an operation are appended to its result; a subscription event's, by
+ * `useMultiplexedSubscriptions`, which executes it.
  */
 export function usePartialErrors(): Plugin<PartialErrorsContext> {
   return {
@@ -20,20 +21,10 @@ export function usePartialErrors(): Plugin<PartialErrorsContext> {
         }
       },
     }),
-    onSubscribe: ({ args }) => ({
-      onSubscribeResult: () => ({
-        onNext({ result, setResult }) {
-          setResult(settlePartialErrors(args.contextValue, result));
-        },
-      }),
-    }),
   };
 }
 
-/**
- * A subscription event's result with the errors its resolvers reported appended, which are then
- * let go of: each event reports its own.
- */
+/** `result` with the errors its resolvers reported appended, which are then let go of. */
 export function settlePartialErrors(
   context: PartialErrorsContext,
   result: ExecutionResult,

@@ -17,7 +17,9 @@ export function useTracing(tracing: Tracing): Plugin {
   // Keyed by the Fetch request Yoga handles: one operation per request (batching is off).
   const operations = new WeakMap<Request, Span>();
 
-  const operationOf = (request: Request): Span => {
+  /** The span of the operation of the request `context` is for. */
+  const operationOf = (context: unknown): Span => {
+    const { request } = context as { request: Request };
     let span = operations.get(request);
     if (!span) {
       span = tracing.startSpan('graphql.operation');
@@ -27,8 +29,8 @@ export function useTracing(tracing: Tracing): Plugin {
   };
 
   /** Opens the span of one step of the request's operation. */
-  const step = (request: Request, name: string) =>
-    tracing.startSpan(name, {}, operationOf(request));
+  const step = (context: unknown, name: string) =>
+    tracing.startSpan(name, {}, operationOf(context));
 
   /**
    * Opens the execution (or subscription) span, names the operation span after what runs, and
@@ -38,15 +40,14 @@ export function useTracing(tracing: Tracing): Plugin {
     args: { contextValue: unknown; document: DocumentNode; operationName?: string | null },
     kind: 'execute' | 'subscribe',
   ) => {
-    const { request } = args.contextValue as { request: Request };
-    const operation = operationOf(request);
+    const operation = operationOf(args.contextValue);
     const { name, type } = executedOperation(args.document, args.operationName);
     operation.updateName(name ? `graphql.operation ${name}` : 'graphql.operation');
     operation.setAttributes({
       'graphql.operation.type': type,
       ...(name ? { 'graphql.operation.name': name } : {}),
     });
-    const span = step(request, `graphql.${kind}`);
+    const span = step(args.contextValue, `graphql.${kind}`);
     const scope = currentRequestScope();
     const parent = scope?.span;
     if (scope) scope.span = span;
@@ -61,16 +62,14 @@ export function useTracing(tracing: Tracing): Plugin {
 
   return {
     onParse({ context }) {
-      const request = (context as { request: Request }).request;
-      const span = step(request, 'graphql.parse');
+      const span = step(context, 'graphql.parse');
       return ({ result }) => {
         if (result instanceof Error) failSpan(span, 'the document does not parse');
         span.end();
       };
     },
     onValidate({ context }) {
-      const request = (context as { request: Request }).request;
-      const span = step(request, 'graphql.validate');
+      const span = step(context, 'graphql.validate');
       return ({ valid }) => {
         if (!valid) failSpan(span, 'the document is not valid');
         span.end();

@@ -70,7 +70,7 @@ export function useVerificationSession(options: VerificationSessionOptions): Plu
   };
 }
 
-export function encodeUpstreamCookies(cookies: Readonly<Record<string, string>>): string {
+function encodeUpstreamCookies(cookies: Readonly<Record<string, string>>): string {
   return Buffer.from(JSON.stringify(cookies)).toString('base64url');
 }
 
@@ -78,7 +78,7 @@ export function encodeUpstreamCookies(cookies: Readonly<Record<string, string>>)
  * Reads the upstream cookies back from the client's cookie. Anything malformed or tampered with
  * into something that is not a cookie counts as no session: the client simply starts a new one.
  */
-export function decodeUpstreamCookies(value: string | undefined): Record<string, string> {
+function decodeUpstreamCookies(value: string | undefined): Record<string, string> {
   if (!value || value.length > LARGEST_COOKIE_VALUE) return {};
   try {
     const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));

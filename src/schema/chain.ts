@@ -5,7 +5,7 @@ import { ComponentRef, ComponentStatusEnum } from './component.js';
 import { type GatewayContext, reportedBeside } from './context.js';
 import { PageRef } from './page-ref.js';
 
-export const ChainRef = builder.objectRef<Chain>('Chain').implement({
+const ChainRef = builder.objectRef<Chain>('Chain').implement({
   description: 'A chain the verification service can verify contracts on.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Decimal chain id, e.g. `1`; pass it as `chainId`.' }),
@@ -30,13 +30,9 @@ export const ChainRef = builder.objectRef<Chain>('Chain').implement({
       description:
         'The worst status of the components that stand for the chain on its page; null when no page is mapped to it (an error beside it when the page cannot be read).',
       resolve: async (chain, _args, context) =>
-        (await componentsOf(chain, context))?.reduce<Component['status'] | null>(
-          (worst, { status }) =>
-            worst === null || COMPONENT_STATUS_SEVERITY[status] > COMPONENT_STATUS_SEVERITY[worst]
-              ? status
-              : worst,
-          null,
-        ) ?? null,
+        (await componentsOf(chain, context))
+          ?.map(({ status }) => status)
+          .sort((a, b) => COMPONENT_STATUS_SEVERITY[b] - COMPONENT_STATUS_SEVERITY[a])[0] ?? null,
     }),
     components: t.field({
       type: [ComponentRef],

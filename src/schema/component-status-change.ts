@@ -12,7 +12,7 @@ const MAX_IDS = 500;
 /** Statuspage ids are 12 characters; anything much longer is not an id. */
 const MAX_ID_LENGTH = 64;
 
-export const ComponentStatusChangeRef = builder
+const ComponentStatusChangeRef = builder
   .objectRef<ComponentStatusChangeEvent>('ComponentStatusChange')
   .implement({
     description: "A component's status changed between two reads of the feed.",
@@ -106,19 +106,9 @@ async function checkedIds(
   }
   // While a page cannot be read, the ids are taken as given: a subscription is for later.
   const known = await Promise.all(
-    pages.map((slug) =>
-      statusPages
-        .of(slug)
-        .summary()
-        .then(
-          ({ value }) => value.componentsById,
-          () => undefined,
-        ),
-    ),
-  );
-  const unknown = known.includes(undefined)
-    ? []
-    : ids.filter((id) => !known.some((byId) => byId?.has(id)));
+    pages.map(async (slug) => (await statusPages.of(slug).summary()).value.componentsById),
+  ).catch(() => undefined);
+  const unknown = known ? ids.filter((id) => !known.some((byId) => byId.has(id))) : [];
   if (unknown.length > 0) {
     throw new InvalidInputError(
       'ids',

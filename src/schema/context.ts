@@ -124,7 +124,7 @@ export function createContext(sources: ContextSources): GatewayContext {
       load: (location) => {
         // The verification service is not a status snapshot: an answer that looked a contract up
         // (as `_entities` does, whatever it selects) is never cached.
-        cacheability?.markUncacheable('a contract lookup');
+        cacheability?.markUncacheable();
         return contracts.load(location);
       },
     },

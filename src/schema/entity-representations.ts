@@ -19,7 +19,7 @@ export interface EntityLimitContext {
  * `maxEntityRepresentations` per call (refused whole, before any upstream is asked), and each one
  * an object naming an entity of this subgraph with every field of one of its `@key`s as a
  * non-empty string (a nested key field, `page { slug }`, as an object of them). The key checked is
- * the one with the most fields the representation carries at its top, so that a representation
+ * the largest whose top fields the representation all carries (else the first), so that one
  * carrying a field of a key has it checked. A representation that is not answers an error at its
  * own index; the others resolve.
  */
@@ -115,11 +115,9 @@ function problemOf(
   const { __typename: typename } = value;
   const candidates = typeof typename === 'string' ? keys.get(typename) : undefined;
   if (!candidates) return `${at} does not name an entity of this subgraph in __typename.`;
-  const carried = (fields: KeyFields) => [...fields.keys()].filter((name) => name in value).length;
-  // The key most of whose top fields it carries, the first of those with all of them carried.
+  const complete = (fields: KeyFields) => [...fields.keys()].every((name) => name in value);
   let key = candidates[0] as KeyFields;
   for (const candidate of candidates) {
-    const complete = (fields: KeyFields) => carried(fields) === fields.size;
     if (complete(candidate) && (!complete(key) || candidate.size > key.size)) key = candidate;
   }
   const missing = missingField(value, key);

@@ -24,7 +24,7 @@ export type ErrorResult =
   | ErrorResultOf<'RateLimitedError', { retryAfterSeconds: number | null }>
   | ErrorResultOf<'UpstreamUnavailableError'>;
 
-export const ErrorInterface = builder.interfaceRef<ErrorResult>('Error').implement({
+const ErrorInterface = builder.interfaceRef<ErrorResult>('Error').implement({
   description:
     'An expected way for an operation to fail, returned as its result. Query `message` to show the user; switch on `__typename` to react.',
   fields: (t) => ({

@@ -3,7 +3,7 @@ import { builder } from './builder.js';
 import { pageEntity } from './page-entity.js';
 import { StatusEventRef } from './status-event.js';
 
-export const IncidentStatusEnum = builder.enumType('IncidentStatus', {
+const IncidentStatusEnum = builder.enumType('IncidentStatus', {
   description: 'Where an incident stands, in the order it usually moves.',
   values: {
     INVESTIGATING: { description: 'The cause is being looked for.' },

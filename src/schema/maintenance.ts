@@ -3,7 +3,7 @@ import { builder } from './builder.js';
 import { pageEntity } from './page-entity.js';
 import { StatusEventRef } from './status-event.js';
 
-export const MaintenanceStatusEnum = builder.enumType('MaintenanceStatus', {
+const MaintenanceStatusEnum = builder.enumType('MaintenanceStatus', {
   description: 'Where a maintenance stands, in the order it moves.',
   values: {
     SCHEDULED: { description: 'Planned, not started.' },

@@ -3,7 +3,7 @@ import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
 import { PageRef } from './page-ref.js';
 
-export const ImpactEnum = builder.enumType('Impact', {
+const ImpactEnum = builder.enumType('Impact', {
   description: 'How much an incident or maintenance affects users, least first.',
   values: {
     NONE: { description: 'No noticeable effect.' },
@@ -15,7 +15,7 @@ export const ImpactEnum = builder.enumType('Impact', {
   } as const,
 });
 
-export const IncidentUpdateStatusEnum = builder.enumType('IncidentUpdateStatus', {
+const IncidentUpdateStatusEnum = builder.enumType('IncidentUpdateStatus', {
   description:
     'The status an incident or a maintenance had when an update was posted: incident values first, then maintenance values.',
   values: {
@@ -52,7 +52,7 @@ const AffectedComponentRef = builder.objectRef<AffectedComponent>('AffectedCompo
   }),
 });
 
-export const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpdate').implement({
+const IncidentUpdateRef = builder.objectRef<IncidentUpdate>('IncidentUpdate').implement({
   readsStatusSnapshots: true,
   description: 'A message posted on an incident or maintenance, e.g. "A fix has been deployed".',
   fields: (t) => ({

@@ -72,11 +72,10 @@ builder.queryField('statusOverview', (t) =>
         pages.map(async (page) => (await summaryOf(page, context)).value),
       );
       return {
-        indicator: summaries.reduce<StatusIndicator>(
-          (worst, { status: { indicator } }) =>
-            INDICATOR_SEVERITY[indicator] > INDICATOR_SEVERITY[worst] ? indicator : worst,
-          'NONE',
-        ),
+        indicator:
+          summaries
+            .map(({ status }) => status.indicator)
+            .sort((a, b) => INDICATOR_SEVERITY[b] - INDICATOR_SEVERITY[a])[0] ?? 'NONE',
         pages,
         // A stable sort: within a status, pages stay in configuration order, components by position.
         degradedComponents: summaries

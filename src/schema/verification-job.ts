@@ -15,7 +15,7 @@ import { InvalidInputErrorRef, VerificationRejectedErrorRef } from './errors.js'
 
 const KNOWN_CODES = Object.keys(SOURCIFY_ERROR_CODES) as SourcifyErrorCode[];
 
-export const VerificationErrorCodeEnum = builder.enumType('VerificationErrorCode', {
+const VerificationErrorCodeEnum = builder.enumType('VerificationErrorCode', {
   description:
     "The verification service's reason for refusing or failing a verification (APIv2's `customCode`), with what it means and what to do.",
   values: {

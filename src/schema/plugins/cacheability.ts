@@ -51,18 +51,13 @@ declare global {
 /** What one request's answer was built from, collected while it executes. */
 export class CacheabilityRecord {
   readonly #snapshots = new Set<object>();
-  #uncacheableBecause: string | undefined;
+  #uncacheable = false;
   #oldestFetch = Number.POSITIVE_INFINITY;
   #stale = false;
 
   /** The status feed snapshots the answer read; it is good while they are all current. */
   get snapshots(): readonly object[] {
     return [...this.#snapshots];
-  }
-
-  /** Why the answer may not be kept (the first reason given), if any: for debugging. */
-  get uncacheableBecause(): string | undefined {
-    return this.#uncacheableBecause;
   }
 
   /** When the oldest snapshot read was fetched (epoch ms): the answer is as fresh as it. */
@@ -85,13 +80,13 @@ export class CacheabilityRecord {
   }
 
   /** The answer depends on something besides status snapshots: an undeclared field, an upstream. */
-  markUncacheable(reason: string): void {
-    this.#uncacheableBecause ??= reason;
+  markUncacheable(): void {
+    this.#uncacheable = true;
   }
 
   /** Whether execution allows caching: nothing marked it, and it read at least one snapshot. */
   get cacheable(): boolean {
-    return this.#uncacheableBecause === undefined && this.#snapshots.size > 0;
+    return !this.#uncacheable && this.#snapshots.size > 0;
   }
 }
 
@@ -111,9 +106,8 @@ export class CacheabilityPlugin<Types extends SchemaTypes> extends BasePlugin<Ty
     field: PothosOutputFieldConfig<Types>,
   ): GraphQLFieldResolver<unknown, Types['Context'], object> {
     if (this.#declared(field)) return resolver;
-    const reason = `${field.parentType}.${field.name} is not declared`;
     return (parent, args, context: CacheabilityContext, info) => {
-      context.cacheability?.markUncacheable(reason);
+      context.cacheability?.markUncacheable();
       return resolver(parent, args, context, info);
     };
   }

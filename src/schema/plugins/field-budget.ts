@@ -14,7 +14,7 @@ declare global {
 }
 
 /** What one operation may still spend, made fresh for each operation. */
-export interface Budget {
+interface Budget {
   fields: number;
   bytes: number;
   /** What it started with. */
