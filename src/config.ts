@@ -122,7 +122,6 @@ export type QueryLimits = Pick<
   'maxDepth' | 'maxAliases' | 'maxCost' | 'maxTokens' | 'maxDirectives' | 'introspection'
 >;
 export type TracingConfig = NonNullable<Config['tracing']>;
-export type TracingSampler = TracingConfig['sampler'];
 export type RedisConfig = NonNullable<Config['redis']>;
 
 /** One environment variable, as docs/configuration.md lists it. */
