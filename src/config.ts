@@ -191,12 +191,15 @@ export function loadConfig(
   throw new ConfigError(problemsOf(parsed.error.issues));
 }
 
-/** Each issue as a problem naming its variable, in the order docs/configuration.md lists them. */
+/**
+ * Each issue as a problem naming its variable (and where in it: `pages[2].chains[0].chainId`), in
+ * the order docs/configuration.md lists them.
+ */
 function problemsOf(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues
     .map((issue) => {
       const at = VARIABLES.findIndex(({ path }) => path.every((key, i) => issue.path[i] === key));
-      const within = pathOf(issue.path.slice(VARIABLES[at]?.path.length));
+      const within = z.core.toDotPath(issue.path.slice(VARIABLES[at]?.path.length));
       return {
         at,
         problem: [VARIABLES[at]?.name, within, issue.message].filter(Boolean).join(' '),
@@ -204,13 +207,6 @@ function problemsOf(issues: readonly z.core.$ZodIssue[]): string[] {
     })
     .sort((a, b) => a.at - b.at)
     .map(({ problem }) => problem);
-}
-
-/** A zod issue's path as an operator reads it: `pages[2].chains[0].chainId`. */
-function pathOf(path: readonly PropertyKey[]): string {
-  return path
-    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
-    .join('');
 }
 
 type Frozen<T> = T extends RegExp
