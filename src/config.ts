@@ -161,11 +161,9 @@ if (Object.keys(CONFIG_VARIABLES).length < VARIABLES.length) {
 /** The configuration is unusable; `problems` lists every reason, each naming its variable. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
-  readonly problems: readonly string[];
 
-  constructor(problems: readonly string[]) {
+  constructor(readonly problems: readonly string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
-    this.problems = problems;
   }
 }
 
