@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type Attributes,
-  type Context,
   defaultTextMapGetter,
   defaultTextMapSetter,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
+  type SpanOptions,
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
@@ -82,8 +82,9 @@ export function createTracing(options: TracingConfig & { readonly logger: Logger
   });
   const tracer = provider.getTracer('ledger-status-gateway');
 
-  const contextOf = (parent: Span | undefined): Context =>
-    parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
+  /** A span under `parent`, by default the current request's. */
+  const spanUnder = (name: string, options: SpanOptions, parent = currentRequestScope()?.span) =>
+    tracer.startSpan(name, options, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT);
 
   return {
     requestSpan(req, res, route) {
@@ -115,16 +116,8 @@ export function createTracing(options: TracingConfig & { readonly logger: Logger
       });
       return span;
     },
-    startSpan(name, attributes, parent = currentRequestScope()?.span) {
-      return tracer.startSpan(name, { attributes: attributes ?? {} }, contextOf(parent));
-    },
-    upstreamSpan(name, attributes) {
-      return tracer.startSpan(
-        name,
-        { kind: SpanKind.CLIENT, attributes },
-        contextOf(currentRequestScope()?.span),
-      );
-    },
+    startSpan: (name, attributes = {}, parent) => spanUnder(name, { attributes }, parent),
+    upstreamSpan: (name, attributes) => spanUnder(name, { kind: SpanKind.CLIENT, attributes }),
     headersFor(span) {
       const headers: Record<string, string> = {};
       propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
