@@ -120,15 +120,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     : new InMemoryChangeBus({ logger });
   const statusPages = new StatusPages({
     config: config.statusFeed,
-    feed: {
-      cacheTtlMs: config.statusFeed.cacheTtlMs,
-      maxStaleMs: config.statusFeed.maxStaleMs,
-      upstream: config.statusFeed.upstream,
-      logger,
-      tracing,
-      sharedSnapshots,
-      changes,
-    },
+    feed: { ...config.statusFeed, logger, tracing, sharedSnapshots, changes },
     observer: metrics,
     onCacheEvent: (endpoint, event) => metrics.cacheRead(endpoint, event),
     logger,
