@@ -122,7 +122,6 @@ export type QueryLimits = Pick<
   'maxDepth' | 'maxAliases' | 'maxCost' | 'maxTokens' | 'maxDirectives' | 'introspection'
 >;
 export type TracingConfig = NonNullable<Config['tracing']>;
-export type TracingSampler = TracingConfig['sampler'];
 export type RedisConfig = NonNullable<Config['redis']>;
 
 /** One environment variable, as docs/configuration.md lists it. */
@@ -162,11 +161,9 @@ if (Object.keys(CONFIG_VARIABLES).length < VARIABLES.length) {
 /** The configuration is unusable; `problems` lists every reason, each naming its variable. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
-  readonly problems: readonly string[];
 
-  constructor(problems: readonly string[]) {
+  constructor(readonly problems: readonly string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
-    this.problems = problems;
   }
 }
 
@@ -192,12 +189,15 @@ export function loadConfig(
   throw new ConfigError(problemsOf(parsed.error.issues));
 }
 
-/** Each issue as a problem naming its variable, in the order docs/configuration.md lists them. */
+/**
+ * Each issue as a problem naming its variable (and where in it: `pages[2].chains[0].chainId`), in
+ * the order docs/configuration.md lists them.
+ */
 function problemsOf(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues
     .map((issue) => {
       const at = VARIABLES.findIndex(({ path }) => path.every((key, i) => issue.path[i] === key));
-      const within = pathOf(issue.path.slice(VARIABLES[at]?.path.length));
+      const within = z.core.toDotPath(issue.path.slice(VARIABLES[at]?.path.length));
       return {
         at,
         problem: [VARIABLES[at]?.name, within, issue.message].filter(Boolean).join(' '),
@@ -205,13 +205,6 @@ function problemsOf(issues: readonly z.core.$ZodIssue[]): string[] {
     })
     .sort((a, b) => a.at - b.at)
     .map(({ problem }) => problem);
-}
-
-/** A zod issue's path as an operator reads it: `pages[2].chains[0].chainId`. */
-function pathOf(path: readonly PropertyKey[]): string {
-  return path
-    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
-    .join('');
 }
 
 type Frozen<T> = T extends RegExp

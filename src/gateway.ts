@@ -120,15 +120,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     : new InMemoryChangeBus({ logger });
   const statusPages = new StatusPages({
     config: config.statusFeed,
-    feed: {
-      cacheTtlMs: config.statusFeed.cacheTtlMs,
-      maxStaleMs: config.statusFeed.maxStaleMs,
-      upstream: config.statusFeed.upstream,
-      logger,
-      tracing,
-      ...(sharedSnapshots ? { sharedSnapshots } : {}),
-      changes,
-    },
+    feed: { ...config.statusFeed, logger, tracing, sharedSnapshots, changes },
     observer: metrics,
     onCacheEvent: (endpoint, event) => metrics.cacheRead(endpoint, event),
     logger,
@@ -161,7 +153,6 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     secure: config.verification.sessionCookieSecure,
   });
 
-  const parserCache = new ParserCache();
   const yoga = createYoga<GatewayServerContext, GatewayContext>({
     schema,
     context: ({ request, req, cacheability, subscriber }) => {
@@ -181,10 +172,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       });
     },
     // Bounded in bytes: Yoga's own keeps 1,024 documents whatever their size.
-    parserAndValidationCache: {
-      documentCache: parserCache.documentCache,
-      errorCache: parserCache.errorCache,
-    },
+    parserAndValidationCache: new ParserCache(),
     plugins: [
       // Subscribers of the same operation share each event's execution and its text.
       useMultiplexedSubscriptions({ metrics }),
@@ -211,15 +199,12 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
       }),
       useReadiness({
         // One page is the gateway's feed, reported as before; of several, none is read for a probe.
-        ...(statusPages.configs.length === 1
-          ? {
-              statusFeed: {
-                summary: () => statusPages.get(statusPages.defaultSlug).feed.summary(),
-              },
-            }
-          : {}),
+        statusFeed:
+          statusPages.configs.length === 1
+            ? { summary: () => statusPages.get(statusPages.defaultSlug).feed.summary() }
+            : undefined,
         isDraining: () => draining,
-        ...(redis ? { redis } : {}),
+        redis,
       }),
       useMetrics({ metrics, serveEndpoint: config.metricsPort === undefined }),
       ...useQueryLimits(config.limits),
@@ -277,9 +262,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     trustedProxies: config.server.trustedProxies,
     idleTimeoutMs: config.websockets.idleTimeoutMs,
     maxBufferedBytes: config.websockets.maxBufferedBytes,
-    ...(config.websockets.maxTotalBufferedBytes === undefined
-      ? {}
-      : { maxTotalBufferedBytes: config.websockets.maxTotalBufferedBytes }),
+    maxTotalBufferedBytes: config.websockets.maxTotalBufferedBytes,
     allowedOrigins: config.cors?.origins ?? [],
     registry: subscriptions,
     metrics,
@@ -294,12 +277,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   };
 
   return {
-    listener: createFrontDoor({
-      yoga,
-      responseCache,
-      answers,
-      tracing,
-    }),
+    listener: createFrontDoor({ yoga, responseCache, answers, tracing }),
     metricsListener: config.metricsPort === undefined ? undefined : createMetricsListener(metrics),
     upgrade: websockets.upgrade,
     graphqlEndpoint: GRAPHQL_ENDPOINT,

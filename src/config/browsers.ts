@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, flag } from './variable.js';
+import { env, flag, list } from './variable.js';
 
 /** CORS request headers allowed by default: what GraphQL clients, tracing and routers send. */
 const DEFAULT_CORS_ALLOWED_HEADERS = [
@@ -17,16 +17,6 @@ const DEFAULT_CORS_ALLOWED_HEADERS = [
   'graphql-client-name',
   'graphql-client-version',
 ];
-
-/** A comma-separated list, each item trimmed and checked by `item`; one problem for them all. */
-const list = <Item extends z.ZodType<string, string>>(item: Item) =>
-  z.string().transform((value, context) => {
-    const items = value.split(',').map((each) => each.trim());
-    const parsed = z.array(item).safeParse(items.filter(Boolean));
-    if (parsed.success) return parsed.data;
-    context.addIssue({ code: 'custom', message: parsed.error.issues[0]?.message ?? '' });
-    return z.NEVER;
-  });
 
 export const Browsers = z
   .object({

@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { env, flag, fraction, httpUrl, oneOf, wholeNumber } from './variable.js';
+import { env, flag, fraction, httpUrl, list, oneOf, wholeNumber } from './variable.js';
 
 /** `key=value` pairs separated by commas, values URL-encoded (the OTLP exporter's headers). */
-const keyValueList = z.string().transform((value, context) => {
-  const pairs: Record<string, string> = {};
-  for (const item of value.split(',')) {
-    if (item.trim() === '') continue;
+const keyValueList = list(
+  z.string().transform((item, context): [string, string] => {
     const at = item.indexOf('=');
     const key = at > 0 ? item.slice(0, at).trim() : '';
     if (key === '') {
@@ -13,14 +11,13 @@ const keyValueList = z.string().transform((value, context) => {
       return z.NEVER;
     }
     try {
-      pairs[key] = decodeURIComponent(item.slice(at + 1).trim());
+      return [key, decodeURIComponent(item.slice(at + 1).trim())];
     } catch {
       context.addIssue({ code: 'custom', message: 'has a value that is not URL-encoded' });
       return z.NEVER;
     }
-  }
-  return pairs;
-});
+  }),
+).transform((pairs) => Object.fromEntries(pairs));
 
 /** Metrics, and OpenTelemetry tracing over OTLP/HTTP: on when an endpoint is set, unless disabled. */
 export const Observability = z

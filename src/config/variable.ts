@@ -96,6 +96,16 @@ export const httpUrl = (suffix?: string) =>
     )
     .transform((url) => url.replace(/\/+$/, ''));
 
+/** A comma-separated list, each item trimmed and checked by `item`; one problem for them all. */
+export const list = <Item extends z.ZodType<unknown, string>>(item: Item) =>
+  z.string().transform((value, context) => {
+    const items = value.split(',').map((each) => each.trim());
+    const parsed = z.array(item).safeParse(items.filter(Boolean));
+    if (parsed.success) return parsed.data;
+    context.addIssue({ code: 'custom', message: parsed.error.issues[0]?.message ?? '' });
+    return z.NEVER;
+  });
+
 export const fraction = z
   .string()
   .regex(/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/, { error: 'must be a number from 0 to 1' })

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type Attributes,
-  type Context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
+  type SpanOptions,
   SpanStatusCode,
-  type TextMapGetter,
-  type TextMapSetter,
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -24,7 +24,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { Logger } from 'pino';
-import type { TracingConfig, TracingSampler } from '../config.js';
+import type { TracingConfig } from '../config.js';
 import { currentRequestScope } from './request-scope.js';
 
 export type { Span } from '@opentelemetry/api';
@@ -55,21 +55,7 @@ export interface Tracing {
   close(): Promise<void>;
 }
 
-export interface TracingOptions extends TracingConfig {
-  readonly logger: Logger;
-}
-
 const propagator = new W3CTraceContextPropagator();
-
-const incomingHeaders: TextMapGetter<IncomingMessage['headers']> = {
-  keys: (carrier) => Object.keys(carrier),
-  get: (carrier, key) => carrier[key],
-};
-const outgoingHeaders: TextMapSetter<Record<string, string>> = {
-  set: (carrier, key, value) => {
-    carrier[key] = value;
-  },
-};
 
 /** How long `close` waits for the last export. */
 const CLOSE_TIMEOUT_MS = 5_000;
@@ -77,7 +63,7 @@ const CLOSE_TIMEOUT_MS = 5_000;
 /** Attribute values longer than this are cut: a client's user agent cannot grow a span. */
 const MAX_ATTRIBUTE_LENGTH = 512;
 
-export function createTracing(options: TracingOptions): Tracing {
+export function createTracing(options: TracingConfig & { readonly logger: Logger }): Tracing {
   const { logger } = options;
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': options.serviceName }),
@@ -96,8 +82,9 @@ export function createTracing(options: TracingOptions): Tracing {
   });
   const tracer = provider.getTracer('ledger-status-gateway');
 
-  const contextOf = (parent: Span | undefined): Context =>
-    parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
+  /** A span under `parent`, by default the current request's. */
+  const spanUnder = (name: string, options: SpanOptions, parent = currentRequestScope()?.span) =>
+    tracer.startSpan(name, options, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT);
 
   return {
     requestSpan(req, res, route) {
@@ -116,7 +103,7 @@ export function createTracing(options: TracingOptions): Tracing {
               : {}),
           },
         },
-        propagator.extract(ROOT_CONTEXT, req.headers, incomingHeaders),
+        propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter),
       );
       res.once('close', () => {
         span.setAttribute('http.response.status_code', res.statusCode);
@@ -129,19 +116,11 @@ export function createTracing(options: TracingOptions): Tracing {
       });
       return span;
     },
-    startSpan(name, attributes, parent = currentRequestScope()?.span) {
-      return tracer.startSpan(name, { attributes: attributes ?? {} }, contextOf(parent));
-    },
-    upstreamSpan(name, attributes) {
-      return tracer.startSpan(
-        name,
-        { kind: SpanKind.CLIENT, attributes },
-        contextOf(currentRequestScope()?.span),
-      );
-    },
+    startSpan: (name, attributes = {}, parent) => spanUnder(name, { attributes }, parent),
+    upstreamSpan: (name, attributes) => spanUnder(name, { kind: SpanKind.CLIENT, attributes }),
     headersFor(span) {
       const headers: Record<string, string> = {};
-      propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, outgoingHeaders);
+      propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
       return headers;
     },
     async close() {
@@ -180,7 +159,7 @@ export function callerTraceHeaders(
     : { traceparent };
 }
 
-function samplerOf({ parentBased, ratio }: TracingSampler): Sampler {
+function samplerOf({ parentBased, ratio }: TracingConfig['sampler']): Sampler {
   const root =
     ratio >= 1
       ? new AlwaysOnSampler()
@@ -213,8 +192,6 @@ function reportingFailures(exporter: SpanExporter, logger: Logger): SpanExporter
       });
     },
     shutdown: () => exporter.shutdown(),
-    ...(exporter.forceFlush
-      ? { forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve() }
-      : {}),
+    forceFlush: async () => exporter.forceFlush?.(),
   };
 }
