@@ -54,7 +54,11 @@ const [port, metricsPort] = await Promise.all([
     ? listen(metricsServer.server, config.metricsPort)
     : undefined,
 ]);
-const origin = (listening: number) => `http://${config.server.host ?? 'localhost'}:${listening}`;
+const origin = (listening: number) => {
+  const host = config.server.host ?? 'localhost';
+  // An IPv6 address (`HOST=::`) is written in brackets in a URL.
+  return `http://${host.includes(':') ? `[${host}]` : host}:${listening}`;
+};
 const url = `${origin(port)}${gateway.graphqlEndpoint}`;
 const metricsUrl = `${origin(metricsPort ?? port)}/metrics`;
 // What is actually on, so that an operator reading the first lines knows what this replica serves.
