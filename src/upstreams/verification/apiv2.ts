@@ -104,7 +104,7 @@ export function createApiV2(
         );
       }
     }
-    throw failureOf(response, undefined);
+    throw failureOf(response);
   }
 
   /** A list of contracts (`{ results }`); a 404 with an empty list is no contract. */
@@ -120,7 +120,7 @@ export function createApiV2(
     // Verified on no chain: all-chains answers 404 with an empty list.
     const empty = bodyAs(WireV2ContractList, response.text);
     if (response.status === 404 && empty) return empty.results.map(toContract);
-    throw failureOf(response, undefined);
+    throw failureOf(response);
   }
 
   async function job(id: string, requestId: string | undefined): Promise<WireV2Job | null> {
@@ -136,7 +136,7 @@ export function createApiV2(
         { errorId: error.errorId ?? undefined },
       );
     }
-    throw failureOf(response, undefined);
+    throw failureOf(response);
   }
 
   /**

@@ -5,20 +5,11 @@ import { InvalidInputError } from '../../errors/invalid-input-error.js';
 import { isRedisUnavailable } from '../../errors/redis-unavailable-error.js';
 import { JobStream, type VerificationJobEvent } from './job-stream.js';
 import type { VerificationOutcome } from './model.js';
+import type { RedisJobPolls } from './redis-job-polls.js';
 import type { WireV2Job } from './wire-v2.js';
 
 /** What one poll of a job gave: the job (null: the service knows no such job), or a failure. */
 export type JobPoll = { readonly job: WireV2Job | null } | { readonly failure: ExpectedError };
-
-/**
- * One poll of a job for every replica: whoever holds the job's lease for this interval polls and
- * stores what it got, the others read that. `undefined` when another replica holds the lease and
- * has stored nothing yet. Fails with `RedisUnavailableError` when it cannot tell: then this replica
- * polls alone.
- */
-export interface JobPollSharing {
-  poll(id: string, fetch: () => Promise<JobPoll>): Promise<JobPoll | undefined>;
-}
 
 export interface JobWatcherOptions {
   /** `VERIFY_WATCH_INTERVAL_MS`: the time between two polls of a job. */
@@ -29,8 +20,8 @@ export interface JobWatcherOptions {
   readonly outcomeOf: (job: WireV2Job) => Promise<VerificationOutcome>;
   /** Whether a job still running is stale now: it is a change when it becomes so. */
   readonly isStale: (job: WireV2Job) => boolean;
-  /** Shares each poll with the other replicas; without it, this replica polls alone. */
-  readonly sharing?: JobPollSharing | undefined;
+  /** Shares each poll with the other replicas; without it, or failing, this replica polls alone. */
+  readonly sharing?: Pick<RedisJobPolls, 'poll'> | undefined;
   readonly logger: Pick<Logger, 'warn'>;
 }
 

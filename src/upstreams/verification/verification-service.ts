@@ -124,6 +124,12 @@ export function createVerificationService(options: VerificationServiceOptions) {
       () => undefined,
     );
 
+  /** A verified contract (APIv2 lookup), null when not verified. Cached, revalidated by ETag. */
+  async function contract(chainId: string, address: string, requestId?: string) {
+    checkContractLocation(chainId, address);
+    return contracts.get(chainId, address, requestId);
+  }
+
   /** Runs a verification; a result makes the lookups of its contract ask again. */
   async function verified(
     location: ContractLocation,
@@ -209,22 +215,16 @@ export function createVerificationService(options: VerificationServiceOptions) {
       return watcher.watch(id.toLowerCase());
     },
 
-    /** A verified contract (APIv2 lookup), null when not verified. Cached, revalidated by ETag. */
-    async contract(chainId: string, address: string, requestId?: string) {
-      checkContractLocation(chainId, address);
-      return contracts.get(chainId, address, requestId);
-    },
+    contract,
 
     /**
      * Many lookups, at most `VERIFY_LOOKUP_CONCURRENCY` in flight: one answer per location, in
      * order, the `Error` it failed with where it failed (DataLoader's contract).
      */
-    contracts(locations: readonly ContractLocation[], requestId?: string) {
-      return mapBounded(locations, options.lookupConcurrency, ({ chainId, address }) => {
-        checkContractLocation(chainId, address);
-        return contracts.get(chainId, address, requestId);
-      });
-    },
+    contracts: (locations: readonly ContractLocation[], requestId?: string) =>
+      mapBounded(locations, options.lookupConcurrency, ({ chainId, address }) =>
+        contract(chainId, address, requestId),
+      ),
 
     /** The address's verified deployments on every chain. */
     contractOnAllChains(address: string, requestId?: string) {
