@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { RedisUnavailableError } from '../errors/redis-unavailable-error.js';
 import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.js';
@@ -128,7 +129,6 @@ const NOTICE_CHECK_MS = 50;
 export interface SharedDocumentOptions<Wire, Value> {
   /** Names the document in keys and notices (its path). */
   readonly name: string;
-  /** Fetches the upstream's document. */
   readonly fetch: (requestId?: string) => Promise<Wire>;
   /**
    * Checks a stored document as the upstream's answer was checked: what comes out of Redis is
@@ -218,7 +218,7 @@ export class RedisSnapshotStore {
   readonly #channel: string;
   readonly #documents = new Map<string, SharedDocument<unknown, unknown>>();
   /** This replica's last stores, by fetch time: what its change events name. */
-  readonly #stores = new Map<number, StoredSource>();
+  readonly #stores = new LRUCache<number, StoredSource>({ max: REMEMBERED_STORES });
 
   constructor({ redis }: { redis: RedisConnection }) {
     this.#redis = redis;
@@ -233,7 +233,7 @@ export class RedisSnapshotStore {
     const document = new SharedDocument(options, {
       redis: this.#redis,
       channel: this.#channel,
-      stored: (source, fetchedAt) => this.#remember(source, fetchedAt),
+      stored: (source, fetchedAt) => this.#stores.set(fetchedAt, source),
     });
     this.#documents.set(options.name, document as SharedDocument<unknown, unknown>);
     return document;
@@ -244,7 +244,7 @@ export class RedisSnapshotStore {
    * (what a change event found in its load names), `undefined` when it stored none then.
    */
   storedAt(fetchedAt: number): StoredSource | undefined {
-    return this.#stores.get(fetchedAt);
+    return this.#stores.peek(fetchedAt);
   }
 
   /**
@@ -254,14 +254,6 @@ export class RedisSnapshotStore {
    */
   async confirmed(name: string, version: string) {
     return this.#documents.get(name)?.confirmed(version);
-  }
-
-  #remember(source: StoredSource, fetchedAt: number): void {
-    this.#stores.set(fetchedAt, source);
-    if (this.#stores.size > REMEMBERED_STORES) {
-      const [oldest] = this.#stores.keys();
-      if (oldest !== undefined) this.#stores.delete(oldest);
-    }
   }
 
   #onNotice(message: string): void {

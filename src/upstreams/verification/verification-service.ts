@@ -130,11 +130,18 @@ export function createVerificationService(options: VerificationServiceOptions) {
     return contracts.get(chainId, address, requestId);
   }
 
-  /** Runs a verification; a result makes the lookups of its contract ask again. */
+  /**
+   * Runs a verification unless the service's chain list refuses its chain (see `checkChain`); a
+   * result makes the lookups of its contract ask again.
+   */
   async function verified(
     location: ContractLocation,
+    requestId: string | undefined,
     verify: () => Promise<VerificationOutcome>,
+    explorer?: string,
   ): Promise<VerificationOutcome> {
+    const list = await knownChains(requestId);
+    if (list) checkChain(location.chainId, list, explorer);
     const outcome = await detection.rechecking(verify);
     // Lookups made before may say "not verified": the next one asks again.
     if (outcome.kind === 'result') {
@@ -176,26 +183,27 @@ export function createVerificationService(options: VerificationServiceOptions) {
       requestId?: string,
     ): Promise<VerificationOutcome> {
       checkInput(input);
-      await checkListed(input.chainId, requestId, EXPLORER_PATHS[input.explorer]);
-      return verified(input, async () =>
-        (await detection.api(requestId)) === 'session'
-          ? sessionApi.verify(input, session, requestId)
-          : apiV2.verify(input, requestId),
+      return verified(
+        input,
+        requestId,
+        async () =>
+          (await detection.api(requestId)) === 'session'
+            ? sessionApi.verify(input, session, requestId)
+            : apiV2.verify(input, requestId),
+        EXPLORER_PATHS[input.explorer],
       );
     },
 
     /** Verifies from a standard JSON input (APIv2), as `verifyContract` waits for its job. */
     async verifyFromSource(input: VerifyFromSourceInput, requestId?: string) {
       const checked = checkSourceInput(input, options.maxSourceBytes);
-      await checkListed(checked.chainId, requestId);
-      return verified(checked, () => apiV2.verifyFromSource(checked, requestId));
+      return verified(checked, requestId, () => apiV2.verifyFromSource(checked, requestId));
     },
 
     /** Verifies from metadata.json and its sources (APIv2), as `verifyContract` waits. */
     async verifyFromMetadata(input: VerifyFromMetadataInput, requestId?: string) {
       const checked = checkMetadataInput(input, options.maxSourceBytes);
-      await checkListed(checked.chainId, requestId);
-      return verified(checked, () => apiV2.verifyFromMetadata(checked, requestId));
+      return verified(checked, requestId, () => apiV2.verifyFromMetadata(checked, requestId));
     },
 
     /** An APIv2 job's current state; null for an unknown id, and always with the session API. */
@@ -242,16 +250,6 @@ export function createVerificationService(options: VerificationServiceOptions) {
       return apiV2.verifiedContracts(chainId, page, requestId);
     },
   };
-
-  /** A chain the service's list refuses is refused before sending (see `checkChain`). */
-  async function checkListed(
-    chainId: string,
-    requestId: string | undefined,
-    explorer?: string,
-  ): Promise<void> {
-    const list = await knownChains(requestId);
-    if (list) checkChain(chainId, list, explorer);
-  }
 }
 
 function checkJobId(id: string): void {
