@@ -148,12 +148,6 @@ export interface SharedDocumentOptions<Wire, Value> {
    */
   readonly lockMs: number;
   /**
-   * How long a replica waits for another's fetch before fetching alone: the bound on what a lock
-   * held by anyone (a stuck replica, or whoever can write to Redis) costs a reader.
-   * @default 2 × lockMs
-   */
-  readonly maxWaitMs?: number;
-  /**
    * The upstream a failure another replica recorded is reported against, with `GET` and `name`.
    * @default 'status feed'
    */
@@ -353,7 +347,9 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
 
   async load(current: Snapshot<Value> | undefined, requestId?: string): Promise<SharedLoad<Value>> {
     const { lockMs, failureTtlMs } = this.#options;
-    const maxWaitMs = this.#options.maxWaitMs ?? 2 * lockMs;
+    // The bound on what a lock held by anyone (a stuck replica, or whoever can write to Redis)
+    // costs a reader: past it, this replica fetches alone.
+    const maxWaitMs = 2 * lockMs;
     const deadline = this.#now() + maxWaitMs;
     let baseline = current;
     let known = (current && this.#versions.get(current)) ?? '';
