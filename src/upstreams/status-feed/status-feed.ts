@@ -29,9 +29,7 @@ import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
 
-type StatusFeedConfig = Omit<Config['statusFeed'], 'pollIntervalMs' | 'pages'>;
-
-export interface StatusFeedOptions extends StatusFeedConfig {
+export interface StatusFeedOptions extends Omit<Config['statusFeed'], 'pollIntervalMs' | 'pages'> {
   /** The configured page this feed reads: its URL, and the slug everything read from it carries. */
   readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern'>;
   /**
