@@ -148,8 +148,8 @@ export function createApiV2(
     route: 'etherscan/' | 'metadata/' | '',
     { chainId, address }: { chainId: string; address: string },
     body: unknown,
-    apiKey: string | undefined,
     requestId: string | undefined,
+    apiKey?: string,
   ): Promise<VerificationOutcome> {
     const path = `/v2/verify/${route}${chainId}/${address}`;
     const response = await client.postJson(path, body, { requestId });
@@ -217,7 +217,7 @@ export function createApiV2(
     /** From the block explorer (`POST /v2/verify/etherscan/{chainId}/{address}`). */
     verify(input: VerifyContractInput, requestId: string | undefined) {
       const apiKey = input.apiKey || undefined;
-      return submit('etherscan/', input, { apiKey }, apiKey, requestId);
+      return submit('etherscan/', input, { apiKey }, requestId, apiKey);
     },
 
     /** From a standard JSON input (`POST /v2/verify/{chainId}/{address}`). */
@@ -231,7 +231,6 @@ export function createApiV2(
           contractIdentifier: input.contractIdentifier,
           creationTransactionHash: input.creationTransactionHash ?? undefined,
         },
-        undefined,
         requestId,
       ),
 
@@ -245,7 +244,6 @@ export function createApiV2(
           sources: input.sources,
           creationTransactionHash: input.creationTransactionHash ?? undefined,
         },
-        undefined,
         requestId,
       ),
   };

@@ -107,18 +107,10 @@ export class RedisJobPolls {
 
   async #store(key: string, polled: JobPoll): Promise<void> {
     const at = Date.now();
+    const failed = 'failure' in polled && polled.failure;
+    const status = failed instanceof UpstreamUnavailableError ? (failed.status ?? null) : null;
     const value = JSON.stringify(
-      'failure' in polled
-        ? {
-            at,
-            failure: {
-              status:
-                polled.failure instanceof UpstreamUnavailableError
-                  ? (polled.failure.status ?? null)
-                  : null,
-            },
-          }
-        : { at, job: polled.job },
+      'job' in polled ? { at, job: polled.job } : { at, failure: { status } },
     );
     if (Buffer.byteLength(value) > MAX_SHARED_JOB_BYTES) return;
     // Kept three intervals: past two a follower no longer takes it.
