@@ -81,7 +81,7 @@ export function createStatusFeed(options: StatusFeedOptions) {
     baseUrl: page.baseUrl,
     name: upstreamName,
     logger,
-    ...(observer ? { observer } : {}),
+    observer,
     tracing,
   });
 
@@ -117,40 +117,31 @@ export function createStatusFeed(options: StatusFeedOptions) {
       maxStaleMs,
       failureTtlMs,
       load: async (requestId) => buildLogged(await fetch(requestId)),
-      ...(sharedSnapshots
-        ? {
-            sharing: sharedSnapshots.document({
-              name: sharedName(page.slug, path),
-              upstream: upstreamName,
-              fetch,
-              schema,
-              build: buildLogged,
-              ttlMs: cacheTtlMs,
-              retainMs: maxStaleMs + cacheTtlMs,
-              failureTtlMs,
-              lockMs: upstream.timeoutMs,
-            }),
+      sharing: sharedSnapshots?.document({
+        name: sharedName(page.slug, path),
+        upstream: upstreamName,
+        fetch,
+        schema,
+        build: buildLogged,
+        ttlMs: cacheTtlMs,
+        retainMs: maxStaleMs + cacheTtlMs,
+        failureTtlMs,
+        lockMs: upstream.timeoutMs,
+      }),
+      onLoaded:
+        changes &&
+        ((previous, next) => {
+          // The first load is the baseline: there is nothing it changed.
+          if (!previous) return;
+          let found: StatusChangeEvent[];
+          try {
+            found = diff(previous.value, next.value, next.fetchedAt, snapshots());
+          } catch (error) {
+            logger.error({ err: error, path }, 'finding the changes of a status feed load failed');
+            return;
           }
-        : {}),
-      ...(changes
-        ? {
-            onLoaded: (previous: Snapshot<Value> | undefined, next: Snapshot<Value>) => {
-              // The first load is the baseline: there is nothing it changed.
-              if (!previous) return;
-              let found: StatusChangeEvent[];
-              try {
-                found = diff(previous.value, next.value, next.fetchedAt, snapshots());
-              } catch (error) {
-                logger.error(
-                  { err: error, path },
-                  'finding the changes of a status feed load failed',
-                );
-                return;
-              }
-              for (const event of found) changes.publish(event);
-            },
-          }
-        : {}),
+          for (const event of found) changes.publish(event);
+        }),
       onEvent: (event, error) => {
         onCacheEvent?.(path, event);
         if (event === 'stale' && !servingStale) {

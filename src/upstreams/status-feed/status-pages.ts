@@ -172,21 +172,14 @@ export class StatusPages {
       ...options.feed,
       page: config,
       upstreamName: isDefault ? 'status feed' : `status feed of page ${config.slug}`,
-      ...(observer
-        ? {
-            observer: {
-              request: (endpoint, outcome, seconds) =>
-                observer.request({ ...endpoint, upstream: metricName }, outcome, seconds),
-              circuit: (_upstream, state) => observer.circuit(metricName, state),
-            },
-          }
-        : {}),
-      ...(onCacheEvent
-        ? {
-            onCacheEvent: (path, event) =>
-              onCacheEvent(isDefault ? path : `${label}${path}`, event),
-          }
-        : {}),
+      observer: observer && {
+        request: (endpoint, outcome, seconds) =>
+          observer.request({ ...endpoint, upstream: metricName }, outcome, seconds),
+        circuit: (_upstream, state) => observer.circuit(metricName, state),
+      },
+      onCacheEvent:
+        onCacheEvent &&
+        ((path, event) => onCacheEvent(isDefault ? path : `${label}${path}`, event)),
     });
     const poller = new FeedPoller({
       feed,

@@ -131,12 +131,9 @@ export class JobWatcher {
   /** Sends the poll's state to the job's subscribers if it differs from the last one sent. */
   async #hand(watch: Watch, poll: JobPoll): Promise<void> {
     if ('failure' in poll) {
+      const { failure: error } = poll;
       if (watch.last) return;
-      this.#send(watch, `failure:${poll.failure.code}`, {
-        kind: 'error',
-        error: poll.failure,
-        last: false,
-      });
+      this.#send(watch, `failure:${error.code}`, { kind: 'error', error, last: false });
       return;
     }
     const { job } = poll;

@@ -71,7 +71,7 @@ export function createVerificationService(options: VerificationServiceOptions) {
     // Sourcify's own error answers (Etherscan failing behind it, an internal error on one chain)
     // are not the service failing: they never open its circuit for everyone.
     isServiceFailure: isVerificationServiceFailure,
-    ...(observer ? { observer } : {}),
+    observer,
     tracing,
   });
   const detection = new ApiDetection({ setting: options.api, client, logger });
