@@ -101,11 +101,9 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
       delay: (attempt) => retryDelayMs * 2 ** (attempt - 1),
       backoffLimit: 2_000,
       // An error status is retried only when it shows the upstream failing (ky's rules then).
-      ...(isServiceFailure
-        ? { shouldRetry: ({ error }: { error: Error }) => (isOwnAnswer(error) ? false : undefined) }
-        : {}),
+      shouldRetry: ({ error }) => (isOwnAnswer(error) ? false : undefined),
     },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch,
   });
 
   const circuit = new CircuitBreaker({
