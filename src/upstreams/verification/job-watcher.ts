@@ -56,16 +56,11 @@ export class JobWatcher {
 
   /** The job's events, from its state now; `id` must be checked (a job id) beforehand. */
   watch(id: string): JobStream {
-    let watch = this.#watches.get(id);
-    const fresh = watch === undefined;
-    if (!watch) {
-      watch = { id, streams: new Set(), last: undefined, timer: undefined };
-      if (!this.#closed) this.#watches.set(id, watch);
-    }
-    const owner = watch;
+    const existing = this.#watches.get(id);
+    const watch: Watch = existing ?? { id, streams: new Set(), last: undefined, timer: undefined };
     const stream = new JobStream(() => {
-      owner.streams.delete(stream);
-      if (owner.streams.size === 0) this.#stop(owner);
+      watch.streams.delete(stream);
+      if (watch.streams.size === 0) this.#stop(watch);
     });
     if (this.#closed) {
       stream.end();
@@ -73,7 +68,10 @@ export class JobWatcher {
     }
     watch.streams.add(stream);
     if (watch.last) stream.push(watch.last.event);
-    if (fresh) void this.#poll(watch);
+    if (!existing) {
+      this.#watches.set(id, watch);
+      void this.#poll(watch);
+    }
     return stream;
   }
 
