@@ -217,9 +217,7 @@ export class RedisSnapshotStore {
   constructor({ redis }: { redis: RedisConnection }) {
     this.#redis = redis;
     this.#channel = redis.key('snapshots');
-    redis.subscribe(this.#channel, (message) => this.#onNotice(message), {
-      maxBytes: MAX_NOTICE_BYTES,
-    });
+    redis.subscribe(this.#channel, (message) => this.#onNotice(message), MAX_NOTICE_BYTES);
   }
 
   /** The sharing of one document, for its `SnapshotCache`. */
