@@ -32,11 +32,8 @@ import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.
 export interface StatusFeedOptions extends Omit<Config['statusFeed'], 'pollIntervalMs' | 'pages'> {
   /** The configured page this feed reads: its URL, and the slug everything read from it carries. */
   readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern'>;
-  /**
-   * What errors, logs and metrics call the upstream.
-   * @default 'status feed'
-   */
-  readonly upstreamName?: string;
+  /** What errors, logs and metrics call the upstream. */
+  readonly upstreamName: string;
   readonly logger: Logger;
   readonly observer?: UpstreamObserver;
   /** Traces each upstream request (see `UpstreamClientOptions.tracing`). */
@@ -75,7 +72,7 @@ export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 export function createStatusFeed(options: StatusFeedOptions) {
   const { page, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
     options;
-  const { sharedSnapshots, changes, upstreamName = 'status feed' } = options;
+  const { sharedSnapshots, changes, upstreamName } = options;
   const client = createUpstreamClient({
     ...upstream,
     baseUrl: page.baseUrl,
