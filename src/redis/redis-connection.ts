@@ -36,12 +36,6 @@ const TIMED_OUT = 'Command timed out';
 const LOG_EVERY_MS = 60_000;
 
 /**
- * The largest message `subscribe` hands on by default: ioredis delivers a message whole, and
- * whoever can publish on a channel must not make a replica parse megabytes of JSON.
- */
-export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
-
-/**
  * The Redis the replicas share, through two connections: one for commands and one that listens to
  * channels (a connection that subscribes can do nothing else). Commands never wait for a
  * connection (no offline queue) and never longer than `commandTimeoutMs`; while Redis is not
@@ -159,14 +153,11 @@ export class RedisConnection {
 
   /**
    * Calls `listener` with each message published on `channel` (a key, see `key`) that is not
-   * longer than `maxBytes`; a longer one is dropped before it is decoded (and `refused` is told).
-   * Whoever can write to Redis can publish: a listener checks what it gets.
+   * longer than `maxBytes`; a longer one is dropped before it is decoded (and `refused` is told):
+   * ioredis delivers a message whole, and whoever can publish must not make a replica parse
+   * megabytes of JSON. Whoever can write to Redis can publish: a listener checks what it gets.
    */
-  subscribe(
-    channel: string,
-    listener: (message: string) => void,
-    { maxBytes = DEFAULT_MAX_MESSAGE_BYTES }: { readonly maxBytes?: number } = {},
-  ): () => void {
+  subscribe(channel: string, listener: (message: string) => void, maxBytes: number): () => void {
     let subscribed = this.#channels.get(channel);
     if (subscribed) subscribed.maxBytes = Math.max(subscribed.maxBytes, maxBytes);
     else {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { RedisUnavailableError } from '../errors/redis-unavailable-error.js';
 import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.js';
@@ -128,7 +129,6 @@ const NOTICE_CHECK_MS = 50;
 export interface SharedDocumentOptions<Wire, Value> {
   /** Names the document in keys and notices (its path). */
   readonly name: string;
-  /** Fetches the upstream's document. */
   readonly fetch: (requestId?: string) => Promise<Wire>;
   /**
    * Checks a stored document as the upstream's answer was checked: what comes out of Redis is
@@ -147,12 +147,6 @@ export interface SharedDocumentOptions<Wire, Value> {
    * replica that dies while fetching holds the others back no longer than this.
    */
   readonly lockMs: number;
-  /**
-   * How long a replica waits for another's fetch before fetching alone: the bound on what a lock
-   * held by anyone (a stuck replica, or whoever can write to Redis) costs a reader.
-   * @default 2 × lockMs
-   */
-  readonly maxWaitMs?: number;
   /**
    * The upstream a failure another replica recorded is reported against, with `GET` and `name`.
    * @default 'status feed'
@@ -218,14 +212,12 @@ export class RedisSnapshotStore {
   readonly #channel: string;
   readonly #documents = new Map<string, SharedDocument<unknown, unknown>>();
   /** This replica's last stores, by fetch time: what its change events name. */
-  readonly #stores = new Map<number, StoredSource>();
+  readonly #stores = new LRUCache<number, StoredSource>({ max: REMEMBERED_STORES });
 
   constructor({ redis }: { redis: RedisConnection }) {
     this.#redis = redis;
     this.#channel = redis.key('snapshots');
-    redis.subscribe(this.#channel, (message) => this.#onNotice(message), {
-      maxBytes: MAX_NOTICE_BYTES,
-    });
+    redis.subscribe(this.#channel, (message) => this.#onNotice(message), MAX_NOTICE_BYTES);
   }
 
   /** The sharing of one document, for its `SnapshotCache`. */
@@ -233,7 +225,7 @@ export class RedisSnapshotStore {
     const document = new SharedDocument(options, {
       redis: this.#redis,
       channel: this.#channel,
-      stored: (source, fetchedAt) => this.#remember(source, fetchedAt),
+      stored: (source, fetchedAt) => this.#stores.set(fetchedAt, source),
     });
     this.#documents.set(options.name, document as SharedDocument<unknown, unknown>);
     return document;
@@ -244,7 +236,7 @@ export class RedisSnapshotStore {
    * (what a change event found in its load names), `undefined` when it stored none then.
    */
   storedAt(fetchedAt: number): StoredSource | undefined {
-    return this.#stores.get(fetchedAt);
+    return this.#stores.peek(fetchedAt);
   }
 
   /**
@@ -254,14 +246,6 @@ export class RedisSnapshotStore {
    */
   async confirmed(name: string, version: string) {
     return this.#documents.get(name)?.confirmed(version);
-  }
-
-  #remember(source: StoredSource, fetchedAt: number): void {
-    this.#stores.set(fetchedAt, source);
-    if (this.#stores.size > REMEMBERED_STORES) {
-      const [oldest] = this.#stores.keys();
-      if (oldest !== undefined) this.#stores.delete(oldest);
-    }
   }
 
   #onNotice(message: string): void {
@@ -361,7 +345,9 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
 
   async load(current: Snapshot<Value> | undefined, requestId?: string): Promise<SharedLoad<Value>> {
     const { lockMs, failureTtlMs } = this.#options;
-    const maxWaitMs = this.#options.maxWaitMs ?? 2 * lockMs;
+    // The bound on what a lock held by anyone (a stuck replica, or whoever can write to Redis)
+    // costs a reader: past it, this replica fetches alone.
+    const maxWaitMs = 2 * lockMs;
     const deadline = this.#now() + maxWaitMs;
     let baseline = current;
     let known = (current && this.#versions.get(current)) ?? '';

@@ -41,7 +41,7 @@ export interface UpstreamClientOptions extends UpstreamPolicy {
    * own error body is working, and asking it again at once would change nothing. Without it, a
    * 5xx counts, and so does any error status `getJson` rejects.
    */
-  readonly isServiceFailure?: (response: UpstreamResponse) => boolean;
+  readonly isServiceFailure?: (response: Pick<UpstreamResponse, 'status' | 'text'>) => boolean;
   /** @default globalThis.fetch */
   readonly fetch?: typeof fetch;
 }
@@ -81,10 +81,10 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
    * Whether `error` is an error status that `isServiceFailure` says is the upstream answering in
    * its own words (a 404 for a missing chain list): the upstream working, not to be retried.
    */
-  const isOwnAnswer = (error: unknown, endpoint = NO_ENDPOINT) =>
+  const isOwnAnswer = (error: unknown) =>
     isServiceFailure !== undefined &&
     error instanceof HTTPError &&
-    !isServiceFailure(answerOf(endpoint, error));
+    !isServiceFailure({ status: error.response.status, text: dataText(error.data) });
 
   const http: KyInstance = ky.create({
     prefix: baseUrl,
@@ -101,11 +101,9 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
       delay: (attempt) => retryDelayMs * 2 ** (attempt - 1),
       backoffLimit: 2_000,
       // An error status is retried only when it shows the upstream failing (ky's rules then).
-      ...(isServiceFailure
-        ? { shouldRetry: ({ error }: { error: Error }) => (isOwnAnswer(error) ? false : undefined) }
-        : {}),
+      shouldRetry: ({ error }) => (isOwnAnswer(error) ? false : undefined),
     },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch,
   });
 
   const circuit = new CircuitBreaker({
@@ -175,7 +173,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
           return result;
         } catch (error) {
           // No answer, a timeout or an unusable body is the upstream failing.
-          if (isOwnAnswer(error, endpoint)) circuit.succeeded();
+          if (isOwnAnswer(error)) circuit.succeeded();
           else circuit.failed();
           if (error instanceof HTTPError) status = error.response.status;
           const failure = toUpstreamError(endpoint, error, timeoutMs);
@@ -361,11 +359,6 @@ function rebuiltResponse({ response, data }: HTTPError): Response {
   });
 }
 
-/** An HTTP error's answer, with the body ky read into `data`. */
-function answerOf(endpoint: UpstreamEndpoint, { response, data }: HTTPError): UpstreamResponse {
-  return { endpoint, status: response.status, headers: response.headers, text: dataText(data) };
-}
-
 /** The body ky read into an `HTTPError`'s `data` (parsed when it was JSON), as text. */
 function dataText(data: unknown): string {
   if (data === undefined) return '';
@@ -388,6 +381,4 @@ function endUpstreamSpan(
   span.end();
 }
 
-/** Stands for the endpoint where only the answer matters (deciding on a retry). */
-const NO_ENDPOINT: UpstreamEndpoint = { upstream: '', method: '', path: '' };
 const elapsed = (started: number) => Math.round(performance.now() - started);

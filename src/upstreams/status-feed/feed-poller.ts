@@ -8,8 +8,6 @@ export interface FeedPollerOptions {
   /** `STATUS_CACHE_TTL_MS`: a document is not read again before the snapshot on hand expires. */
   readonly ttlMs: number;
   readonly logger: Pick<Logger, 'debug'>;
-  /** @default Date.now */
-  readonly now?: () => number;
 }
 
 /**
@@ -21,13 +19,11 @@ export interface FeedPollerOptions {
  */
 export class FeedPoller {
   readonly #options: FeedPollerOptions;
-  readonly #now: () => number;
   readonly #loops = new Map<FeedDocument, Loop>();
   #closed = false;
 
   constructor(options: FeedPollerOptions) {
     this.#options = options;
-    this.#now = options.now ?? Date.now;
   }
 
   /** Polls `documents` until the returned release is called (once; later calls do nothing). */
@@ -75,7 +71,7 @@ export class FeedPoller {
       // A stale stand-in is an outage: try again after the interval, not in a tight loop.
       if (!snapshot.stale) {
         const expires = snapshot.fetchedAt.getTime() + Math.max(ttlMs, intervalMs);
-        delay = Math.max(expires - this.#now(), 0) + 1;
+        delay = Math.max(expires - Date.now(), 0) + 1;
       }
     } catch (error) {
       // The feed is down, or does not serve this document: its readers see that; the poller waits.

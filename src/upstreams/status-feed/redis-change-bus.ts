@@ -78,9 +78,11 @@ export class RedisChangeBus implements ChangeBus {
     this.#snapshots = snapshots;
     this.#logger = logger;
     this.#channel = redis.key('changes');
-    this.#stopListening = redis.subscribe(this.#channel, (message) => this.#receive(message), {
-      maxBytes: MAX_CHANGE_MESSAGE_BYTES,
-    });
+    this.#stopListening = redis.subscribe(
+      this.#channel,
+      (message) => this.#receive(message),
+      MAX_CHANGE_MESSAGE_BYTES,
+    );
   }
 
   publish(event: StatusChangeEvent): void {

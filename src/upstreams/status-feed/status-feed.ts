@@ -29,16 +29,11 @@ import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
 
-type StatusFeedConfig = Omit<Config['statusFeed'], 'pollIntervalMs' | 'pages'>;
-
-export interface StatusFeedOptions extends StatusFeedConfig {
+export interface StatusFeedOptions extends Omit<Config['statusFeed'], 'pollIntervalMs' | 'pages'> {
   /** The configured page this feed reads: its URL, and the slug everything read from it carries. */
   readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern'>;
-  /**
-   * What errors, logs and metrics call the upstream.
-   * @default 'status feed'
-   */
-  readonly upstreamName?: string;
+  /** What errors, logs and metrics call the upstream. */
+  readonly upstreamName: string;
   readonly logger: Logger;
   readonly observer?: UpstreamObserver;
   /** Traces each upstream request (see `UpstreamClientOptions.tracing`). */
@@ -77,13 +72,13 @@ export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 export function createStatusFeed(options: StatusFeedOptions) {
   const { page, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
     options;
-  const { sharedSnapshots, changes, upstreamName = 'status feed' } = options;
+  const { sharedSnapshots, changes, upstreamName } = options;
   const client = createUpstreamClient({
     ...upstream,
     baseUrl: page.baseUrl,
     name: upstreamName,
     logger,
-    ...(observer ? { observer } : {}),
+    observer,
     tracing,
   });
 
@@ -119,40 +114,31 @@ export function createStatusFeed(options: StatusFeedOptions) {
       maxStaleMs,
       failureTtlMs,
       load: async (requestId) => buildLogged(await fetch(requestId)),
-      ...(sharedSnapshots
-        ? {
-            sharing: sharedSnapshots.document({
-              name: sharedName(page.slug, path),
-              upstream: upstreamName,
-              fetch,
-              schema,
-              build: buildLogged,
-              ttlMs: cacheTtlMs,
-              retainMs: maxStaleMs + cacheTtlMs,
-              failureTtlMs,
-              lockMs: upstream.timeoutMs,
-            }),
+      sharing: sharedSnapshots?.document({
+        name: sharedName(page.slug, path),
+        upstream: upstreamName,
+        fetch,
+        schema,
+        build: buildLogged,
+        ttlMs: cacheTtlMs,
+        retainMs: maxStaleMs + cacheTtlMs,
+        failureTtlMs,
+        lockMs: upstream.timeoutMs,
+      }),
+      onLoaded:
+        changes &&
+        ((previous, next) => {
+          // The first load is the baseline: there is nothing it changed.
+          if (!previous) return;
+          let found: StatusChangeEvent[];
+          try {
+            found = diff(previous.value, next.value, next.fetchedAt, snapshots());
+          } catch (error) {
+            logger.error({ err: error, path }, 'finding the changes of a status feed load failed');
+            return;
           }
-        : {}),
-      ...(changes
-        ? {
-            onLoaded: (previous: Snapshot<Value> | undefined, next: Snapshot<Value>) => {
-              // The first load is the baseline: there is nothing it changed.
-              if (!previous) return;
-              let found: StatusChangeEvent[];
-              try {
-                found = diff(previous.value, next.value, next.fetchedAt, snapshots());
-              } catch (error) {
-                logger.error(
-                  { err: error, path },
-                  'finding the changes of a status feed load failed',
-                );
-                return;
-              }
-              for (const event of found) changes.publish(event);
-            },
-          }
-        : {}),
+          for (const event of found) changes.publish(event);
+        }),
       onEvent: (event, error) => {
         onCacheEvent?.(path, event);
         if (event === 'stale' && !servingStale) {

@@ -25,12 +25,6 @@ export interface StatusPage {
   readonly poller: FeedPoller;
 }
 
-/** A chain as `STATUS_PAGES_FILE` maps it: the slug of its page and the ids of its components. */
-export interface ChainOnPage {
-  readonly slug: string;
-  readonly components: readonly string[];
-}
-
 export interface StatusPagesOptions {
   readonly config: Config['statusFeed'];
   /** What every page's feed shares: its caches' policy, Redis, the change bus, tracing. */
@@ -51,8 +45,8 @@ export class StatusPages {
   readonly #options: StatusPagesOptions;
   readonly #configs: ReadonlyMap<string, { config: StatusPageConfig; index: number }>;
   readonly #pages = new Map<string, StatusPage>();
-  /** Each configured chain's page and components, by chain id. */
-  readonly #chains = new Map<string, ChainOnPage>();
+  /** Each configured chain's page (its slug) and components (their ids), by chain id. */
+  readonly #chains = new Map<string, { slug: string; components: readonly string[] }>();
   /** Every configured page, in configuration order. */
   readonly configs: readonly StatusPageConfig[];
   /** The first configured page: what `statusPage` without a slug answers. */
@@ -80,7 +74,7 @@ export class StatusPages {
   }
 
   /** The page that stands for chain `chainId`, and the components that do, if one is configured. */
-  chain(chainId: string): ChainOnPage | undefined {
+  chain(chainId: string) {
     return this.#chains.get(chainId);
   }
 
@@ -178,21 +172,14 @@ export class StatusPages {
       ...options.feed,
       page: config,
       upstreamName: isDefault ? 'status feed' : `status feed of page ${config.slug}`,
-      ...(observer
-        ? {
-            observer: {
-              request: (endpoint, outcome, seconds) =>
-                observer.request({ ...endpoint, upstream: metricName }, outcome, seconds),
-              circuit: (_upstream, state) => observer.circuit(metricName, state),
-            },
-          }
-        : {}),
-      ...(onCacheEvent
-        ? {
-            onCacheEvent: (path, event) =>
-              onCacheEvent(isDefault ? path : `${label}${path}`, event),
-          }
-        : {}),
+      observer: observer && {
+        request: (endpoint, outcome, seconds) =>
+          observer.request({ ...endpoint, upstream: metricName }, outcome, seconds),
+        circuit: (_upstream, state) => observer.circuit(metricName, state),
+      },
+      onCacheEvent:
+        onCacheEvent &&
+        ((path, event) => onCacheEvent(isDefault ? path : `${label}${path}`, event)),
     });
     const poller = new FeedPoller({
       feed,

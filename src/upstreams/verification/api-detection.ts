@@ -70,18 +70,15 @@ export class ApiDetection {
   async #ask(requestId: string | undefined): Promise<VerifyApi> {
     const { client, logger } = this.#options;
     const response = await client.get(PROBE_PATH, { requestId });
-    let api: VerifyApi;
-    if (bodyAs(WireV2Error, response.text) || response.status === 200) {
-      api = 'v2';
-    } else if (isRouteNotFound(response)) {
-      api = 'session';
-    } else {
+    const isV2 = bodyAs(WireV2Error, response.text) !== undefined || response.status === 200;
+    if (!isV2 && !isRouteNotFound(response)) {
       throw new UpstreamUnavailableError(
         response.endpoint,
         `it answered HTTP ${response.status} to the gateway's question which API it speaks (VERIFY_API=auto), neither APIv2's answer nor a missing route; set VERIFY_API to session or v2`,
         { status: response.status },
       );
     }
+    const api: VerifyApi = isV2 ? 'v2' : 'session';
     this.#known = api;
     if (api !== this.#last) {
       const log = this.#last === undefined ? logger.info : logger.warn;

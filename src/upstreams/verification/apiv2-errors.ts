@@ -20,7 +20,7 @@ export const NO_APIV2 =
   'it has no such route (HTTP 404 page): the server has no APIv2, which the gateway needs for this. Point VERIFY_BASE_URL at a Sourcify server that has APIv2.';
 
 /** The error a non-2xx APIv2 answer stands for. */
-export function failureOf(response: UpstreamResponse, apiKey: string | undefined): Error {
+export function failureOf(response: UpstreamResponse, apiKey?: string): Error {
   const { status, text, endpoint } = response;
   const error = bodyAs(WireV2Error, text);
   if (error) return errorFor(error, status, response.headers.get('retry-after'), apiKey, endpoint);
@@ -52,7 +52,7 @@ const DUPLICATE_HINT =
  * failing the verification itself (a failed job passes one that keeps the job).
  */
 export function errorFor(
-  error: { customCode: string; message: string | null; errorId: string | null },
+  error: WireV2Error,
   status: number,
   retryAfter: string | null,
   apiKey: string | undefined,

@@ -104,7 +104,7 @@ export function createApiV2(
         );
       }
     }
-    throw failureOf(response, undefined);
+    throw failureOf(response);
   }
 
   /** A list of contracts (`{ results }`); a 404 with an empty list is no contract. */
@@ -120,7 +120,7 @@ export function createApiV2(
     // Verified on no chain: all-chains answers 404 with an empty list.
     const empty = bodyAs(WireV2ContractList, response.text);
     if (response.status === 404 && empty) return empty.results.map(toContract);
-    throw failureOf(response, undefined);
+    throw failureOf(response);
   }
 
   async function job(id: string, requestId: string | undefined): Promise<WireV2Job | null> {
@@ -136,7 +136,7 @@ export function createApiV2(
         { errorId: error.errorId ?? undefined },
       );
     }
-    throw failureOf(response, undefined);
+    throw failureOf(response);
   }
 
   /**
@@ -148,8 +148,8 @@ export function createApiV2(
     route: 'etherscan/' | 'metadata/' | '',
     { chainId, address }: { chainId: string; address: string },
     body: unknown,
-    apiKey: string | undefined,
     requestId: string | undefined,
+    apiKey?: string,
   ): Promise<VerificationOutcome> {
     const path = `/v2/verify/${route}${chainId}/${address}`;
     const response = await client.postJson(path, body, { requestId });
@@ -217,7 +217,7 @@ export function createApiV2(
     /** From the block explorer (`POST /v2/verify/etherscan/{chainId}/{address}`). */
     verify(input: VerifyContractInput, requestId: string | undefined) {
       const apiKey = input.apiKey || undefined;
-      return submit('etherscan/', input, { apiKey }, apiKey, requestId);
+      return submit('etherscan/', input, { apiKey }, requestId, apiKey);
     },
 
     /** From a standard JSON input (`POST /v2/verify/{chainId}/{address}`). */
@@ -231,7 +231,6 @@ export function createApiV2(
           contractIdentifier: input.contractIdentifier,
           creationTransactionHash: input.creationTransactionHash ?? undefined,
         },
-        undefined,
         requestId,
       ),
 
@@ -245,7 +244,6 @@ export function createApiV2(
           sources: input.sources,
           creationTransactionHash: input.creationTransactionHash ?? undefined,
         },
-        undefined,
         requestId,
       ),
   };

@@ -34,10 +34,8 @@ export function checkAddress(address: string, field = 'address'): void {
       `${field} must be 0x followed by 40 hexadecimal digits, e.g. 0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2.`,
     );
   }
-  const mixedCase =
-    address.slice(2) !== address.slice(2).toLowerCase() &&
-    address.slice(2) !== address.slice(2).toUpperCase();
-  if (mixedCase && !isValidAddress(address, { strict: true })) {
+  const hex = address.slice(2);
+  if (/[a-f]/.test(hex) && /[A-F]/.test(hex) && !isValidAddress(address, { strict: true })) {
     throw new InvalidInputError(
       field,
       `${field} has mixed case but its EIP-55 checksum does not match: check it for a typo, or send it in all lowercase.`,

@@ -5,20 +5,11 @@ import { InvalidInputError } from '../../errors/invalid-input-error.js';
 import { isRedisUnavailable } from '../../errors/redis-unavailable-error.js';
 import { JobStream, type VerificationJobEvent } from './job-stream.js';
 import type { VerificationOutcome } from './model.js';
+import type { RedisJobPolls } from './redis-job-polls.js';
 import type { WireV2Job } from './wire-v2.js';
 
 /** What one poll of a job gave: the job (null: the service knows no such job), or a failure. */
 export type JobPoll = { readonly job: WireV2Job | null } | { readonly failure: ExpectedError };
-
-/**
- * One poll of a job for every replica: whoever holds the job's lease for this interval polls and
- * stores what it got, the others read that. `undefined` when another replica holds the lease and
- * has stored nothing yet. Fails with `RedisUnavailableError` when it cannot tell: then this replica
- * polls alone.
- */
-export interface JobPollSharing {
-  poll(id: string, fetch: () => Promise<JobPoll>): Promise<JobPoll | undefined>;
-}
 
 export interface JobWatcherOptions {
   /** `VERIFY_WATCH_INTERVAL_MS`: the time between two polls of a job. */
@@ -29,8 +20,8 @@ export interface JobWatcherOptions {
   readonly outcomeOf: (job: WireV2Job) => Promise<VerificationOutcome>;
   /** Whether a job still running is stale now: it is a change when it becomes so. */
   readonly isStale: (job: WireV2Job) => boolean;
-  /** Shares each poll with the other replicas; without it, this replica polls alone. */
-  readonly sharing?: JobPollSharing | undefined;
+  /** Shares each poll with the other replicas; without it, or failing, this replica polls alone. */
+  readonly sharing?: Pick<RedisJobPolls, 'poll'> | undefined;
   readonly logger: Pick<Logger, 'warn'>;
 }
 
@@ -65,16 +56,11 @@ export class JobWatcher {
 
   /** The job's events, from its state now; `id` must be checked (a job id) beforehand. */
   watch(id: string): JobStream {
-    let watch = this.#watches.get(id);
-    const fresh = watch === undefined;
-    if (!watch) {
-      watch = { id, streams: new Set(), last: undefined, timer: undefined };
-      if (!this.#closed) this.#watches.set(id, watch);
-    }
-    const owner = watch;
+    const existing = this.#watches.get(id);
+    const watch: Watch = existing ?? { id, streams: new Set(), last: undefined, timer: undefined };
     const stream = new JobStream(() => {
-      owner.streams.delete(stream);
-      if (owner.streams.size === 0) this.#stop(owner);
+      watch.streams.delete(stream);
+      if (watch.streams.size === 0) this.#stop(watch);
     });
     if (this.#closed) {
       stream.end();
@@ -82,7 +68,10 @@ export class JobWatcher {
     }
     watch.streams.add(stream);
     if (watch.last) stream.push(watch.last.event);
-    if (fresh) void this.#poll(watch);
+    if (!existing) {
+      this.#watches.set(id, watch);
+      void this.#poll(watch);
+    }
     return stream;
   }
 
@@ -140,12 +129,9 @@ export class JobWatcher {
   /** Sends the poll's state to the job's subscribers if it differs from the last one sent. */
   async #hand(watch: Watch, poll: JobPoll): Promise<void> {
     if ('failure' in poll) {
+      const { failure: error } = poll;
       if (watch.last) return;
-      this.#send(watch, `failure:${poll.failure.code}`, {
-        kind: 'error',
-        error: poll.failure,
-        last: false,
-      });
+      this.#send(watch, `failure:${error.code}`, { kind: 'error', error, last: false });
       return;
     }
     const { job } = poll;

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
 import type { RedisConnection } from '../../redis/redis-connection.js';
 import { RedisScript } from '../../redis/redis-script.js';
+import { MAX_CLOCK_SKEW_MS } from '../redis-snapshot-store.js';
 import { jobEndpoint } from './apiv2-errors.js';
-import type { JobPoll, JobPollSharing } from './job-watcher.js';
+import type { JobPoll } from './job-watcher.js';
 import { WireV2Job } from './wire-v2.js';
 
 /*
@@ -37,9 +38,6 @@ return {'follow', 'state', redis.call('GET', KEYS[2])}`);
  */
 export const MAX_SHARED_JOB_BYTES = 1024 * 1024;
 
-/** How far ahead of this replica's clock a stored poll time may be. */
-const MAX_CLOCK_SKEW_MS = 5_000;
-
 const StoredPoll = z.union([
   z.object({ at: z.number().int().nonnegative(), job: WireV2Job.nullable() }),
   z.object({
@@ -67,7 +65,7 @@ export interface RedisJobPollsOptions {
  * interval old. While Redis is unavailable, `poll` fails with `RedisUnavailableError` and each
  * replica polls alone.
  */
-export class RedisJobPolls implements JobPollSharing {
+export class RedisJobPolls {
   readonly #redis: RedisConnection;
   readonly #intervalMs: number;
   readonly #token = randomUUID();
@@ -77,6 +75,10 @@ export class RedisJobPolls implements JobPollSharing {
     this.#intervalMs = intervalMs;
   }
 
+  /**
+   * The interval's poll of job `id`: `fetch`ed here when this replica takes the lease, else what
+   * the holder stored; `undefined` while the holder has stored nothing yet.
+   */
   async poll(id: string, fetch: () => Promise<JobPoll>): Promise<JobPoll | undefined> {
     const lease = this.#redis.key(`verify-job-lease:${id}`);
     const state = this.#redis.key(`verify-job:${id}`);
@@ -105,18 +107,10 @@ export class RedisJobPolls implements JobPollSharing {
 
   async #store(key: string, polled: JobPoll): Promise<void> {
     const at = Date.now();
+    const failed = 'failure' in polled && polled.failure;
+    const status = failed instanceof UpstreamUnavailableError ? (failed.status ?? null) : null;
     const value = JSON.stringify(
-      'failure' in polled
-        ? {
-            at,
-            failure: {
-              status:
-                polled.failure instanceof UpstreamUnavailableError
-                  ? (polled.failure.status ?? null)
-                  : null,
-            },
-          }
-        : { at, job: polled.job },
+      'job' in polled ? { at, job: polled.job } : { at, failure: { status } },
     );
     if (Buffer.byteLength(value) > MAX_SHARED_JOB_BYTES) return;
     // Kept three intervals: past two a follower no longer takes it.

@@ -43,17 +43,15 @@ export function createSessionApi(client: UpstreamClient, logger: Logger) {
       );
       session.absorb(response.headers);
       if (isRouteNotFound(response)) {
-        const error = new UpstreamUnavailableError(response.endpoint, NO_SESSION_API, {
-          status: response.status,
-        });
+        const { endpoint, status } = response;
         if (!toldOperator) {
           toldOperator = true;
           logger.error(
-            { upstream: response.endpoint.upstream, path: response.endpoint.path },
+            { upstream: endpoint.upstream, path: endpoint.path },
             `verification service has no session API: ${NO_SESSION_API}`,
           );
         }
-        throw error;
+        throw new UpstreamUnavailableError(endpoint, NO_SESSION_API, { status });
       }
       return interpret(response, input.apiKey ?? undefined);
     },

@@ -91,11 +91,9 @@ export function checkMetadataInput(
   input: VerifyFromMetadataInput,
   maxBytes: number,
 ): VerifyFromMetadataInput {
-  if (jsonBytes(input.metadata) + jsonBytes(input.sources) > maxBytes) {
-    throw new InputTooLargeError(
-      jsonBytes(input.sources) >= jsonBytes(input.metadata) ? 'sources' : 'metadata',
-      maxBytes,
-    );
+  const [metadataBytes, sourcesBytes] = [jsonBytes(input.metadata), jsonBytes(input.sources)];
+  if (metadataBytes + sourcesBytes > maxBytes) {
+    throw new InputTooLargeError(sourcesBytes >= metadataBytes ? 'sources' : 'metadata', maxBytes);
   }
   checkContractLocation(input.chainId, input.address);
   if (!isObject(input.metadata)) {

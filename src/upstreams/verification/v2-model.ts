@@ -23,13 +23,11 @@ export function toContract(wire: WireV2Contract): Contract {
     runtimeMatch: toStatus(wire.runtimeMatch),
     verifiedAt: wire.verifiedAt,
     matchId: wire.matchId,
-    compilation: wire.compilation
-      ? {
-          compilerVersion: wire.compilation.compilerVersion,
-          name: wire.compilation.name,
-          compiledPath: pathOf(wire.compilation.fullyQualifiedName),
-        }
-      : null,
+    compilation: wire.compilation && {
+      compilerVersion: wire.compilation.compilerVersion,
+      name: wire.compilation.name,
+      compiledPath: pathOf(wire.compilation.fullyQualifiedName),
+    },
   };
 }
 

@@ -71,7 +71,7 @@ export function createVerificationService(options: VerificationServiceOptions) {
     // Sourcify's own error answers (Etherscan failing behind it, an internal error on one chain)
     // are not the service failing: they never open its circuit for everyone.
     isServiceFailure: isVerificationServiceFailure,
-    ...(observer ? { observer } : {}),
+    observer,
     tracing,
   });
   const detection = new ApiDetection({ setting: options.api, client, logger });
@@ -124,11 +124,24 @@ export function createVerificationService(options: VerificationServiceOptions) {
       () => undefined,
     );
 
-  /** Runs a verification; a result makes the lookups of its contract ask again. */
+  /** A verified contract (APIv2 lookup), null when not verified. Cached, revalidated by ETag. */
+  async function contract(chainId: string, address: string, requestId?: string) {
+    checkContractLocation(chainId, address);
+    return contracts.get(chainId, address, requestId);
+  }
+
+  /**
+   * Runs a verification unless the service's chain list refuses its chain (see `checkChain`); a
+   * result makes the lookups of its contract ask again.
+   */
   async function verified(
     location: ContractLocation,
+    requestId: string | undefined,
     verify: () => Promise<VerificationOutcome>,
+    explorer?: string,
   ): Promise<VerificationOutcome> {
+    const list = await knownChains(requestId);
+    if (list) checkChain(location.chainId, list, explorer);
     const outcome = await detection.rechecking(verify);
     // Lookups made before may say "not verified": the next one asks again.
     if (outcome.kind === 'result') {
@@ -170,26 +183,27 @@ export function createVerificationService(options: VerificationServiceOptions) {
       requestId?: string,
     ): Promise<VerificationOutcome> {
       checkInput(input);
-      await checkListed(input.chainId, requestId, EXPLORER_PATHS[input.explorer]);
-      return verified(input, async () =>
-        (await detection.api(requestId)) === 'session'
-          ? sessionApi.verify(input, session, requestId)
-          : apiV2.verify(input, requestId),
+      return verified(
+        input,
+        requestId,
+        async () =>
+          (await detection.api(requestId)) === 'session'
+            ? sessionApi.verify(input, session, requestId)
+            : apiV2.verify(input, requestId),
+        EXPLORER_PATHS[input.explorer],
       );
     },
 
     /** Verifies from a standard JSON input (APIv2), as `verifyContract` waits for its job. */
     async verifyFromSource(input: VerifyFromSourceInput, requestId?: string) {
       const checked = checkSourceInput(input, options.maxSourceBytes);
-      await checkListed(checked.chainId, requestId);
-      return verified(checked, () => apiV2.verifyFromSource(checked, requestId));
+      return verified(checked, requestId, () => apiV2.verifyFromSource(checked, requestId));
     },
 
     /** Verifies from metadata.json and its sources (APIv2), as `verifyContract` waits. */
     async verifyFromMetadata(input: VerifyFromMetadataInput, requestId?: string) {
       const checked = checkMetadataInput(input, options.maxSourceBytes);
-      await checkListed(checked.chainId, requestId);
-      return verified(checked, () => apiV2.verifyFromMetadata(checked, requestId));
+      return verified(checked, requestId, () => apiV2.verifyFromMetadata(checked, requestId));
     },
 
     /** An APIv2 job's current state; null for an unknown id, and always with the session API. */
@@ -209,22 +223,16 @@ export function createVerificationService(options: VerificationServiceOptions) {
       return watcher.watch(id.toLowerCase());
     },
 
-    /** A verified contract (APIv2 lookup), null when not verified. Cached, revalidated by ETag. */
-    async contract(chainId: string, address: string, requestId?: string) {
-      checkContractLocation(chainId, address);
-      return contracts.get(chainId, address, requestId);
-    },
+    contract,
 
     /**
      * Many lookups, at most `VERIFY_LOOKUP_CONCURRENCY` in flight: one answer per location, in
      * order, the `Error` it failed with where it failed (DataLoader's contract).
      */
-    contracts(locations: readonly ContractLocation[], requestId?: string) {
-      return mapBounded(locations, options.lookupConcurrency, ({ chainId, address }) => {
-        checkContractLocation(chainId, address);
-        return contracts.get(chainId, address, requestId);
-      });
-    },
+    contracts: (locations: readonly ContractLocation[], requestId?: string) =>
+      mapBounded(locations, options.lookupConcurrency, ({ chainId, address }) =>
+        contract(chainId, address, requestId),
+      ),
 
     /** The address's verified deployments on every chain. */
     contractOnAllChains(address: string, requestId?: string) {
@@ -242,16 +250,6 @@ export function createVerificationService(options: VerificationServiceOptions) {
       return apiV2.verifiedContracts(chainId, page, requestId);
     },
   };
-
-  /** A chain the service's list refuses is refused before sending (see `checkChain`). */
-  async function checkListed(
-    chainId: string,
-    requestId: string | undefined,
-    explorer?: string,
-  ): Promise<void> {
-    const list = await knownChains(requestId);
-    if (list) checkChain(chainId, list, explorer);
-  }
 }
 
 function checkJobId(id: string): void {
