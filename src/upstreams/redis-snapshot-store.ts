@@ -465,7 +465,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
           const stamp = StoredStamp.safeParse(reply.slice(0, 2));
           if (!stamp.success) return;
           const [version, fetchedAt] = stamp.data;
-          if (fetchedAt > Date.now() + MAX_CLOCK_SKEW_MS) return;
+          if (fetchedAt > this.#now() + MAX_CLOCK_SKEW_MS) return;
           for (const listener of this.#watchers) {
             listener(
               (snapshot) =>

@@ -56,8 +56,7 @@ interface Replica {
 
 /**
  * The replicas' clock: the wall clock, moved ahead when the test says, so that a snapshot grows old
- * without the test sleeping. It stays within MAX_CLOCK_SKEW_MS of the wall clock, which Redis
- * notices are checked against.
+ * without the test sleeping.
  */
 function clock() {
   let ahead = 0;
