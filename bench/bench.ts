@@ -12,7 +12,6 @@
  * every scenario).
  * Writes bench/results/bench-<timestamp>.json and, unless --smoke, bench/results/latest.{json,md}.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
@@ -33,8 +32,8 @@ import {
   gatewaySpec,
   mib,
   type Preset,
-  postGraphql,
   ROOT,
+  runBin,
   type SimulatorProcess,
   spawnSimulator,
   startContender,
@@ -49,6 +48,7 @@ import {
   PAGE_TREE_BODY,
   TINY_BODY,
 } from './lib/queries.js';
+import { BENCH_CACHE, CONTENDERS, captureRawFloorFixture, rawFloorSpec } from './lib/raw-floor.js';
 
 const { values } = parseArgs({
   options: {
@@ -116,56 +116,16 @@ watchdog(
   'bench',
 );
 
-const CACHE = resolve(ROOT, 'node_modules/.cache/ledger-status-bench');
-const CONTENDERS = resolve(CACHE, 'contenders');
 const RESULTS = resolve(ROOT, 'bench/results');
 
 const began = performance.now();
 const log = (message: string) =>
   console.error(`[bench +${((performance.now() - began) / 1000).toFixed(1)} s] ${message}`);
 
-/** Runs a project binary from node_modules/.bin, failing with its output. */
-function runBin(bin: string, args: string[], env: Record<string, string> = {}): number {
-  const started = performance.now();
-  const result = spawnSync(resolve(ROOT, 'node_modules/.bin', bin), args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  if (result.status !== 0) {
-    throw new Error(`${bin} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
-  }
-  return performance.now() - started;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Contenders
 
 type ContenderName = 'gateway' | 'raw-floor' | 'raw-pass-through' | 'mesh';
-
-/**
- * The gateway's answer headers the raw floor sends too, so that it serves the same bytes: all but
- * those node:http writes itself (date, connection, keep-alive) and the length, which the floor
- * sets per body. The floor's `x-request-id` and `cache-control` are the captured ones, the same
- * length as the gateway's.
- */
-function sameBytesHeaders(headers: Record<string, string>): Record<string, string> {
-  const sent = { ...headers };
-  for (const name of ['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']) {
-    delete sent[name];
-  }
-  return sent;
-}
-
-function rawFloorSpec(fixture: string): ContenderSpec {
-  return {
-    name: 'raw-floor',
-    script: resolve(CONTENDERS, 'raw-floor.js'),
-    env: { RAW_FLOOR_FIXTURE: fixture },
-    readyPath: '/health',
-  };
-}
 
 function passThroughSpec(simulator: SimulatorProcess): ContenderSpec {
   return {
@@ -397,49 +357,16 @@ async function runScenario(
 ): Promise<ScenarioResult> {
   log(`scenario ${scenario.id} (${scenario.preset}): ${scenario.title}`);
   const measurements: Measurement[] = [];
-  const captured = new Map<string, Buffer>();
-  let contentType = 'application/json';
-  let status = 200;
-  let headers: Record<string, string> = {};
 
   // The gateway's answers are captured first, so that the raw floor sends the same bytes.
+  const fixture = resolve(BENCH_CACHE, `raw-floor-${scenario.id}.json`);
   const capturing = await startContender(onServerCore(gatewaySpec(simulator)));
+  let gatewayAnswerBytes: number;
   try {
-    for (const body of scenario.captureBodies) {
-      const answer = await postGraphql(capturing.url, body);
-      if (answer.status !== 200 || answer.json.errors || !answer.json.data) {
-        throw new Error(`gateway answer to capture: ${answer.status} ${answer.body}`);
-      }
-      // The load asks for no coding: the floor must not send these bytes as another one's.
-      if (answer.headers['content-encoding'] !== undefined) {
-        throw new Error(`gateway answer to capture is ${answer.headers['content-encoding']}`);
-      }
-      captured.set(body, answer.body);
-      contentType = answer.contentType;
-      status = answer.status;
-      headers = answer.headers;
-    }
+    gatewayAnswerBytes = await captureRawFloorFixture(capturing, scenario.captureBodies, fixture);
   } finally {
     await capturing.stop();
   }
-
-  const fixture = resolve(CACHE, `raw-floor-${scenario.id}.json`);
-  const [first] = captured.values();
-  writeFileSync(
-    fixture,
-    JSON.stringify({
-      contentType,
-      status,
-      headers: sameBytesHeaders(headers),
-      fallback: (first ?? Buffer.alloc(0)).toString('base64'),
-      byRequest:
-        captured.size > 1
-          ? Object.fromEntries(
-              [...captured].map(([body, bytes]) => [body, bytes.toString('base64')]),
-            )
-          : {},
-    }),
-  );
   measurements.push(
     ...(await measureInTurns(
       simulator,
@@ -484,7 +411,7 @@ async function runScenario(
     id: scenario.id,
     title: scenario.title,
     preset: scenario.preset,
-    gatewayAnswerBytes: first?.length ?? 0,
+    gatewayAnswerBytes,
     measurements,
     ...(meshSkipped ? { meshSkipped } : {}),
     ratios: ratios(measurements),
@@ -707,13 +634,13 @@ async function main() {
   if (!existsSync(resolve(ROOT, 'dist/main.js'))) {
     throw new Error('dist/main.js is missing: run `npm run build` first (npm run bench does).');
   }
-  mkdirSync(CACHE, { recursive: true });
+  mkdirSync(BENCH_CACHE, { recursive: true });
   log('compiling the contenders');
   runBin('tsc', ['-p', 'bench/tsconfig.contenders.json']);
 
   const simulator = await spawnSimulator('realistic');
   try {
-    const supergraph = resolve(CACHE, 'mesh-supergraph.graphql');
+    const supergraph = resolve(BENCH_CACHE, 'mesh-supergraph.graphql');
     log('composing the Mesh supergraph');
     const meshComposeMs = runBin(
       'mesh-compose',

@@ -3,7 +3,7 @@
  * contenders, each in its own process on loopback, with readiness polling, log capture, peak RSS
  * (`VmHWM`) and a bounded shutdown. Every child is killed if the harness exits.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -85,6 +85,8 @@ export interface SpawnOptions {
   env: Record<string, string>;
   /** The one core the process runs on (`taskset -c`); any core when undefined. */
   core?: number | undefined;
+  /** A command node runs under (`['valgrind', '--tool=callgrind', …]`), after `taskset` if any. */
+  runUnder?: readonly string[];
   /**
    * Told of every line the process writes (stdout and stderr), for tests that read its log. Without
    * it the output goes to a file, not through this process: a gateway under load writes an access
@@ -104,6 +106,21 @@ const PINO_LEVELS: Record<number, string> = {
   60: 'fatal',
 };
 
+/** Runs a project binary from node_modules/.bin, failing with its output. */
+export function runBin(bin: string, args: string[], env: Record<string, string> = {}): number {
+  const started = performance.now();
+  const result = spawnSync(resolve(ROOT, 'node_modules/.bin', bin), args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (result.status !== 0) {
+    throw new Error(`${bin} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+  }
+  return performance.now() - started;
+}
+
 /** Starts `node <script>` with a clean, explicit environment (plus PATH and HOME). */
 export function spawnNode(options: SpawnOptions): ManagedProcess {
   const env: Record<string, string> = {
@@ -121,16 +138,18 @@ export function spawnNode(options: SpawnOptions): ManagedProcess {
   const outputDirectory = options.onLine ? undefined : mkdtempSync(resolve(tmpdir(), 'bench-'));
   const outputFile = outputDirectory && resolve(outputDirectory, 'output.log');
   const outputFd = outputFile === undefined ? undefined : openSync(outputFile, 'w');
-  // taskset execs node in its own process: the pid, signals and exit are node's.
-  const child = spawn(
-    options.core === undefined ? process.execPath : 'taskset',
-    options.core === undefined ? argv : ['-c', String(options.core), process.execPath, ...argv],
-    {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', outputFd ?? 'pipe', outputFd ?? 'pipe'],
-    },
-  );
+  // taskset and valgrind exec node in their own process: the pid, signals and exit are node's.
+  const command = [
+    ...(options.core === undefined ? [] : ['taskset', '-c', String(options.core)]),
+    ...(options.runUnder ?? []),
+    process.execPath,
+    ...argv,
+  ];
+  const child = spawn(command[0] as string, command.slice(1), {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', outputFd ?? 'pipe', outputFd ?? 'pipe'],
+  });
   if (outputFd !== undefined) closeSync(outputFd);
   living.add(child);
   const lines: string[] = [];
@@ -482,6 +501,8 @@ export interface ContenderSpec {
   readyPath: string;
   /** The one core it runs on (see `cpu-pinning.ts`); any core when undefined. */
   core?: number | undefined;
+  /** A command node runs under (see `SpawnOptions.runUnder`). */
+  runUnder?: readonly string[];
 }
 
 export function gatewaySpec(simulator: SimulatorProcess): ContenderSpec {
@@ -506,6 +527,7 @@ export async function spawnContender(spec: ContenderSpec): Promise<GraphqlServer
     port,
     env: { ...spec.env, PORT: String(port), HOST: LOOPBACK },
     core: spec.core,
+    ...(spec.runUnder ? { runUnder: spec.runUnder } : {}),
   });
   return { ...managed, url: `${managed.origin}/graphql` };
 }
