@@ -185,6 +185,51 @@ describe('limits per event', () => {
   });
 });
 
+describe('errors beside the data', () => {
+  it('come with each subscription event whose fields reported them, once each', async () => {
+    const harness = await startHarness({
+      env: (simulator) => ({
+        STATUS_CACHE_TTL_MS: 150,
+        STATUS_PAGES_FILE: statusPagesFile([
+          {
+            slug: 'ledger',
+            baseUrl: simulator.statusBaseUrl,
+            chains: [
+              { chainId: 295, components: [simulator.statusFeed.summary.components[0]?.id ?? ''] },
+            ],
+          },
+        ]),
+      }),
+      logLevel: 'silent',
+    });
+    const portal = harness.simulator.statusFeed.summary.components.find(
+      (c) => c.name === 'Developer Portal',
+    );
+    // The page's chains come from the verification service's list: without it, an empty list with
+    // an error beside it, as in a query.
+    harness.simulator.setFault('verify', '/chains', { kind: 'status', status: 503 });
+    const pages = await subscribeSse<{ statusPageChanged: { chains: { id: string }[] } }>(
+      harness.origin,
+      'subscription { statusPageChanged { status { indicator } chains { id } } }',
+    );
+    const first = await pages.next();
+    expect(first.data?.statusPageChanged.chains).toEqual([]);
+    expect(first.errors).toMatchObject([
+      { path: ['statusPageChanged', 'chains'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } },
+    ]);
+    await polledOnce(harness.simulator);
+    harness.simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [portal?.id ?? '']: 'major_outage' }),
+    );
+    // The next event reports its own error once: the first event's is not carried over.
+    const second = await pages.next();
+    expect(second.data?.statusPageChanged.chains).toEqual([]);
+    expect(second.errors).toHaveLength(1);
+    await pages.close();
+    await harness.close();
+  });
+});
+
 describe('polling', () => {
   it('reads the feed only while someone subscribes, and with queries costs one summary request per TTL', async () => {
     const clock = testClock();
