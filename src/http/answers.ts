@@ -170,9 +170,8 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
         return;
       }
       const body = bytes ?? Buffer.from(await response.arrayBuffer());
-      if (res.destroyed) return void gone(req, scope);
-      await sendOnce(req, res, status, headers, body, vary);
-      sent(req, scope, status);
+      if (await sendOnce(req, res, status, headers, body, vary)) sent(req, scope, status);
+      else gone(req, scope);
     },
 
     /** A refusal of the front door's own, as every refusal looks: one GraphQL error with a code. */

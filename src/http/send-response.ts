@@ -65,7 +65,7 @@ export function sendEncodedAnswer(
 /**
  * Sends an answer that is not kept (anything the response cache may not serve again) with
  * `headers`, coded for this request alone when it is above 1 KiB and the client accepts a coding
- * (then with `vary`).
+ * (then with `vary`). Resolves with whether it was written: false when the client is gone.
  */
 export async function sendOnce(
   req: IncomingMessage,
@@ -74,7 +74,8 @@ export async function sendOnce(
   headers: Record<string, string | string[]>,
   bytes: Buffer,
   vary: string,
-): Promise<void> {
+): Promise<boolean> {
+  if (res.destroyed) return false;
   let body = bytes;
   if (bytes.byteLength > LARGEST_UNCODED) {
     headers.vary = vary;
@@ -87,8 +88,11 @@ export async function sendOnce(
       }
     }
   }
+  // The client may have gone while the answer was compressed.
+  if (res.destroyed) return false;
   headers['content-length'] = String(body.byteLength);
-  if (!res.destroyed) res.writeHead(status, headers).end(body);
+  res.writeHead(status, headers).end(body);
+  return true;
 }
 
 /**
