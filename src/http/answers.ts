@@ -118,6 +118,7 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
   return {
     vary,
     head,
+    gone,
 
     /**
      * A kept answer (a response-cache entry, the GraphiQL page) in the coding the request takes,

@@ -148,6 +148,36 @@ describe('a client that hangs up halfway through a body Yoga reads', () => {
   });
 });
 
+describe('a client that hangs up halfway through its body', () => {
+  it('gets a request line and a count with status 499, whichever path was reading it', async () => {
+    const harness = await startHarness({ env: { LOG_REQUESTS: 'errors' } });
+    // A small JSON body is read by the response cache, one past its 16 KiB by Yoga.
+    for (const [requestId, length] of [
+      ['cache-reads', 100],
+      ['yoga-reads', 100_000],
+    ] as const) {
+      const client = await openRawSocket(harness.origin);
+      client.socket.write(
+        'POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n' +
+          `x-request-id: ${requestId}\r\nContent-Length: ${length}\r\n\r\n{"query":"`,
+        () => client.socket.destroy(),
+      );
+      await eventually(() =>
+        harness.logs.some((line) => line.msg === 'request' && line.requestId === requestId),
+      );
+    }
+    const lines = harness.logs.filter((line) => line.msg === 'request');
+    expect(lines).toEqual([
+      expect.objectContaining({ requestId: 'cache-reads', status: 499, path: '/graphql' }),
+      expect.objectContaining({ requestId: 'yoga-reads', status: 499, path: '/graphql' }),
+    ]);
+    const metrics = await (await harness.fetch('/metrics')).text();
+    expect(metrics).toContain('http_requests_total{route="/graphql",status="499"} 2');
+    expect(harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    await harness.close();
+  });
+});
+
 describe('a client that leaves before its answer is ready', () => {
   it('gets a request line and a count with status 499, and nothing is written to its socket', async () => {
     const harness = await startHarness({ env: { LOG_REQUESTS: 'errors' } });

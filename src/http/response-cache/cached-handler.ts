@@ -107,8 +107,11 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    // No 'error' listener: a request aborted mid-body has its socket destroyed by node:http,
-    // which emits the error only to listeners, so 'end' never comes and nothing is answered.
+    // A request aborted mid-body never ends: its client is gone. node:http emits the error only
+    // when someone listens; once the body is complete, whoever answers records a client gone.
+    req.on('error', () => {
+      if (!req.complete) answers.gone(req, scope);
+    });
     req.on('end', () => {
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       respond(req, res, scope, requestKey('POST', accept, body), body);
