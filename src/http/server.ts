@@ -138,8 +138,7 @@ export function createHttpServer(
       const idleSweep = startIdleSweep();
       const timer = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
-      }, graceMs);
-      timer.unref();
+      }, graceMs).unref();
       await closed;
       clearTimeout(timer);
       clearInterval(idleSweep);
