@@ -266,7 +266,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
     upgrade: websockets.upgrade,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     quiesce,
-    /** Stops the background work; close the HTTP server first, so that no request arrives meanwhile. */
+    /** Stops the background work and completes open streams; close the HTTP server first. */
     close: async () => {
       quiesce();
       subscriptions.close();
