@@ -1,4 +1,3 @@
-import type { RequestListener } from 'node:http';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -17,7 +16,6 @@ import { requestIdOf } from './http/request-id.js';
 import { createRequestLog } from './http/request-log.js';
 import { createCachedHandler } from './http/response-cache/cached-handler.js';
 import { ResponseCache } from './http/response-cache/store.js';
-import type { UpgradeListener } from './http/server.js';
 import { createWebSocketTransport } from './http/websocket-transport.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createMetricsListener } from './metrics/metrics-listener.js';
@@ -54,33 +52,6 @@ import { type ClientQuota, InMemoryClientQuota } from './upstreams/verification/
 import { RedisClientQuota } from './upstreams/verification/redis-client-quota.js';
 import { createVerificationService } from './upstreams/verification/verification-service.js';
 
-export interface Gateway {
-  /** The node:http listener: the front door, with the response cache before Yoga's pipeline. */
-  readonly listener: RequestListener;
-  /**
-   * The listener of the metrics port, when `METRICS_PORT` gives `/metrics` a port of its own (the
-   * API port then answers it 404); `undefined` when `/metrics` is served beside `/graphql`.
-   */
-  readonly metricsListener: RequestListener | undefined;
-  /** The HTTP server's `upgrade` listener: graphql-ws WebSockets on the GraphQL endpoint. */
-  readonly upgrade: UpgradeListener;
-  /** Path of the GraphQL endpoint (and of GraphiQL). */
-  readonly graphqlEndpoint: string;
-  /**
-   * The first step of shutting down: `/readiness` answers 503 from now on, and the waits that
-   * would hold an answer back end (APIv2 verifications polling their job answer
-   * `VerificationPending` with the job id at once), so that requests in flight finish promptly
-   * while the server drains. Every subscription completes (SSE streams end, graphql-ws sends
-   * `complete`), and WebSockets then close with 1001 (going away).
-   */
-  quiesce(): void;
-  /**
-   * Stops the gateway's background work and completes its open streams. The HTTP server is the
-   * caller's: close it first, so that no new request arrives meanwhile.
-   */
-  close(): Promise<void>;
-}
-
 const GRAPHQL_ENDPOINT = '/graphql';
 
 const GRAPHIQL_OPTIONS: GraphiQLOptions = {
@@ -96,11 +67,13 @@ const GRAPHIQL_OPTIONS: GraphiQLOptions = {
 const renderGraphiQL = async (options: GraphiQLOptions) =>
   (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options);
 
+export type Gateway = ReturnType<typeof createGateway>;
+
 /**
  * The composition root: builds the upstream clients, the schema's context, Yoga with its plugins
  * and the front door from the configuration. It never listens: `main.ts` does.
  */
-export function createGateway(config: Config, { logger }: { logger: Logger }): Gateway {
+export function createGateway(config: Config, { logger }: { logger: Logger }) {
   const metrics = new GatewayMetrics();
   // Off unless an OTLP endpoint is configured: then nothing on the request path touches tracing.
   const tracing = config.tracing && createTracing({ ...config.tracing, logger });
@@ -115,9 +88,10 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     });
   if (redis) metrics.redisState(redis.state);
   const sharedSnapshots = redis && new RedisSnapshotStore({ redis });
-  const changes: ChangeBus = sharedSnapshots
-    ? new RedisChangeBus({ redis: redis as RedisConnection, snapshots: sharedSnapshots, logger })
-    : new InMemoryChangeBus({ logger });
+  const changes: ChangeBus =
+    redis && sharedSnapshots
+      ? new RedisChangeBus({ redis, snapshots: sharedSnapshots, logger })
+      : new InMemoryChangeBus({ logger });
   const statusPages = new StatusPages({
     config: config.statusFeed,
     feed: { ...config.statusFeed, logger, tracing, sharedSnapshots, changes },
@@ -269,6 +243,13 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
     logger,
   });
   let socketsClosed: Promise<void> | undefined;
+  /**
+   * The first step of shutting down: `/readiness` answers 503 from now on, and the waits that
+   * would hold an answer back end (APIv2 verifications polling their job answer
+   * `VerificationPending` with the job id at once), so that requests in flight finish promptly
+   * while the server drains. Every subscription completes (SSE streams end, graphql-ws sends
+   * `complete`), and WebSockets then close with 1001 (going away).
+   */
   const quiesce = () => {
     draining = true;
     verification.close();
@@ -277,11 +258,15 @@ export function createGateway(config: Config, { logger }: { logger: Logger }): G
   };
 
   return {
+    /** The node:http listener: the front door, with the response cache before Yoga's pipeline. */
     listener: createFrontDoor({ yoga, responseCache, answers, tracing }),
+    /** With `METRICS_PORT`, `/metrics` on a port of its own (the API port then answers it 404). */
     metricsListener: config.metricsPort === undefined ? undefined : createMetricsListener(metrics),
+    /** The HTTP server's `upgrade` listener: graphql-ws WebSockets on the GraphQL endpoint. */
     upgrade: websockets.upgrade,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     quiesce,
+    /** Stops the background work and completes open streams; close the HTTP server first. */
     close: async () => {
       quiesce();
       subscriptions.close();

@@ -30,8 +30,6 @@ const api = createHttpServer(gateway.listener, config.http, { upgrade: gateway.u
 const metricsServer =
   gateway.metricsListener && createHttpServer(gateway.metricsListener, config.http);
 
-const LISTEN_BACKLOG = 4096;
-
 const listen = (server: Server, port: number) =>
   new Promise<number>((resolve) => {
     server.on('error', (error) => {
@@ -42,7 +40,7 @@ const listen = (server: Server, port: number) =>
     // when a crowd connected at once (three bursts of 900 subscribers: 838 SYNs dropped, 0 with
     // this), and each dropped SYN waits for its retransmission (1 s, then 3 s), /health's probe
     // among them. The kernel caps it at net.core.somaxconn.
-    server.listen({ port, host: config.server.host, backlog: LISTEN_BACKLOG }, () => {
+    server.listen({ port, host: config.server.host, backlog: 4096 }, () => {
       const address = server.address();
       resolve(typeof address === 'object' && address ? address.port : port);
     });

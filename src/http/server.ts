@@ -4,7 +4,6 @@ import {
   maxHeaderSize,
   type OutgoingHttpHeaders,
   type RequestListener,
-  type Server,
   ServerResponse,
 } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
@@ -24,20 +23,7 @@ const IDLE_SWEEP_MS = 50;
 const DRAIN_IDLE_MS = 1_000;
 
 /** The server's `upgrade` listener: a WebSocket handshake (see `websocket-transport.ts`). */
-export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
-
-export interface HttpServer {
-  readonly server: Server;
-  /**
-   * Stops taking connections and lets in-flight requests finish, never resetting one a client has
-   * sent: each answer sent from now on carries `Connection: close` (node closes its connection
-   * after it); a keep-alive connection left idle for a while is closed gracefully (a FIN, its
-   * client's own awaited), so that a request already on its way on it is answered rather than
-   * reset; whatever is still open after `graceMs` is destroyed, upgraded sockets included (the
-   * gateway's `quiesce` closes its WebSockets first). Resolves once every connection is gone.
-   */
-  drain(graceMs: number): Promise<void>;
-}
+type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 /**
  * The node:http server production listens with (and the tests too): the front door's listener
@@ -48,7 +34,7 @@ export function createHttpServer(
   listener: RequestListener,
   http: Config['http'],
   { upgrade }: { upgrade?: UpgradeListener | undefined } = {},
-): HttpServer {
+) {
   let draining = false;
   /**
    * Every answer of this server: one started while the server drains closes its connection after
@@ -132,7 +118,16 @@ export function createHttpServer(
 
   return {
     server,
-    async drain(graceMs) {
+    /**
+     * Stops taking connections and lets in-flight requests finish, never resetting one a client
+     * has sent: each answer sent from now on carries `Connection: close` (node closes its
+     * connection after it); a keep-alive connection left idle for a while is closed gracefully (a
+     * FIN, its client's own awaited), so that a request already on its way on it is answered
+     * rather than reset; whatever is still open after `graceMs` is destroyed, upgraded sockets
+     * included (the gateway's `quiesce` closes its WebSockets first). Resolves once every
+     * connection is gone.
+     */
+    async drain(graceMs: number) {
       draining = true;
       // net's close, not http's: http's also destroys every connection with no request in
       // progress, including those whose next request is already sent but not yet read (the
@@ -143,14 +138,15 @@ export function createHttpServer(
       const idleSweep = startIdleSweep();
       const timer = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
-      }, graceMs);
-      timer.unref();
+      }, graceMs).unref();
       await closed;
       clearTimeout(timer);
       clearInterval(idleSweep);
     },
   };
 }
+
+export type HttpServer = ReturnType<typeof createHttpServer>;
 
 /**
  * What node's HTTP parser refuses before any listener sees a request: each with the status node
