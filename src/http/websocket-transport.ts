@@ -44,8 +44,8 @@ export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions
    */
   readonly maxBufferedBytes: number;
   /**
-   * Bytes all sockets together may have waiting to be sent; a socket whose next
-   * message would go past it is closed as one that does not read (1008).
+   * Bytes all sockets together may have waiting to be sent; a socket whose next message would go
+   * past it is closed as one that does not read (1008).
    * @default a quarter of V8's heap limit (`--max-old-space-size`)
    */
   readonly maxTotalBufferedBytes?: number;
@@ -94,6 +94,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
 
   function open(socket: WebSocket, req: IncomingMessage, requestId: string, client: string) {
     const started = performance.now();
+    const logged = { requestId, path, transport: 'websocket' };
     // Operations running (a subscription's until it completes).
     let operations = 0;
     let idleSince = performance.now();
@@ -161,17 +162,11 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
       sockets.delete(socket);
       void closed(code, reason.toString());
       logger.info(
-        {
-          requestId,
-          path,
-          transport: 'websocket',
-          code,
-          ms: Math.round(performance.now() - started),
-        },
+        { ...logged, code, ms: Math.round(performance.now() - started) },
         'websocket closed',
       );
     });
-    logger.info({ requestId, path, transport: 'websocket' }, 'websocket opened');
+    logger.info(logged, 'websocket opened');
   }
 
   return {
