@@ -1,6 +1,3 @@
-/** A client message as graphql-ws's server reads it: parsed once, here. */
-export type ClientMessage = Record<string, unknown> & { readonly type?: unknown };
-
 /** Why a message closes its socket (with 4400, bad request): the reason the client gets. */
 export class MessageRefusal {
   constructor(readonly reason: string) {}
@@ -20,8 +17,8 @@ const MAX_INIT_BYTES = 4_096;
  */
 const sentQueries = new WeakMap<object, unknown>();
 
-/** Reads one message of a socket. */
-export function readClientMessage(data: string): ClientMessage | MessageRefusal {
+/** Reads one message of a socket, parsed once, here: graphql-ws is given the object. */
+export function readClientMessage(data: string): Record<string, unknown> | MessageRefusal {
   let message: unknown;
   try {
     message = JSON.parse(data);
@@ -29,7 +26,7 @@ export function readClientMessage(data: string): ClientMessage | MessageRefusal 
     // Refused below, as any message that is not an object.
   }
   if (!isObject(message)) return new MessageRefusal('Invalid message received');
-  const { type, payload } = message as ClientMessage;
+  const { type, payload } = message;
   if (type === 'connection_init') {
     if (Buffer.byteLength(data) > MAX_INIT_BYTES) {
       return new MessageRefusal(
@@ -39,13 +36,12 @@ export function readClientMessage(data: string): ClientMessage | MessageRefusal 
     return { type };
   }
   if (type === 'subscribe' && isObject(payload)) {
-    const { query } = payload as { query?: unknown };
-    if (typeof query !== 'string') {
-      sentQueries.set(payload, query);
-      (payload as { query: string }).query = '';
+    if (typeof payload.query !== 'string') {
+      sentQueries.set(payload, payload.query);
+      payload.query = '';
     }
   }
-  return message as ClientMessage;
+  return message;
 }
 
 /** A subscribe message's payload as the client sent it: Yoga's request parameters. */
@@ -54,5 +50,5 @@ export function paramsOf<Payload extends object>(payload: Payload): Payload {
   return { ...payload, query: sentQueries.get(payload) ?? undefined };
 }
 
-const isObject = (value: unknown): value is object =>
+const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

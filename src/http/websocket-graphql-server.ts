@@ -8,7 +8,7 @@ import {
   type GraphQLFormattedError,
   parse,
 } from 'graphql';
-import { makeServer, type Server, type ServerOptions } from 'graphql-ws';
+import { makeServer, type Server } from 'graphql-ws';
 import { isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { tooManySubscriptions } from '../errors/subscription-error.js';
@@ -78,7 +78,7 @@ export function createGraphQLWebSocketServer(
     logger.error({ err: error }, 'a WebSocket operation failed');
     return [new GraphQLError('Unexpected error.')];
   };
-  const serverOptions: ServerOptions<Record<string, unknown> | undefined, SocketExtra> = {
+  const server = makeServer<Record<string, unknown> | undefined, SocketExtra>({
     // Time a socket gets to send `connection_init` before it is closed with 4408.
     connectionInitWaitTimeout: 3_000,
     execute: (args) => (args.rootValue as { result: never }).result,
@@ -92,7 +92,7 @@ export function createGraphQLWebSocketServer(
       const run = (sharedBy?: SharedSource) =>
         yoga.getResultForParams({ params, request }, {
           req,
-          subscriber: { transport: 'websocket', connection, ...(sharedBy ? { sharedBy } : {}) },
+          subscriber: { transport: 'websocket', connection, sharedBy },
         } as never) as Promise<ExecutionResult | AsyncIterable<ExecutionResult> | undefined>;
       const key = `${sharingKey}\n${hash('sha256', JSON.stringify(payload), 'base64url')}`;
       return new Promise<ExecutionArgs | readonly GraphQLError[]>((resolve) => {
@@ -112,7 +112,8 @@ export function createGraphQLWebSocketServer(
             begin: () => resolve(produced(operation)),
             // One write per subscriber: the result's text is made once for them all; the socket's
             // outbox bounds what a client that does not read holds.
-            next: (result) => send(`${prefix}${resultText(result)}}`),
+            next: (result) =>
+              send(`${prefix}${serialisedOf(result) ?? JSON.stringify(withoutInternals(result))}}`),
             complete: () => operation.end('complete'),
             refuse: (error) => resolve([error]),
             answer: (answer) => resolve(argsOrErrors(answer as ExecutionResult | undefined)),
@@ -140,8 +141,7 @@ export function createGraphQLWebSocketServer(
       return text === undefined ? withoutInternals(result) : sharedText.standIn(text);
     },
     onError: (_ctx, _id, _payload, errors) => errors.map(formattedWithoutInternals),
-  };
-  const server = makeServer(serverOptions);
+  });
   return {
     opened: (socket, extra) =>
       server.opened({ ...socket, send: (data) => socket.send(sharedText.spliced(data)) }, extra),
@@ -181,11 +181,6 @@ class SharedText {
 
 /** How a `next` message with a stand-in payload ends: the payload is its last property. */
 const PAYLOAD_STAND_IN = '"payload":null}';
-
-/** The JSON text of a result as a `next` message's payload: shared text as it is. */
-function resultText(result: ExecutionResult): string {
-  return serialisedOf(result) ?? JSON.stringify(withoutInternals(result));
-}
 
 /** What graphql-ws is handed for an operation Yoga has run: its result, or its errors alone. */
 function argsOrErrors(

@@ -15,7 +15,7 @@ import {
   createGraphQLWebSocketServer,
   type GraphQLWebSocketServerOptions,
 } from './websocket-graphql-server.js';
-import { OutboxBudget, WebSocketOutbox } from './websocket-outbox.js';
+import { createWebSocketOutboxes } from './websocket-outbox.js';
 
 export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions {
   /** The GraphQL endpoint: the only path that upgrades. */
@@ -40,12 +40,12 @@ export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions
   readonly idleTimeoutMs: number;
   /**
    * Bytes one socket may have waiting to be sent (`WEBSOCKET_MAX_BUFFERED_BYTES`); past it the
-   * socket is closed with 1008 (see `WebSocketOutbox`).
+   * socket is closed with 1008 (see `createWebSocketOutboxes`).
    */
   readonly maxBufferedBytes: number;
   /**
-   * Bytes all sockets together may have waiting to be sent (`OutboxBudget`); a socket whose next
-   * message would go past it is closed as one that does not read (1008).
+   * Bytes all sockets together may have waiting to be sent; a socket whose next message would go
+   * past it is closed as one that does not read (1008).
    * @default a quarter of V8's heap limit (`--max-old-space-size`)
    */
   readonly maxTotalBufferedBytes?: number;
@@ -55,9 +55,6 @@ export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions
    */
   readonly allowedOrigins: readonly string[];
 }
-
-/** How long a socket closed for not reading gets for its close handshake before it is cut. */
-const OVERFLOW_CLOSE_GRACE_MS = 1_000;
 
 /**
  * GraphQL over WebSocket (graphql-ws's `graphql-transport-ws` protocol) on the GraphQL endpoint
@@ -81,40 +78,33 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
     allowedOrigins,
     logger,
   } = options;
-  /** The open sockets, each with how many of its messages are being handled. */
+  /** The open sockets, each with how many operations it runs. */
   const sockets = new Map<WebSocket, () => number>();
   const slots = new ClientCounts();
-  const outboxBudget = new OutboxBudget(maxTotalBufferedBytes);
+  const outboxOf = createWebSocketOutboxes(maxBufferedBytes, maxTotalBufferedBytes);
   let closing = false;
 
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: maxPayloadBytes,
-    handleProtocols: (protocols) => handleProtocols(protocols),
+    handleProtocols,
   });
 
   const server = createGraphQLWebSocketServer(options);
 
   function open(socket: WebSocket, req: IncomingMessage, requestId: string, client: string) {
     const started = performance.now();
-    // Messages being handled (a subscription's until it completes), and operations among them.
-    let inFlight = 0;
+    const logged = { requestId, path, transport: 'websocket' };
+    // Operations running (a subscription's until it completes).
     let operations = 0;
     let idleSince = performance.now();
-    sockets.set(socket, () => inFlight);
-    const outbox = new WebSocketOutbox(socket, {
-      maxBytes: maxBufferedBytes,
-      budget: outboxBudget,
-      onOverflow: () => {
-        logger.info(
-          { requestId, queuedBytes: outbox.queuedBytes },
-          'websocket closed: the client does not read what it is sent',
-        );
-        socket.close(1008, 'Not reading: too much waiting to be sent');
-        // A client that reads nothing will not read the close frame either.
-        setTimeout(() => socket.terminate(), OVERFLOW_CLOSE_GRACE_MS).unref();
-      },
-    });
+    sockets.set(socket, () => operations);
+    const outbox = outboxOf(socket, (queuedBytes) =>
+      logger.info(
+        { requestId, queuedBytes },
+        'websocket closed: the client does not read what it is sent',
+      ),
+    );
     const closed = server.opened(
       {
         protocol: socket.protocol,
@@ -127,7 +117,6 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
               return socket.close(CloseCode.BadRequest, message.reason);
             }
             const operation = message.type === 'subscribe';
-            inFlight += 1;
             if (operation) operations += 1;
             try {
               // graphql-ws validates a message given as an object without parsing it again.
@@ -136,7 +125,6 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
               logger.error({ err: error, requestId }, 'a WebSocket message failed');
               socket.close(CloseCode.InternalServerError, 'Internal server error');
             } finally {
-              inFlight -= 1;
               if (operation && --operations === 0) idleSince = performance.now();
             }
           }),
@@ -174,17 +162,11 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
       sockets.delete(socket);
       void closed(code, reason.toString());
       logger.info(
-        {
-          requestId,
-          path,
-          transport: 'websocket',
-          code,
-          ms: Math.round(performance.now() - started),
-        },
+        { ...logged, code, ms: Math.round(performance.now() - started) },
         'websocket closed',
       );
     });
-    logger.info({ requestId, path, transport: 'websocket' }, 'websocket opened');
+    logger.info(logged, 'websocket opened');
   }
 
   return {
@@ -251,8 +233,8 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
       closing = true;
       const deadline = Date.now() + graceMs;
       await Promise.all(
-        [...sockets].map(async ([socket, inFlight]) => {
-          while (inFlight() > 0 && Date.now() < deadline) {
+        [...sockets].map(async ([socket, operations]) => {
+          while (operations() > 0 && Date.now() < deadline) {
             await new Promise((resolve) => setTimeout(resolve, 10));
           }
           socket.close(1001, 'Going away');
