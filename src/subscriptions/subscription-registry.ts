@@ -148,6 +148,7 @@ export class SubscriptionRegistry {
 
   /** Queues `event` for `streams`, after every event queued before it. */
   #handOut(event: StatusChangeEvent, streams: ChangeStream[]): void {
+    if (streams.length === 0) return;
     this.#fanOuts.push({ event, streams, next: 0 });
     if (this.#fanOuts.length === 1) this.#fanOut();
   }
@@ -158,16 +159,12 @@ export class SubscriptionRegistry {
    * them in order.
    */
   #fanOut(): void {
-    let budget = FAN_OUT_BATCH;
-    while (budget > 0) {
+    for (let budget = FAN_OUT_BATCH; budget > 0; budget -= 1) {
       const fanOut = this.#fanOuts[0];
       if (fanOut === undefined) return;
-      const { event, streams } = fanOut;
-      const end = Math.min(fanOut.next + budget, streams.length);
-      for (let i = fanOut.next; i < end; i += 1) streams[i]?.push(event);
-      budget -= end - fanOut.next;
-      fanOut.next = end;
-      if (end === streams.length) this.#fanOuts.shift();
+      fanOut.streams[fanOut.next]?.push(fanOut.event);
+      fanOut.next += 1;
+      if (fanOut.next >= fanOut.streams.length) this.#fanOuts.shift();
     }
     if (this.#fanOuts.length > 0) setImmediate(() => this.#fanOut());
   }
@@ -247,15 +244,14 @@ export class SubscriptionRegistry {
     const pages = new Set(request.pages);
     // Shared, a late subscriber starts with the last event: one page's, so a subscription that
     // starts with several pages is its one client's alone, admitted here.
-    const sharedBy =
-      request.startWithPage && pages.size > 1 ? undefined : (subscriber.sharedBy ?? undefined);
+    const sharedBy = request.startWithPage && pages.size > 1 ? undefined : subscriber.sharedBy;
     const admission = sharedBy ? undefined : this.admit(subscriber, request.field);
     const release = this.#closed ? () => {} : poller.acquire(request.pages, request.documents);
     const stream: ChangeStream = new ChangeStream({
       accept: (event) => pages.has(pageSlugOf(event)) && request.accept(event),
       backlog: limits.backlog,
-      ...(request.beforeEach ? { beforeEach: request.beforeEach } : {}),
-      onEnd: (reason: StreamEndReason) => {
+      beforeEach: request.beforeEach,
+      onEnd: (reason) => {
         this.#streams.delete(stream);
         release();
         admission?.(reason);
