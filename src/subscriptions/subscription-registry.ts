@@ -19,9 +19,6 @@ export const SUBSCRIPTION_FIELDS = [
 ] as const;
 export type SubscriptionField = (typeof SUBSCRIPTION_FIELDS)[number];
 
-/** How the client subscribed: an HTTP stream (SSE, or multipart) or a graphql-ws WebSocket. */
-export type SubscriptionTransport = 'http' | 'websocket';
-
 /** The subscriptions one WebSocket connection holds (an HTTP stream holds one and needs none). */
 export interface ConnectionSubscriptions {
   open: number;
@@ -30,7 +27,8 @@ export interface ConnectionSubscriptions {
 /** Who subscribes: for the log lines, metrics and per-connection and per-client limits. */
 export interface Subscriber {
   readonly requestId: string;
-  readonly transport: SubscriptionTransport;
+  /** How the client subscribed: an HTTP stream (SSE, or multipart) or a graphql-ws WebSocket. */
+  readonly transport: 'http' | 'websocket';
   /** The client as the rate limits know it (`clientAddressOf`), whatever its transport. */
   readonly clientAddress: string;
   readonly connection?: ConnectionSubscriptions | undefined;
