@@ -36,11 +36,10 @@ export interface EventStreamChannelsOptions extends SharedSubscriptionsOptions {
   readonly answers: Answers;
 }
 
-const encoder = new TextEncoder();
 /** What every SSE answer starts with: some browsers show nothing of a stream until a first byte. */
-const FIRST_PING = encoder.encode(':\n\n');
-const NEXT = encoder.encode('event: next\n');
-const COMPLETE = encoder.encode('event: complete\ndata:\n\n');
+const FIRST_PING = Buffer.from(':\n\n');
+const NEXT = Buffer.from('event: next\n');
+const COMPLETE = Buffer.from('event: complete\ndata:\n\n');
 
 /** The end of an SSE frame: JSON text never holds a raw newline, so this is only ever one. */
 const endsFrame = (chunk: Uint8Array) =>
@@ -165,7 +164,7 @@ export type EventStreamChannels = ReturnType<typeof createEventStreamChannels>;
 function errorFrame(error: { toJSON(): unknown }): Buffer {
   return Buffer.concat([
     NEXT,
-    encoder.encode(`data: ${JSON.stringify({ errors: [error.toJSON()] })}\n\n`),
+    Buffer.from(`data: ${JSON.stringify({ errors: [error.toJSON()] })}\n\n`),
     COMPLETE,
   ]);
 }
@@ -178,7 +177,7 @@ async function* framesOf(reader: ReadableStreamDefaultReader<Uint8Array>): Async
     if (done) return;
     parts.push(value);
     if (endsFrame(value)) {
-      yield parts.length === 1 ? Buffer.from(value) : Buffer.concat(parts);
+      yield Buffer.concat(parts);
       parts = [];
     }
   }

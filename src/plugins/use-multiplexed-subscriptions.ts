@@ -43,31 +43,6 @@ export function useMultiplexedSubscriptions(options: MultiplexedSubscriptionsOpt
   const executions = new WeakMap<object, Map<string, Execution>>();
   const documentIds = new WeakMap<DocumentNode, number>();
   let nextDocumentId = 0;
-  const keyOf = (args: ExecutionArgs): string => {
-    const id = documentIds.get(args.document) ?? nextDocumentId++;
-    documentIds.set(args.document, id);
-    return `${id}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
-  };
-
-  const executeEvent = (
-    args: ExecutionArgs,
-    key: string,
-    field: string,
-    event: unknown,
-  ): Execution => {
-    const run = async (): Promise<ExecutionResult> => {
-      options.metrics.subscriptionExecuted(field);
-      const result = (await execute({ ...args, rootValue: event })) as ExecutionResult;
-      const context = args.contextValue as FieldBudgetContext & PartialErrorsContext;
-      return sharedResult(settlePartialErrors(context, settleFieldBudget(context, result)));
-    };
-    if (typeof event !== 'object' || event === null) return run();
-    const byOperation = executions.get(event) ?? new Map<string, Execution>();
-    executions.set(event, byOperation);
-    const execution = byOperation.get(key) ?? run();
-    byOperation.set(key, execution);
-    return execution;
-  };
 
   const subscribe = async (
     args: ExecutionArgs,
@@ -77,11 +52,24 @@ export function useMultiplexedSubscriptions(options: MultiplexedSubscriptionsOpt
     if (!('schema' in buildExecutionContext(args))) return original(args);
     const source = await createSourceEventStream(args);
     if (!isAsyncIterable(source)) return source;
-    const key = keyOf(args);
+    const id = documentIds.get(args.document) ?? nextDocumentId++;
+    documentIds.set(args.document, id);
+    const key = `${id}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
     const field = rootFieldOf(args);
-    return eventsOf(source[Symbol.asyncIterator](), (event) =>
-      executeEvent(args, key, field, event),
-    );
+    const context = args.contextValue as FieldBudgetContext & PartialErrorsContext;
+    const run = async (event: unknown): Promise<ExecutionResult> => {
+      options.metrics.subscriptionExecuted(field);
+      const result = (await execute({ ...args, rootValue: event })) as ExecutionResult;
+      return sharedResult(settlePartialErrors(context, settleFieldBudget(context, result)));
+    };
+    return eventsOf(source[Symbol.asyncIterator](), (event) => {
+      if (typeof event !== 'object' || event === null) return run(event);
+      const byOperation = executions.get(event) ?? new Map<string, Execution>();
+      executions.set(event, byOperation);
+      const execution = byOperation.get(key) ?? run(event);
+      byOperation.set(key, execution);
+      return execution;
+    });
   };
 
   return {

@@ -71,12 +71,9 @@ export class ChangeStream implements AsyncIterableIterator<StreamItem> {
 
   next(): Promise<IteratorResult<StreamItem>> {
     const item = this.#queue.shift();
-    if (item) {
-      this.#options.beforeEach?.();
-      return Promise.resolve({ value: item, done: false });
-    }
-    if (this.#ended) return Promise.resolve({ value: undefined, done: true });
+    if (!item && this.#ended) return Promise.resolve({ value: undefined, done: true });
     this.#options.beforeEach?.();
+    if (item) return Promise.resolve({ value: item, done: false });
     return new Promise((resolve) => {
       this.#waiting = resolve;
     });

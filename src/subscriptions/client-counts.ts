@@ -17,14 +17,11 @@ export class ClientCounts {
     return this.#byClient.get(client) ?? 0;
   }
 
-  /** Counts one more for `client`: its release, which counts it down once however often called. */
+  /** Counts one more for `client`: its release, to be called once, counts it down. */
   add(client: string): () => void {
     this.#byClient.set(client, this.of(client) + 1);
     this.#total += 1;
-    let released = false;
     return () => {
-      if (released) return;
-      released = true;
       this.#total -= 1;
       const left = this.of(client) - 1;
       if (left > 0) this.#byClient.set(client, left);

@@ -1,7 +1,7 @@
 import type { ExecutionResult } from 'graphql';
 
-/** Results made to be written to many subscribers: their text is made once, then copied. */
-const shared = new WeakSet<object>();
+/** The text of each result made to be written to many subscribers, made once, then copied. */
+const texts = new WeakMap<object, () => string>();
 
 /**
  * Makes `result` one that many subscribers are sent as is: frozen, since every subscriber's
@@ -14,19 +14,12 @@ const shared = new WeakSet<object>();
 export function sharedResult(result: ExecutionResult): ExecutionResult {
   if (result.errors?.length) return result;
   let text: string | undefined;
-  Object.defineProperty(result, 'stringify', {
-    value: () => {
-      text ??= JSON.stringify(result);
-      return text;
-    },
-    enumerable: false,
-  });
-  shared.add(result);
+  const stringify = () => (text ??= JSON.stringify(result));
+  Object.defineProperty(result, 'stringify', { value: stringify, enumerable: false });
+  texts.set(result, stringify);
   return Object.freeze(result);
 }
 
 /** The JSON text of a result made by `sharedResult`, the same string for every subscriber. */
-export function serialisedOf(result: unknown): string | undefined {
-  if (typeof result !== 'object' || result === null || !shared.has(result)) return undefined;
-  return (result as { stringify: () => string }).stringify();
-}
+export const serialisedOf = (result: unknown): string | undefined =>
+  texts.get(result as object)?.();

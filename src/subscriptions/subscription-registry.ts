@@ -19,9 +19,6 @@ export const SUBSCRIPTION_FIELDS = [
 ] as const;
 export type SubscriptionField = (typeof SUBSCRIPTION_FIELDS)[number];
 
-/** How the client subscribed: an HTTP stream (SSE, or multipart) or a graphql-ws WebSocket. */
-export type SubscriptionTransport = 'http' | 'websocket';
-
 /** The subscriptions one WebSocket connection holds (an HTTP stream holds one and needs none). */
 export interface ConnectionSubscriptions {
   open: number;
@@ -30,7 +27,8 @@ export interface ConnectionSubscriptions {
 /** Who subscribes: for the log lines, metrics and per-connection and per-client limits. */
 export interface Subscriber {
   readonly requestId: string;
-  readonly transport: SubscriptionTransport;
+  /** How the client subscribed: an HTTP stream (SSE, or multipart) or a graphql-ws WebSocket. */
+  readonly transport: 'http' | 'websocket';
   /** The client as the rate limits know it (`clientAddressOf`), whatever its transport. */
   readonly clientAddress: string;
   readonly connection?: ConnectionSubscriptions | undefined;
@@ -148,6 +146,7 @@ export class SubscriptionRegistry {
 
   /** Queues `event` for `streams`, after every event queued before it. */
   #handOut(event: StatusChangeEvent, streams: ChangeStream[]): void {
+    if (streams.length === 0) return;
     this.#fanOuts.push({ event, streams, next: 0 });
     if (this.#fanOuts.length === 1) this.#fanOut();
   }
@@ -158,16 +157,12 @@ export class SubscriptionRegistry {
    * them in order.
    */
   #fanOut(): void {
-    let budget = FAN_OUT_BATCH;
-    while (budget > 0) {
+    for (let budget = FAN_OUT_BATCH; budget > 0; budget -= 1) {
       const fanOut = this.#fanOuts[0];
       if (fanOut === undefined) return;
-      const { event, streams } = fanOut;
-      const end = Math.min(fanOut.next + budget, streams.length);
-      for (let i = fanOut.next; i < end; i += 1) streams[i]?.push(event);
-      budget -= end - fanOut.next;
-      fanOut.next = end;
-      if (end === streams.length) this.#fanOuts.shift();
+      fanOut.streams[fanOut.next]?.push(fanOut.event);
+      fanOut.next += 1;
+      if (fanOut.next >= fanOut.streams.length) this.#fanOuts.shift();
     }
     if (this.#fanOuts.length > 0) setImmediate(() => this.#fanOut());
   }
@@ -247,15 +242,14 @@ export class SubscriptionRegistry {
     const pages = new Set(request.pages);
     // Shared, a late subscriber starts with the last event: one page's, so a subscription that
     // starts with several pages is its one client's alone, admitted here.
-    const sharedBy =
-      request.startWithPage && pages.size > 1 ? undefined : (subscriber.sharedBy ?? undefined);
+    const sharedBy = request.startWithPage && pages.size > 1 ? undefined : subscriber.sharedBy;
     const admission = sharedBy ? undefined : this.admit(subscriber, request.field);
     const release = this.#closed ? () => {} : poller.acquire(request.pages, request.documents);
     const stream: ChangeStream = new ChangeStream({
       accept: (event) => pages.has(pageSlugOf(event)) && request.accept(event),
       backlog: limits.backlog,
-      ...(request.beforeEach ? { beforeEach: request.beforeEach } : {}),
-      onEnd: (reason: StreamEndReason) => {
+      beforeEach: request.beforeEach,
+      onEnd: (reason) => {
         this.#streams.delete(stream);
         release();
         admission?.(reason);
