@@ -170,10 +170,8 @@ export class RedisConnection {
       }
     }
     const { listeners } = subscribed;
-    // Wrapped, so that one listener subscribed twice is two subscriptions.
-    const entry = (message: string) => listener(message);
-    listeners.add(entry);
-    return () => listeners.delete(entry);
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   /**
