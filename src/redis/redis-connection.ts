@@ -59,8 +59,7 @@ export class RedisConnection {
   #lastError: Error | undefined;
   /** Whether the subscriber connection listens to every channel. */
   #listening = false;
-  /** Set while commands time out on connections that look open: a hung Redis. */
-  #hung = false;
+  /** The pings of a hung Redis (commands time out on connections that look open), until it answers. */
   #ping: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -211,20 +210,19 @@ export class RedisConnection {
 
   #hang(error: Error): void {
     this.#lastError = error;
-    if (this.#hung) return;
-    this.#hung = true;
-    this.#update();
+    if (this.#ping) return;
     this.#ping = setInterval(() => {
       this.#commands.ping().then(
         () => {
           clearInterval(this.#ping);
-          this.#hung = false;
+          this.#ping = undefined;
           this.#update();
         },
         () => {},
       );
     }, this.#options.retryMs ?? 1_000);
     this.#ping.unref();
+    this.#update();
   }
 
   /** Whether a line of this kind may be logged now (and notes that it is): one per `LOG_EVERY_MS`. */
@@ -239,7 +237,7 @@ export class RedisConnection {
 
   #update(): void {
     if (this.#closed) return;
-    const connected = this.#commands.status === 'ready' && this.#listening && !this.#hung;
+    const connected = this.#commands.status === 'ready' && this.#listening && !this.#ping;
     const state: RedisState = connected
       ? 'connected'
       : this.#state === 'connecting' && this.#lastError === undefined
