@@ -54,8 +54,7 @@ export class RedisConnection {
   >();
   /** Per kind of line logged at most every `LOG_EVERY_MS`, when it was last logged. */
   readonly #logged = new Map<string, number>();
-  #state: RedisState = 'connecting';
-  #since = new Date();
+  #report: RedisReport = { state: 'connecting', since: new Date() };
   #lastError: Error | undefined;
   /** Whether the subscriber connection listens to every channel. */
   #listening = false;
@@ -112,16 +111,16 @@ export class RedisConnection {
   }
 
   get state(): RedisState {
-    return this.#state;
+    return this.#report.state;
   }
 
   /** Whether commands can be sent now; when not, callers work alone without trying. */
   get connected(): boolean {
-    return this.#state === 'connected';
+    return this.state === 'connected';
   }
 
   report(): RedisReport {
-    return { state: this.#state, since: this.#since };
+    return this.#report;
   }
 
   /** `name` in the gateway's key space: every key and channel starts with the configured prefix. */
@@ -134,7 +133,7 @@ export class RedisConnection {
    * connected, refuses a command or does not answer within the command timeout.
    */
   async run<Result>(work: (redis: Redis) => Promise<Result>): Promise<Result> {
-    if (this.#state !== 'connected') throw new RedisUnavailableError(`redis is ${this.#state}`);
+    if (!this.connected) throw new RedisUnavailableError(`redis is ${this.state}`);
     try {
       return await work(this.#commands);
     } catch (error) {
@@ -240,12 +239,11 @@ export class RedisConnection {
     const connected = this.#commands.status === 'ready' && this.#listening && !this.#ping;
     const state: RedisState = connected
       ? 'connected'
-      : this.#state === 'connecting' && this.#lastError === undefined
+      : this.state === 'connecting' && this.#lastError === undefined
         ? 'connecting'
         : 'unavailable';
-    if (state === this.#state) return;
-    this.#state = state;
-    this.#since = new Date();
+    if (state === this.state) return;
+    this.#report = { state, since: new Date() };
     const { logger, loggedUrl, onStateChange } = this.#options;
     if (state === 'connected') {
       logger.info(
