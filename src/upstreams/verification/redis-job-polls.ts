@@ -53,12 +53,6 @@ const Reply = z.union([
   z.tuple([z.literal('follow'), z.literal('state'), z.string()]),
 ]);
 
-export interface RedisJobPollsOptions {
-  readonly redis: RedisConnection;
-  /** `VERIFY_WATCH_INTERVAL_MS`: how long one replica's lease lasts. */
-  readonly intervalMs: number;
-}
-
 /**
  * One poll of a job per interval for all the replicas: the first to ask in an interval takes the
  * job's lease, polls the service and stores what it got; the others read that, at most one
@@ -67,10 +61,11 @@ export interface RedisJobPollsOptions {
  */
 export class RedisJobPolls {
   readonly #redis: RedisConnection;
+  /** `VERIFY_WATCH_INTERVAL_MS`: how long one replica's lease lasts. */
   readonly #intervalMs: number;
   readonly #token = randomUUID();
 
-  constructor({ redis, intervalMs }: RedisJobPollsOptions) {
+  constructor({ redis, intervalMs }: { redis: RedisConnection; intervalMs: number }) {
     this.#redis = redis;
     this.#intervalMs = intervalMs;
   }
