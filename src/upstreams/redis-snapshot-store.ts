@@ -263,6 +263,8 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   /** The store's record of this replica's stores, by fetch time. */
   readonly #stores: LRUCache<number, StoredSource>;
   readonly #now: () => number;
+  /** How long a failure record lives: long enough for the replicas that wait on the fetch. */
+  readonly #failureMs: number;
   readonly #keys: { snapshot: string; lock: string; failure: string };
   /** The version of each snapshot this process built or fetched. */
   readonly #versions = new WeakMap<Snapshot<Value>, string>();
@@ -288,6 +290,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     this.#channel = channel;
     this.#stores = stores;
     this.#now = options.now ?? Date.now;
+    this.#failureMs = Math.max(options.failureTtlMs, options.lockMs);
     this.#keys = {
       snapshot: redis.key(`snapshot:${options.name}`),
       lock: redis.key(`lock:${options.name}`),
@@ -371,7 +374,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
           waitedFor,
           failureTtlMs > 0 ? '1' : '0',
           known,
-          this.#failureMs(),
+          this.#failureMs,
           this.#now() + MAX_CLOCK_SKEW_MS,
           MAX_STORED_SNAPSHOT_BYTES,
         ],
@@ -402,11 +405,6 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     }
   }
 
-  /** How long a failure record lives: long enough for the replicas that wait on the fetch. */
-  #failureMs(): number {
-    return Math.max(this.#options.failureTtlMs, this.#options.lockMs);
-  }
-
   async #fetchHolding(
     token: string,
     baseline: Snapshot<Value> | undefined,
@@ -429,7 +427,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
           await recordFailure(
             this.#redis,
             [this.#keys.failure],
-            [token, error.code, status, this.#now(), this.#failureMs(), this.#channel, notice],
+            [token, error.code, status, this.#now(), this.#failureMs, this.#channel, notice],
           ).catch(() => {});
         }
         throw error;
@@ -535,7 +533,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     }
     const [, code, status, at] = parsed.data;
     const now = this.#now();
-    if (at > now + MAX_CLOCK_SKEW_MS || at < now - this.#failureMs() - MAX_CLOCK_SKEW_MS) {
+    if (at > now + MAX_CLOCK_SKEW_MS || at < now - this.#failureMs - MAX_CLOCK_SKEW_MS) {
       this.#refuse('failure record out of time', { at: new Date(at).toISOString() });
       return new RedisUnavailableError('a failure stored in redis is not of now');
     }
