@@ -54,13 +54,11 @@ export class RedisConnection {
   >();
   /** Per kind of line logged at most every `LOG_EVERY_MS`, when it was last logged. */
   readonly #logged = new Map<string, number>();
-  #state: RedisState = 'connecting';
-  #since = new Date();
+  #report: RedisReport = { state: 'connecting', since: new Date() };
   #lastError: Error | undefined;
   /** Whether the subscriber connection listens to every channel. */
   #listening = false;
-  /** Set while commands time out on connections that look open: a hung Redis. */
-  #hung = false;
+  /** The pings of a hung Redis (commands time out on connections that look open), until it answers. */
   #ping: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -113,16 +111,16 @@ export class RedisConnection {
   }
 
   get state(): RedisState {
-    return this.#state;
+    return this.#report.state;
   }
 
   /** Whether commands can be sent now; when not, callers work alone without trying. */
   get connected(): boolean {
-    return this.#state === 'connected';
+    return this.state === 'connected';
   }
 
   report(): RedisReport {
-    return { state: this.#state, since: this.#since };
+    return this.#report;
   }
 
   /** `name` in the gateway's key space: every key and channel starts with the configured prefix. */
@@ -135,7 +133,7 @@ export class RedisConnection {
    * connected, refuses a command or does not answer within the command timeout.
    */
   async run<Result>(work: (redis: Redis) => Promise<Result>): Promise<Result> {
-    if (this.#state !== 'connected') throw new RedisUnavailableError(`redis is ${this.#state}`);
+    if (!this.connected) throw new RedisUnavailableError(`redis is ${this.state}`);
     try {
       return await work(this.#commands);
     } catch (error) {
@@ -170,10 +168,8 @@ export class RedisConnection {
       }
     }
     const { listeners } = subscribed;
-    // Wrapped, so that one listener subscribed twice is two subscriptions.
-    const entry = (message: string) => listener(message);
-    listeners.add(entry);
-    return () => listeners.delete(entry);
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   /**
@@ -213,20 +209,19 @@ export class RedisConnection {
 
   #hang(error: Error): void {
     this.#lastError = error;
-    if (this.#hung) return;
-    this.#hung = true;
-    this.#update();
+    if (this.#ping) return;
     this.#ping = setInterval(() => {
       this.#commands.ping().then(
         () => {
           clearInterval(this.#ping);
-          this.#hung = false;
+          this.#ping = undefined;
           this.#update();
         },
         () => {},
       );
     }, this.#options.retryMs ?? 1_000);
     this.#ping.unref();
+    this.#update();
   }
 
   /** Whether a line of this kind may be logged now (and notes that it is): one per `LOG_EVERY_MS`. */
@@ -241,15 +236,14 @@ export class RedisConnection {
 
   #update(): void {
     if (this.#closed) return;
-    const connected = this.#commands.status === 'ready' && this.#listening && !this.#hung;
+    const connected = this.#commands.status === 'ready' && this.#listening && !this.#ping;
     const state: RedisState = connected
       ? 'connected'
-      : this.#state === 'connecting' && this.#lastError === undefined
+      : this.state === 'connecting' && this.#lastError === undefined
         ? 'connecting'
         : 'unavailable';
-    if (state === this.#state) return;
-    this.#state = state;
-    this.#since = new Date();
+    if (state === this.state) return;
+    this.#report = { state, since: new Date() };
     const { logger, loggedUrl, onStateChange } = this.#options;
     if (state === 'connected') {
       logger.info(

@@ -6,7 +6,7 @@ import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.
 import { isUpstreamError, type UpstreamEndpoint } from '../errors/upstream-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import type { RedisConnection } from '../redis/redis-connection.js';
-import { RedisScript } from '../redis/redis-script.js';
+import { redisScript } from '../redis/redis-script.js';
 import type { SharedLoad, Snapshot, SnapshotSharing } from './snapshot-cache.js';
 
 /*
@@ -26,7 +26,7 @@ import type { SharedLoad, Snapshot, SnapshotSharing } from './snapshot-cache.js'
  * lock not as this code writes them (no expiry or a longer one, a token of the wrong size, an
  * unknown code) is deleted first; a snapshot too large or from the future is not "newer".
  */
-const ACQUIRE = new RedisScript(`
+const acquireLock = redisScript<[status: string, detail?: string]>(`
 local failureTtl = redis.call('PTTL', KEYS[3])
 if failureTtl ~= -2 then
   local code = redis.call('HGET', KEYS[3], 'code')
@@ -63,7 +63,7 @@ return {'held', redis.call('GET', KEYS[1]) or ''}`);
  * the body is not over the size limit (then `large` and its size instead). A limit of -1 reads the
  * version and fetch time alone, for a notice to be checked against.
  */
-const READ = new RedisScript(`
+const readSnapshot = redisScript<unknown[]>(`
 if redis.call('HSTRLEN', KEYS[1], 'version') > 64 or redis.call('HSTRLEN', KEYS[1], 'fetchedAt') > 16 then
   return {'', '', 'large', 0}
 end
@@ -78,7 +78,7 @@ return {stored[1], stored[2], 'body', redis.call('HGET', KEYS[1], 'body')}`);
  * Stores a snapshot unless a newer one is there, clears the failure, and tells the replicas. A
  * stored snapshot more than the clock skew ahead of this one is from the future: replaced.
  */
-const STORE = new RedisScript(`
+const storeSnapshot = redisScript(`
 local stored = tonumber(redis.call('HGET', KEYS[1], 'fetchedAt') or '0') or 0
 local fetchedAt = tonumber(ARGV[2])
 if stored > fetchedAt and stored <= fetchedAt + tonumber(ARGV[7]) then return 0 end
@@ -90,7 +90,7 @@ redis.call('PUBLISH', ARGV[5], ARGV[6])
 return 1`);
 
 /** Records a failed fetch for the replicas waiting on it (and, for a failure TTL, the others). */
-const FAIL = new RedisScript(`
+const recordFailure = redisScript(`
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'token', ARGV[1], 'code', ARGV[2], 'status', ARGV[3], 'at', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
@@ -98,7 +98,7 @@ redis.call('PUBLISH', ARGV[6], ARGV[7])
 return 1`);
 
 /** Keeps the lock (for ARGV[2] ms) while its holder still fetches; without ARGV[2], releases it. */
-const RENEW_OR_RELEASE = new RedisScript(`
+const renewOrRelease = redisScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return redis.call('DEL', KEYS[1])`);
@@ -178,7 +178,7 @@ type Notice = z.infer<typeof Notice>;
 /** A stored snapshot's version and fetch time, as Redis answers them. */
 const StoredStamp = z.tuple([Token, EpochMsText]);
 
-/** A failure another replica recorded, as `ACQUIRE` answers it: a code, a status, a time. */
+/** A failure another replica recorded, as `acquireLock` answers it: a code, a status, a time. */
 const FailureReply = z.tuple([
   z.literal('failed'),
   z.enum(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_BAD_RESPONSE']),
@@ -222,11 +222,7 @@ export class RedisSnapshotStore {
 
   /** The sharing of one document, for its `SnapshotCache`. */
   document<Wire, Value>(options: SharedDocumentOptions<Wire, Value>): SnapshotSharing<Value> {
-    const document = new SharedDocument(options, {
-      redis: this.#redis,
-      channel: this.#channel,
-      stored: (source, fetchedAt) => this.#stores.set(fetchedAt, source),
-    });
+    const document = new SharedDocument(options, this.#redis, this.#channel, this.#stores);
     this.#documents.set(options.name, document as SharedDocument<unknown, unknown>);
     return document;
   }
@@ -260,17 +256,15 @@ export class RedisSnapshotStore {
   }
 }
 
-interface DocumentContext {
-  readonly redis: RedisConnection;
-  readonly channel: string;
-  /** Told of each snapshot this replica stored. */
-  stored(source: StoredSource, fetchedAt: number): void;
-}
-
 class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   readonly #options: SharedDocumentOptions<Wire, Value>;
-  readonly #context: DocumentContext;
+  readonly #redis: RedisConnection;
+  readonly #channel: string;
+  /** The store's record of this replica's stores, by fetch time. */
+  readonly #stores: LRUCache<number, StoredSource>;
   readonly #now: () => number;
+  /** How long a failure record lives: long enough for the replicas that wait on the fetch. */
+  readonly #failureMs: number;
   readonly #keys: { snapshot: string; lock: string; failure: string };
   /** The version of each snapshot this process built or fetched. */
   readonly #versions = new WeakMap<Snapshot<Value>, string>();
@@ -285,11 +279,18 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   #checking = false;
   #checkDue = false;
 
-  constructor(options: SharedDocumentOptions<Wire, Value>, context: DocumentContext) {
+  constructor(
+    options: SharedDocumentOptions<Wire, Value>,
+    redis: RedisConnection,
+    channel: string,
+    stores: LRUCache<number, StoredSource>,
+  ) {
     this.#options = options;
-    this.#context = context;
+    this.#redis = redis;
+    this.#channel = channel;
+    this.#stores = stores;
     this.#now = options.now ?? Date.now;
-    const { redis } = context;
+    this.#failureMs = Math.max(options.failureTtlMs, options.lockMs);
     this.#keys = {
       snapshot: redis.key(`snapshot:${options.name}`),
       lock: redis.key(`lock:${options.name}`),
@@ -298,7 +299,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   }
 
   get available(): boolean {
-    return this.#context.redis.connected;
+    return this.#redis.connected;
   }
 
   watch(listener: (supersedes: (snapshot: Snapshot<Value>) => boolean) => void): void {
@@ -340,7 +341,17 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       return known;
     }
     if (typeof body !== 'string') return known;
-    return this.#adopt(version, fetchedAt, body) ?? known;
+    // A stored document that does not pass the schema is as good as absent.
+    let wire: Wire;
+    try {
+      wire = this.#options.schema.parse(JSON.parse(body));
+    } catch (error) {
+      this.#refuse('invalid snapshot', { err: error });
+      return known;
+    }
+    const snapshot = this.#snapshotOf(version, fetchedAt, this.#options.build(wire));
+    if (!this.#latest || fetchedAt >= this.#latest.fetchedAt.getTime()) this.#setLatest(snapshot);
+    return snapshot;
   }
 
   async load(current: Snapshot<Value> | undefined, requestId?: string): Promise<SharedLoad<Value>> {
@@ -354,8 +365,8 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     let waitedFor = '';
     for (;;) {
       const token = randomUUID();
-      const reply = (await this.#run(
-        ACQUIRE,
+      const reply = await acquireLock(
+        this.#redis,
         [this.#keys.lock, this.#keys.snapshot, this.#keys.failure],
         [
           token,
@@ -363,11 +374,11 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
           waitedFor,
           failureTtlMs > 0 ? '1' : '0',
           known,
-          this.#failureMs(),
+          this.#failureMs,
           this.#now() + MAX_CLOCK_SKEW_MS,
           MAX_STORED_SNAPSHOT_BYTES,
         ],
-      )) as [string, string?];
+      );
       const [status, detail = ''] = reply;
       if (status === 'failed') throw this.#failureOf(reply);
       if (status === 'acquired') return this.#fetchHolding(token, baseline, requestId);
@@ -390,13 +401,8 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       if (this.#now() > deadline) {
         throw new RedisUnavailableError(`waited ${maxWaitMs} ms for another replica's fetch`);
       }
-      await this.#waitForNotice(POLL_MS);
+      await this.#waitForNotice();
     }
-  }
-
-  /** How long a failure record lives: long enough for the replicas that wait on the fetch. */
-  #failureMs(): number {
-    return Math.max(this.#options.failureTtlMs, this.#options.lockMs);
   }
 
   async #fetchHolding(
@@ -404,11 +410,10 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     baseline: Snapshot<Value> | undefined,
     requestId: string | undefined,
   ): Promise<SharedLoad<Value>> {
-    const { channel } = this.#context;
-    const { lockMs, name } = this.#options;
+    const { lockMs, name, retainMs } = this.#options;
     const lock = [this.#keys.lock];
     const renew = setInterval(() => {
-      this.#run(RENEW_OR_RELEASE, lock, [token, lockMs]).catch(() => {});
+      renewOrRelease(this.#redis, lock, [token, lockMs]).catch(() => {});
     }, lockMs / 3);
     renew.unref();
     try {
@@ -419,10 +424,10 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
         if (isUpstreamError(error)) {
           const status = error instanceof UpstreamUnavailableError ? (error.status ?? '') : '';
           const notice = JSON.stringify({ name } satisfies Notice);
-          await this.#run(
-            FAIL,
+          await recordFailure(
+            this.#redis,
             [this.#keys.failure],
-            [token, error.code, status, this.#now(), this.#failureMs(), channel, notice],
+            [token, error.code, status, this.#now(), this.#failureMs, this.#channel, notice],
           ).catch(() => {});
         }
         throw error;
@@ -434,19 +439,19 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       // Over the limit, it is too large for the others to read: each replica fetches it alone.
       if (Buffer.byteLength(body) <= MAX_STORED_SNAPSHOT_BYTES) {
         const notice = JSON.stringify({ name, version: token, fetchedAt } satisfies Notice);
-        const stored = await this.#run(
-          STORE,
+        const stored = await storeSnapshot(
+          this.#redis,
           [this.#keys.snapshot, this.#keys.failure],
-          [token, fetchedAt, body, this.#options.retainMs, channel, notice, MAX_CLOCK_SKEW_MS],
+          [token, fetchedAt, body, retainMs, this.#channel, notice, MAX_CLOCK_SKEW_MS],
         )
           // Redis went away meanwhile: this replica keeps what it fetched, as it would alone.
           .catch(() => 0);
-        if (stored === 1) this.#context.stored({ name, version: token }, fetchedAt);
+        if (stored === 1) this.#stores.set(fetchedAt, { name, version: token });
       }
       return { snapshot, fetched: true, previous: baseline };
     } finally {
       clearInterval(renew);
-      await this.#run(RENEW_OR_RELEASE, lock, [token]).catch(() => {});
+      await renewOrRelease(this.#redis, lock, [token]).catch(() => {});
     }
   }
 
@@ -484,38 +489,21 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       });
   }
 
-  #waitForNotice(ms: number): Promise<void> {
+  /** Resolves on the next notice about this document, or after `POLL_MS`. */
+  #waitForNotice(): Promise<void> {
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);
         this.#wakes.delete(wake);
         resolve();
       };
-      const timer = setTimeout(wake, ms);
+      const timer = setTimeout(wake, POLL_MS);
       this.#wakes.add(wake);
     });
   }
 
-  #run(script: RedisScript, keys: string[], args: (string | number)[]): Promise<unknown> {
-    return this.#context.redis.run((redis) => script.run(redis, keys, args));
-  }
-
   #read(knownVersion: string, maxBytes: number): Promise<unknown[]> {
-    return this.#run(READ, [this.#keys.snapshot], [knownVersion, maxBytes]) as Promise<unknown[]>;
-  }
-
-  /** Builds a stored document; one that does not pass the schema is as good as absent. */
-  #adopt(version: string, fetchedAt: number, body: string): Snapshot<Value> | undefined {
-    let wire: Wire;
-    try {
-      wire = this.#options.schema.parse(JSON.parse(body));
-    } catch (error) {
-      this.#refuse('invalid snapshot', { err: error });
-      return undefined;
-    }
-    const snapshot = this.#snapshotOf(version, fetchedAt, this.#options.build(wire));
-    if (!this.#latest || fetchedAt >= this.#latest.fetchedAt.getTime()) this.#setLatest(snapshot);
-    return snapshot;
+    return readSnapshot(this.#redis, [this.#keys.snapshot], [knownVersion, maxBytes]);
   }
 
   #setLatest(snapshot: Snapshot<Value>): void {
@@ -530,7 +518,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   }
 
   #refuse(kind: string, details: Record<string, unknown> = {}): void {
-    this.#context.redis.refused(kind, { ...details, document: this.#options.name });
+    this.#redis.refused(kind, { ...details, document: this.#options.name });
   }
 
   /**
@@ -545,7 +533,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     }
     const [, code, status, at] = parsed.data;
     const now = this.#now();
-    if (at > now + MAX_CLOCK_SKEW_MS || at < now - this.#failureMs() - MAX_CLOCK_SKEW_MS) {
+    if (at > now + MAX_CLOCK_SKEW_MS || at < now - this.#failureMs - MAX_CLOCK_SKEW_MS) {
       this.#refuse('failure record out of time', { at: new Date(at).toISOString() });
       return new RedisUnavailableError('a failure stored in redis is not of now');
     }

@@ -58,7 +58,8 @@ export class RedisChangeBus implements ChangeBus {
   /** Tells this replica's own messages apart when Redis sends them back. */
   readonly #origin = randomUUID();
   readonly #stopListening: () => void;
-  #subscribers = 0;
+  /** This replica's subscriptions, by their `#local` unsubscribe. */
+  readonly #subscriptions = new Set<() => void>();
   /** The received events being checked, in order. */
   #checking: Promise<void> = Promise.resolve();
   #pendingBytes = 0;
@@ -103,11 +104,9 @@ export class RedisChangeBus implements ChangeBus {
 
   subscribe(listener: (event: StatusChangeEvent) => void): () => void {
     const unsubscribe = this.#local.subscribe(listener);
-    this.#subscribers += 1;
-    let subscribed = true;
+    this.#subscriptions.add(unsubscribe);
     return () => {
-      if (subscribed) this.#subscribers -= 1;
-      subscribed = false;
+      this.#subscriptions.delete(unsubscribe);
       unsubscribe();
     };
   }
@@ -119,7 +118,7 @@ export class RedisChangeBus implements ChangeBus {
 
   #receive(text: string): void {
     // Nobody here to tell: nothing to check.
-    if (this.#subscribers === 0) return;
+    if (this.#subscriptions.size === 0) return;
     let message: ChangeMessage;
     try {
       message = ChangeMessage.parse(JSON.parse(text));

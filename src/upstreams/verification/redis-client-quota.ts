@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isRedisUnavailable } from '../../errors/redis-unavailable-error.js';
 import type { RedisConnection } from '../../redis/redis-connection.js';
-import { RedisScript } from '../../redis/redis-script.js';
+import { redisScript } from '../../redis/redis-script.js';
 import {
   type ClientQuota,
   type ClientQuotaOptions,
@@ -15,7 +15,7 @@ import {
  * script never leaves it (not a count, no expiry, or one longer than the window: written by
  * someone else) starts a new window, so that nobody can hold a client back past one window.
  */
-const TAKE = new RedisScript(`
+const countInWindow = redisScript<[used: number, remainingMs: number]>(`
 local remaining = redis.call('PTTL', KEYS[1])
 if remaining > tonumber(ARGV[1]) or (remaining ~= -2 and
   (redis.call('TYPE', KEYS[1]).ok ~= 'string' or not tonumber(redis.call('GET', KEYS[1]) or '0'))) then
@@ -49,9 +49,8 @@ export class RedisClientQuota implements ClientQuota {
     let used: number;
     let remainingMs: number;
     try {
-      [used, remainingMs] = (await this.#redis.run((redis) =>
-        TAKE.run(redis, [this.#keyOf(client)], [this.#options.windowMs]),
-      )) as [number, number];
+      const keys = [this.#keyOf(client)];
+      [used, remainingMs] = await countInWindow(this.#redis, keys, [this.#options.windowMs]);
     } catch (error) {
       if (!isRedisUnavailable(error)) throw error;
       return this.#alone.take(client);

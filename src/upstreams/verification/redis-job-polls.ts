@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
 import type { RedisConnection } from '../../redis/redis-connection.js';
-import { RedisScript } from '../../redis/redis-script.js';
+import { redisScript } from '../../redis/redis-script.js';
 import { MAX_CLOCK_SKEW_MS } from '../redis-snapshot-store.js';
 import { jobEndpoint } from './apiv2-errors.js';
 import type { JobPoll } from './job-watcher.js';
@@ -20,7 +20,7 @@ import { WireV2Job } from './wire-v2.js';
  * Takes the job's lease for this interval, or answers what the holder stored: its size when over
  * the limit, else the value.
  */
-const POLL = new RedisScript(`
+const leaseOrRead = redisScript(`
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -1 or ttl > tonumber(ARGV[2]) or (ttl ~= -2 and redis.call('TYPE', KEYS[1]).ok ~= 'string') then
   redis.call('DEL', KEYS[1])
@@ -53,12 +53,6 @@ const Reply = z.union([
   z.tuple([z.literal('follow'), z.literal('state'), z.string()]),
 ]);
 
-export interface RedisJobPollsOptions {
-  readonly redis: RedisConnection;
-  /** `VERIFY_WATCH_INTERVAL_MS`: how long one replica's lease lasts. */
-  readonly intervalMs: number;
-}
-
 /**
  * One poll of a job per interval for all the replicas: the first to ask in an interval takes the
  * job's lease, polls the service and stores what it got; the others read that, at most one
@@ -67,10 +61,11 @@ export interface RedisJobPollsOptions {
  */
 export class RedisJobPolls {
   readonly #redis: RedisConnection;
+  /** `VERIFY_WATCH_INTERVAL_MS`: how long one replica's lease lasts. */
   readonly #intervalMs: number;
   readonly #token = randomUUID();
 
-  constructor({ redis, intervalMs }: RedisJobPollsOptions) {
+  constructor({ redis, intervalMs }: { redis: RedisConnection; intervalMs: number }) {
     this.#redis = redis;
     this.#intervalMs = intervalMs;
   }
@@ -82,11 +77,8 @@ export class RedisJobPolls {
   async poll(id: string, fetch: () => Promise<JobPoll>): Promise<JobPoll | undefined> {
     const lease = this.#redis.key(`verify-job-lease:${id}`);
     const state = this.#redis.key(`verify-job:${id}`);
-    const reply = Reply.safeParse(
-      await this.#redis.run((redis) =>
-        POLL.run(redis, [lease, state], [this.#token, this.#intervalMs, MAX_SHARED_JOB_BYTES]),
-      ),
-    );
+    const args = [this.#token, this.#intervalMs, MAX_SHARED_JOB_BYTES];
+    const reply = Reply.safeParse(await leaseOrRead(this.#redis, [lease, state], args));
     if (!reply.success) {
       this.#redis.refused('malformed job poll reply', { job: id });
       return undefined;
