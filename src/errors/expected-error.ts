@@ -35,6 +35,3 @@ export abstract class ExpectedError extends Error {
     return { code: this.code };
   }
 }
-
-export const isExpectedError = (error: unknown): error is ExpectedError =>
-  error instanceof ExpectedError;

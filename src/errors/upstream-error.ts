@@ -28,6 +28,3 @@ export abstract class UpstreamError extends ExpectedError {
     return { code: this.code, upstream: this.endpoint.upstream };
   }
 }
-
-export const isUpstreamError = (error: unknown): error is UpstreamError =>
-  error instanceof UpstreamError;

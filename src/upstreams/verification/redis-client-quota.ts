@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isRedisUnavailable } from '../../errors/redis-unavailable-error.js';
+import { RedisUnavailableError } from '../../errors/redis-unavailable-error.js';
 import type { RedisConnection } from '../../redis/redis-connection.js';
 import { RedisScript } from '../../redis/redis-script.js';
 import {
@@ -53,7 +53,7 @@ export class RedisClientQuota implements ClientQuota {
         TAKE.run(redis, [this.#keyOf(client)], [this.#options.windowMs]),
       )) as [number, number];
     } catch (error) {
-      if (!isRedisUnavailable(error)) throw error;
+      if (!(error instanceof RedisUnavailableError)) throw error;
       return this.#alone.take(client);
     }
     if (used > this.#options.limit) throw quotaExceeded(this.#options, remainingMs);
