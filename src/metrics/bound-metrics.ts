@@ -137,26 +137,21 @@ export class BoundHistogram<Name extends string> extends BoundMetric<Name, Histo
   }
 
   protected values(series: HistogramSeries<Name>): PrintedValue[] {
-    const bucket = `${this.name}_bucket`;
-    const values: PrintedValue[] = [];
+    const { labels } = series;
     let cumulative = 0;
-    this.#bounds.forEach((bound, index) => {
+    const buckets = [...this.#bounds, '+Inf'].map((le, index) => {
       cumulative += series.counts[index] as number;
-      values.push(bucketValue(bucket, bound, cumulative, series.labels));
+      return {
+        metricName: `${this.name}_bucket`,
+        labels: { le },
+        sharedLabels: labels,
+        value: cumulative,
+      };
     });
-    values.push(
-      bucketValue(bucket, '+Inf', series.count, series.labels),
-      { metricName: `${this.name}_sum`, labels: series.labels, value: series.sum },
-      { metricName: `${this.name}_count`, labels: series.labels, value: series.count },
-    );
-    return values;
+    return [
+      ...buckets,
+      { metricName: `${this.name}_sum`, labels, value: series.sum },
+      { metricName: `${this.name}_count`, labels, value: series.count },
+    ];
   }
 }
-
-/** A bucket line as prom-client prints it: `le` first, then the series' labels. */
-const bucketValue = (
-  metricName: string,
-  le: number | string,
-  value: number,
-  labels: Readonly<Record<string, string>>,
-): PrintedValue => ({ metricName, labels: { le }, sharedLabels: labels, value });
