@@ -7,6 +7,12 @@ export type ErrorResultType =
   | 'RateLimitedError'
   | 'UpstreamUnavailableError';
 
+export interface ExpectedErrorOptions {
+  readonly cause?: unknown;
+  /** The upstream's own id for the error, when it gave one (APIv2's `errorId`). */
+  readonly errorId?: string | undefined;
+}
+
 /**
  * A way for an operation to fail that the gateway expects and can explain: bad input, an upstream
  * that failed or refused. Its message is written for the client (it never holds a host, a stack or
@@ -17,10 +23,9 @@ export type ErrorResultType =
 export abstract class ExpectedError extends Error {
   abstract readonly code: ErrorCode;
   abstract readonly resultType: ErrorResultType;
-  /** The upstream's own id for the error, when it gave one (APIv2's `errorId`). */
   readonly errorId: string | null;
 
-  constructor(message: string, options: { cause?: unknown; errorId?: string | undefined } = {}) {
+  constructor(message: string, options: ExpectedErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.errorId = options.errorId ?? null;
   }
@@ -30,6 +35,3 @@ export abstract class ExpectedError extends Error {
     return { code: this.code };
   }
 }
-
-export const isExpectedError = (error: unknown): error is ExpectedError =>
-  error instanceof ExpectedError;

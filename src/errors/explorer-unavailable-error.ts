@@ -1,4 +1,4 @@
-import { ExpectedError } from './expected-error.js';
+import { ExpectedError, type ExpectedErrorOptions } from './expected-error.js';
 
 /**
  * The verification service works, but the block explorer it imports sources from (Etherscan)
@@ -14,7 +14,7 @@ export class ExplorerUnavailableError extends ExpectedError {
   readonly status: number;
 
   /** `reason` is the service's own explanation, e.g. "Network error while connecting to Etherscan API." */
-  constructor(reason: string, status: number, options: { errorId?: string | undefined } = {}) {
+  constructor(reason: string, status: number, options: ExpectedErrorOptions = {}) {
     super(
       `The verification service could not get the sources from the block explorer: ${reason}`,
       options,

@@ -1,4 +1,4 @@
-import { ExpectedError } from './expected-error.js';
+import { ExpectedError, type ExpectedErrorOptions } from './expected-error.js';
 
 /** The input was refused, before anything was sent upstream or by the upstream's own checks. */
 export class InvalidInputError extends ExpectedError {
@@ -8,7 +8,7 @@ export class InvalidInputError extends ExpectedError {
   /** The input field at fault, as named in the operation's input, e.g. `address`. */
   readonly field: string;
 
-  constructor(field: string, message: string, options: { errorId?: string | undefined } = {}) {
+  constructor(field: string, message: string, options: ExpectedErrorOptions = {}) {
     super(message, options);
     this.field = field;
   }

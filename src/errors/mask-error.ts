@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { type MaskError, maskError as maskUnexpectedError } from 'graphql-yoga';
-import { isExpectedError } from './expected-error.js';
+import { ExpectedError } from './expected-error.js';
 
 /**
  * Decides what clients see of an error thrown while executing. An `ExpectedError` keeps its
@@ -8,7 +8,7 @@ import { isExpectedError } from './expected-error.js';
  * bug: Yoga logs it with its stack, and clients get "Unexpected error.".
  */
 export const maskError: MaskError = (error, message, isDev) => {
-  if (error instanceof GraphQLError && isExpectedError(error.originalError)) {
+  if (error instanceof GraphQLError && error.originalError instanceof ExpectedError) {
     // The client's error alone, the same object (Yoga logs any error masking replaces): Yoga counts
     // an error wrapping anything but a GraphQL error as unexpected, and answers 500 when no data
     // comes with it (a subscription refused for its arguments), where the error is the client's.

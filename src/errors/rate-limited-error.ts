@@ -1,4 +1,4 @@
-import { ExpectedError } from './expected-error.js';
+import { ExpectedError, type ExpectedErrorOptions } from './expected-error.js';
 
 /** The verification service, or the explorer behind it, asked the caller to slow down. */
 export class RateLimitedError extends ExpectedError {
@@ -11,7 +11,7 @@ export class RateLimitedError extends ExpectedError {
   constructor(
     message: string,
     retryAfterSeconds: number | null,
-    options: { errorId?: string | undefined } = {},
+    options: ExpectedErrorOptions = {},
   ) {
     super(message, options);
     this.retryAfterSeconds = retryAfterSeconds;

@@ -5,6 +5,3 @@
 export class RedisUnavailableError extends Error {
   override readonly name = 'RedisUnavailableError';
 }
-
-export const isRedisUnavailable = (error: unknown): error is RedisUnavailableError =>
-  error instanceof RedisUnavailableError;

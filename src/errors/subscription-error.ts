@@ -6,15 +6,8 @@ import { GraphQLError } from 'graphql';
  * graphql-ws as an `error` or `next` message.
  */
 
-/** A limit on open subscriptions; each is named by the variable that sets it. */
-export type SubscriptionLimit =
-  | 'MAX_SUBSCRIPTIONS'
-  | 'MAX_SSE_SUBSCRIPTIONS'
-  | 'MAX_SUBSCRIPTIONS_PER_CONNECTION'
-  | 'MAX_SUBSCRIPTIONS_PER_CLIENT'
-  | 'SUBSCRIPTION_HEAP_LIMIT';
-
-const MESSAGES: Record<SubscriptionLimit, (max: number) => string> = {
+/** The refusal of each limit on open subscriptions, by the variable that sets it. */
+const MESSAGES = {
   MAX_SUBSCRIPTIONS: (max) =>
     `The gateway already serves ${max} subscriptions, as many as it allows. Retry later.`,
   MAX_SSE_SUBSCRIPTIONS: (max) =>
@@ -25,13 +18,13 @@ const MESSAGES: Record<SubscriptionLimit, (max: number) => string> = {
     `This client already holds ${max} subscriptions, over SSE and WebSocket together, as many as one client may. Close one first.`,
   SUBSCRIPTION_HEAP_LIMIT: (share) =>
     `The gateway has no memory for another subscription: more than ${Number((share * 100).toFixed(1))}% of its heap is in use. Retry later.`,
-};
+} satisfies Record<string, (max: number) => string>;
 
 /**
  * A limit on open subscriptions is reached; `limit` names the variable that sets it, `max` its
  * value (a share of the heap limit for `SUBSCRIPTION_HEAP_LIMIT`).
  */
-export const tooManySubscriptions = (limit: SubscriptionLimit, max: number) =>
+export const tooManySubscriptions = (limit: keyof typeof MESSAGES, max: number) =>
   new GraphQLError(MESSAGES[limit](max), {
     extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit },
   });

@@ -1,4 +1,4 @@
-import { ExpectedError } from './expected-error.js';
+import { ExpectedError, type ExpectedErrorOptions } from './expected-error.js';
 
 /** Where a failed upstream call went: which upstream, and which endpoint of it. */
 export interface UpstreamEndpoint {
@@ -7,11 +7,6 @@ export interface UpstreamEndpoint {
   readonly method: string;
   /** The path of the endpoint below the upstream's base URL, e.g. `/summary.json`. */
   readonly path: string;
-}
-
-export interface UpstreamErrorOptions {
-  readonly cause?: unknown;
-  readonly errorId?: string | undefined;
 }
 
 /**
@@ -23,8 +18,9 @@ export abstract class UpstreamError extends ExpectedError {
   readonly resultType = 'UpstreamUnavailableError';
   readonly endpoint: UpstreamEndpoint;
 
-  constructor(endpoint: UpstreamEndpoint, message: string, options: UpstreamErrorOptions = {}) {
-    super(message, options);
+  /** `what` follows the endpoint's name: "The status feed GET /summary.json is unavailable: …". */
+  constructor(endpoint: UpstreamEndpoint, what: string, options: ExpectedErrorOptions = {}) {
+    super(`The ${endpoint.upstream} ${endpoint.method} ${endpoint.path} ${what}`, options);
     this.endpoint = endpoint;
   }
 
@@ -32,9 +28,3 @@ export abstract class UpstreamError extends ExpectedError {
     return { code: this.code, upstream: this.endpoint.upstream };
   }
 }
-
-export const describeEndpoint = ({ upstream, method, path }: UpstreamEndpoint) =>
-  `${upstream} ${method} ${path}`;
-
-export const isUpstreamError = (error: unknown): error is UpstreamError =>
-  error instanceof UpstreamError;

@@ -1,9 +1,5 @@
-import {
-  describeEndpoint,
-  type UpstreamEndpoint,
-  UpstreamError,
-  type UpstreamErrorOptions,
-} from './upstream-error.js';
+import type { ExpectedErrorOptions } from './expected-error.js';
+import { type UpstreamEndpoint, UpstreamError } from './upstream-error.js';
 
 /** The upstream could not be reached, timed out, or answered with an error status. */
 export class UpstreamUnavailableError extends UpstreamError {
@@ -15,9 +11,9 @@ export class UpstreamUnavailableError extends UpstreamError {
   constructor(
     endpoint: UpstreamEndpoint,
     reason: string,
-    options: UpstreamErrorOptions & { status?: number } = {},
+    options: ExpectedErrorOptions & { status?: number } = {},
   ) {
-    super(endpoint, `The ${describeEndpoint(endpoint)} is unavailable: ${reason}`, options);
+    super(endpoint, `is unavailable: ${reason}`, options);
     this.status = options.status;
   }
 }

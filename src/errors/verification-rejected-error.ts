@@ -1,4 +1,4 @@
-import { ExpectedError } from './expected-error.js';
+import { ExpectedError, type ExpectedErrorOptions } from './expected-error.js';
 
 /** The verification service refused the request, or the verification failed. */
 export class VerificationRejectedError extends ExpectedError {
@@ -13,7 +13,7 @@ export class VerificationRejectedError extends ExpectedError {
   constructor(
     message: string,
     status: number,
-    options: { upstreamCode?: string | undefined; errorId?: string | undefined } = {},
+    options: ExpectedErrorOptions & { upstreamCode?: string | undefined } = {},
   ) {
     super(message, options);
     this.status = status;

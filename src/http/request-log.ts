@@ -1,19 +1,6 @@
-import type { Logger } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from '../config.js';
-import { lineWriterOf } from '../observability/logger.js';
 import type { RequestScope } from '../observability/request-scope.js';
-
-/**
- * Which requests get a `request` log line (`LOG_REQUESTS`). Every request is counted in the
- * metrics whatever the mode, and an answer with an error is logged in every mode.
- * - `sampled`: every request, but only the first `sampledHitsPerSecond` response-cache hits (and
- *   their 304s) of each second; one `request lines skipped` line counts the others of that second.
- * - `all`: every request, response-cache hits included.
- * - `uncached`: every request but response-cache hits.
- * - `errors`: only answers with an error (status 400 and above, or an error code in the answer)
- *   and those that name a verification outcome (`results`).
- */
-export type RequestLogPolicy = Config['logRequests'];
 
 /** pino's number for `info`, the level of a response-cache hit's line. */
 const INFO = 30;
@@ -32,8 +19,12 @@ const HEALTH_PROBES = new Set(['/health', '/readiness']);
  * union of outcomes (`results: { verifyContract: 'UpstreamUnavailableError' }`). The line never
  * holds the query string, the body or headers, which may carry secrets.
  */
-export function createRequestLog(logger: Logger, { mode, sampledHitsPerSecond }: RequestLogPolicy) {
-  const writeLine = lineWriterOf(logger);
+export function createRequestLog(
+  logger: Logger,
+  { mode, sampledHitsPerSecond }: Config['logRequests'],
+) {
+  // A hit's line, built by hand, goes straight to pino's destination (`pino.symbols` serve that).
+  const destination: DestinationStream = Reflect.get(logger, pino.symbols.streamSym);
   /** With `sampled`: the second (epoch s) being counted, its hits with a line, those without. */
   let second = 0;
   let hitLines = 0;
@@ -84,11 +75,10 @@ export function createRequestLog(logger: Logger, { mode, sampledHitsPerSecond }:
 
   /**
    * The line of a response-cache hit (200, or 304 to a conditional request) at `now` (epoch ms),
-   * the hot path. The line is
-   * the one pino would write, built by hand, because pino's serializing (mixin, redaction, object
-   * spread) cost as much as the rest of the hit; `operationField` is `,"operation":"…"` (or
-   * empty), made once when the answer was stored. Nothing in it needs escaping: a request id is
-   * `[\w.:-]` or a UUID, and method and path are the front door's own.
+   * the hot path. The line is the one pino would write, built by hand, because pino's serializing
+   * (mixin, redaction, object spread) cost as much as the rest of the hit; `operationField` is
+   * `,"operation":"…"` (or empty), made once when the answer was stored. Nothing in it needs
+   * escaping: a request id is `[\w.:-]` or a UUID, and method and path are the front door's own.
    */
   function hit(
     scope: RequestScope,
@@ -113,13 +103,8 @@ export function createRequestLog(logger: Logger, { mode, sampledHitsPerSecond }:
       hitLines += 1;
     } else if (mode !== 'all') return;
     if (!logger.isLevelEnabled('info')) return;
-    const rounded = Math.round(ms * 10) / 10;
-    if (!writeLine) {
-      logger.info({ requestId: scope.requestId, method, path, status, ms: rounded }, 'request');
-      return;
-    }
-    writeLine(
-      `{"level":${INFO},"time":${now}${base},"requestId":"${scope.requestId}","method":"${method}","path":"${path}","status":${status},"ms":${rounded}${operationField},"cache":"hit","msg":"request"}\n`,
+    destination.write(
+      `{"level":${INFO},"time":${now}${base},"requestId":"${scope.requestId}","method":"${method}","path":"${path}","status":${status},"ms":${Math.round(ms * 10) / 10}${operationField},"cache":"hit","msg":"request"}\n`,
     );
   }
 

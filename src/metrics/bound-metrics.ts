@@ -31,7 +31,6 @@ abstract class BoundMetric<Name extends string, Series extends { readonly labels
   readonly name: string;
   readonly help: string;
   abstract readonly type: 'counter' | 'histogram';
-  readonly aggregator = 'sum' as const;
   readonly #labelNames: readonly Name[];
   readonly #series = new Map<string, Series>();
 
@@ -64,23 +63,18 @@ abstract class BoundMetric<Name extends string, Series extends { readonly labels
       name: this.name,
       help: this.help,
       type: this.type,
-      aggregator: this.aggregator,
       values: [...this.#series.values()].flatMap((series) => this.values(series)),
     };
-  }
-
-  reset(): void {
-    this.#series.clear();
   }
 }
 
 /** One counter series. */
-export class CounterSeries<Name extends string> {
+class CounterSeries<Name extends string> {
   value = 0;
   constructor(readonly labels: Labels<Name>) {}
 
-  inc(by = 1): void {
-    this.value += by;
+  inc(): void {
+    this.value += 1;
   }
 }
 
@@ -88,8 +82,8 @@ export class CounterSeries<Name extends string> {
 export class BoundCounter<Name extends string> extends BoundMetric<Name, CounterSeries<Name>> {
   readonly type = 'counter';
 
-  inc(labels: Labels<Name>, by = 1): void {
-    this.series(labels).value += by;
+  inc(labels: Labels<Name>): void {
+    this.series(labels).inc();
   }
 
   protected create(labels: Labels<Name>) {
@@ -102,7 +96,7 @@ export class BoundCounter<Name extends string> extends BoundMetric<Name, Counter
 }
 
 /** One histogram series: a count per bucket (the last one +Inf), the sum and the count. */
-export class HistogramSeries<Name extends string> {
+class HistogramSeries<Name extends string> {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
@@ -143,26 +137,21 @@ export class BoundHistogram<Name extends string> extends BoundMetric<Name, Histo
   }
 
   protected values(series: HistogramSeries<Name>): PrintedValue[] {
-    const bucket = `${this.name}_bucket`;
-    const values: PrintedValue[] = [];
+    const { labels } = series;
     let cumulative = 0;
-    this.#bounds.forEach((bound, index) => {
+    const buckets = [...this.#bounds, '+Inf'].map((le, index) => {
       cumulative += series.counts[index] as number;
-      values.push(bucketValue(bucket, bound, cumulative, series.labels));
+      return {
+        metricName: `${this.name}_bucket`,
+        labels: { le },
+        sharedLabels: labels,
+        value: cumulative,
+      };
     });
-    values.push(
-      bucketValue(bucket, '+Inf', series.count, series.labels),
-      { metricName: `${this.name}_sum`, labels: series.labels, value: series.sum },
-      { metricName: `${this.name}_count`, labels: series.labels, value: series.count },
-    );
-    return values;
+    return [
+      ...buckets,
+      { metricName: `${this.name}_sum`, labels, value: series.sum },
+      { metricName: `${this.name}_count`, labels, value: series.count },
+    ];
   }
 }
-
-/** A bucket line as prom-client prints it: `le` first, then the series' labels. */
-const bucketValue = (
-  metricName: string,
-  le: number | string,
-  value: number,
-  labels: Readonly<Record<string, string>>,
-): PrintedValue => ({ metricName, labels: { le }, sharedLabels: labels, value });

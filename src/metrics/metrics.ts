@@ -29,11 +29,7 @@ const fieldLabel = (field: string) =>
   (SUBSCRIPTION_FIELDS as readonly string[]).includes(field) ? field : 'other';
 
 /** A label value in snake_case: `status feed` → `status_feed`. */
-const snakeCase = (value: string) =>
-  value
-    .trim()
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_');
+const snakeCase = (value: string) => value.toLowerCase().replace(/[^a-z0-9]+/g, '_');
 
 /**
  * The gateway's Prometheus metrics, in a registry of its own (not prom-client's global one), so

@@ -1,9 +1,6 @@
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
 import { currentRequestScope } from './request-scope.js';
 
-/** Where each logger's lines go, for code that writes a line it built itself (`lineWriterOf`). */
-const destinations = new WeakMap<Logger, DestinationStream>();
-
 /**
  * The gateway's structured log: one JSON object a line on stdout. Anything that could carry a
  * secret is redacted at this single point as a second line of defence.
@@ -13,20 +10,32 @@ const destinations = new WeakMap<Logger, DestinationStream>();
  * at exit. A line written while a request is served carries its `requestId` (see `RequestScope`).
  */
 export function createLogger(level: LevelWithSilent, destination?: DestinationStream): Logger {
-  const stream = destination ?? batchedStdout();
-  const logger = pino(options(level), stream);
-  destinations.set(logger, stream);
-  return logger;
-}
-
-/**
- * A writer of whole lines to `logger`'s destination, for a line too frequent to build through
- * pino (a response-cache hit's request line, see `request-log.ts`): the caller writes exactly what
- * pino would, level check included. `undefined` for a logger `createLogger` did not make.
- */
-export function lineWriterOf(logger: Logger): ((line: string) => void) | undefined {
-  const destination = destinations.get(logger);
-  return destination && ((line) => void destination.write(line));
+  return pino(
+    {
+      level,
+      base: { service: 'ledger-status-gateway' },
+      // Every line a request causes (an upstream warning, a circuit change, a stale snapshot) names
+      // it, and its trace when tracing is on.
+      mixin: () => {
+        const scope = currentRequestScope();
+        if (!scope) return {};
+        return scope.span
+          ? { requestId: scope.requestId, traceId: scope.span.spanContext().traceId }
+          : { requestId: scope.requestId };
+      },
+      redact: {
+        paths: [
+          'apiKey',
+          '*.apiKey',
+          '*.*.apiKey',
+          'req.headers.cookie',
+          'req.headers.authorization',
+        ],
+        censor: '[redacted]',
+      },
+    },
+    destination ?? batchedStdout(),
+  );
 }
 
 /** Bytes gathered before they are handed to stdout at once. */
@@ -72,32 +81,6 @@ function batchedStdout(): DestinationStream & { flush(callback?: () => void): vo
       handOver();
       // What is still being written goes out synchronously at exit (above).
       stdout.flush(() => callback?.());
-    },
-  };
-}
-
-function options(level: LevelWithSilent) {
-  return {
-    level,
-    base: { service: 'ledger-status-gateway' },
-    // Every line a request causes (an upstream warning, a circuit change, a stale snapshot) names
-    // it, and its trace when tracing is on.
-    mixin: () => {
-      const scope = currentRequestScope();
-      if (!scope) return {};
-      return scope.span
-        ? { requestId: scope.requestId, traceId: scope.span.spanContext().traceId }
-        : { requestId: scope.requestId };
-    },
-    redact: {
-      paths: [
-        'apiKey',
-        '*.apiKey',
-        '*.*.apiKey',
-        'req.headers.cookie',
-        'req.headers.authorization',
-      ],
-      censor: '[redacted]',
     },
   };
 }

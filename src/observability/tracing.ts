@@ -29,6 +29,14 @@ import { currentRequestScope } from './request-scope.js';
 
 export type { Span } from '@opentelemetry/api';
 
+const propagator = new W3CTraceContextPropagator();
+
+/** How long `close` waits for the last export. */
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/** Attribute values longer than this are cut: a client's user agent cannot grow a span. */
+const MAX_ATTRIBUTE_LENGTH = 512;
+
 /**
  * OpenTelemetry tracing of one gateway: the HTTP request, its GraphQL operation (parse, validate,
  * execute) and each upstream call, in the caller's trace when it sends a W3C `traceparent`, and
@@ -39,31 +47,7 @@ export type { Span } from '@opentelemetry/api';
  * Spans carry names, routes, operation names and types, statuses and error codes: never a query
  * document, variables, headers or bodies, which may hold an apiKey.
  */
-export interface Tracing {
-  /**
-   * Opens the server span of an HTTP request, continuing the caller's `traceparent`; it ends when
-   * the answer has gone out (or the client went away).
-   */
-  requestSpan(req: IncomingMessage, res: ServerResponse, route: string): Span;
-  /** Opens a span under `parent`, or under the current request's span. */
-  startSpan(name: string, attributes?: Attributes, parent?: Span): Span;
-  /** Opens the client span of an upstream call, under the current request's span. */
-  upstreamSpan(name: string, attributes: Attributes): Span;
-  /** The `traceparent` (and `tracestate`) that carry `span` to an upstream. */
-  headersFor(span: Span): Record<string, string>;
-  /** Exports what is still buffered and stops. */
-  close(): Promise<void>;
-}
-
-const propagator = new W3CTraceContextPropagator();
-
-/** How long `close` waits for the last export. */
-const CLOSE_TIMEOUT_MS = 5_000;
-
-/** Attribute values longer than this are cut: a client's user agent cannot grow a span. */
-const MAX_ATTRIBUTE_LENGTH = 512;
-
-export function createTracing(options: TracingConfig & { readonly logger: Logger }): Tracing {
+export function createTracing(options: TracingConfig & { readonly logger: Logger }) {
   const { logger } = options;
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': options.serviceName }),
@@ -87,7 +71,11 @@ export function createTracing(options: TracingConfig & { readonly logger: Logger
     tracer.startSpan(name, options, parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT);
 
   return {
-    requestSpan(req, res, route) {
+    /**
+     * Opens the server span of an HTTP request, continuing the caller's `traceparent`; it ends when
+     * the answer has gone out (or the client went away).
+     */
+    requestSpan(req: IncomingMessage, res: ServerResponse, route: string): Span {
       const method = req.method ?? 'GET';
       const span = tracer.startSpan(
         `${method} ${route}`,
@@ -116,13 +104,19 @@ export function createTracing(options: TracingConfig & { readonly logger: Logger
       });
       return span;
     },
-    startSpan: (name, attributes = {}, parent) => spanUnder(name, { attributes }, parent),
-    upstreamSpan: (name, attributes) => spanUnder(name, { kind: SpanKind.CLIENT, attributes }),
-    headersFor(span) {
+    /** Opens a span under `parent`, or under the current request's span. */
+    startSpan: (name: string, attributes: Attributes = {}, parent?: Span) =>
+      spanUnder(name, { attributes }, parent),
+    /** Opens the client span of an upstream call, under the current request's span. */
+    upstreamSpan: (name: string, attributes: Attributes) =>
+      spanUnder(name, { kind: SpanKind.CLIENT, attributes }),
+    /** The `traceparent` (and `tracestate`) that carry `span` to an upstream. */
+    headersFor(span: Span) {
       const headers: Record<string, string> = {};
       propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
       return headers;
     },
+    /** Exports what is still buffered and stops. */
     async close() {
       // A collector that hangs must not hold the process's exit: what is not out by then is lost.
       let timer: NodeJS.Timeout | undefined;
@@ -134,6 +128,8 @@ export function createTracing(options: TracingConfig & { readonly logger: Logger
     },
   };
 }
+
+export type Tracing = ReturnType<typeof createTracing>;
 
 /** Marks a span failed with a message that is safe to export (no client input). */
 export function failSpan(span: Span, message: string): void {

@@ -10,14 +10,11 @@ import { errorCodesOf } from '../observability/result-errors.js';
  */
 export function useMetrics({
   metrics,
-  serveEndpoint = true,
+  serveEndpoint,
 }: {
   metrics: GatewayMetrics;
-  /**
-   * Serve `GET /metrics` on this port; off when `METRICS_PORT` serves it on a port of its own.
-   * @default true
-   */
-  serveEndpoint?: boolean;
+  /** Serve `GET /metrics` on this port; off when `METRICS_PORT` serves it on a port of its own. */
+  serveEndpoint: boolean;
 }): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {

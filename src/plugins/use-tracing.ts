@@ -1,4 +1,4 @@
-import type { DocumentNode, ExecutionResult } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { executedOperation } from '../observability/executed-operation.js';
 import { currentRequestScope } from '../observability/request-scope.js';
@@ -36,10 +36,7 @@ export function useTracing(tracing: Tracing): Plugin {
    * Opens the execution (or subscription) span, names the operation span after what runs, and
    * points the request's scope at the execution until it is done; returns what ends it.
    */
-  const beginExecution = (
-    args: { contextValue: unknown; document: DocumentNode; operationName?: string | null },
-    kind: 'execute' | 'subscribe',
-  ) => {
+  const beginExecution = (args: ExecutionArgs, kind: 'execute' | 'subscribe') => {
     const operation = operationOf(args.contextValue);
     const { name, type } = executedOperation(args.document, args.operationName);
     operation.updateName(name ? `graphql.operation ${name}` : 'graphql.operation');

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { GraphQLError, responsePathAsArray } from 'graphql';
 import type { Path } from 'graphql/jsutils/Path.js';
 import type { Component, Incident, Maintenance } from '../core/status/model.js';
-import { isUpstreamError } from '../errors/upstream-error.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 import type { ChangeStream } from '../subscriptions/change-stream.js';
 import type {
   Subscriber,
@@ -142,7 +142,7 @@ export function reportedBeside(
   extensions?: Record<string, unknown>,
 ) {
   return (error: unknown): undefined => {
-    if (!isUpstreamError(error)) throw error;
+    if (!(error instanceof UpstreamError)) throw error;
     context.partialErrors.push(
       new GraphQLError(error.message, {
         path: responsePathAsArray(path),

@@ -1,5 +1,5 @@
 import type { ObjectFieldsShape } from '@pothos/core';
-import { type ErrorResultType, isExpectedError } from '../errors/expected-error.js';
+import { type ErrorResultType, ExpectedError } from '../errors/expected-error.js';
 import type { VerificationJob } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
 
@@ -109,7 +109,7 @@ export async function settle<Value>(work: Promise<Value>): Promise<Value | Error
   try {
     return await work;
   } catch (error) {
-    if (!isExpectedError(error)) throw error;
+    if (!(error instanceof ExpectedError)) throw error;
     return { ...error, __typename: error.resultType, message: error.message } as ErrorResult;
   }
 }

@@ -1,4 +1,4 @@
-import { isExpectedError } from '../errors/expected-error.js';
+import { ExpectedError } from '../errors/expected-error.js';
 import { JobStream, type VerificationJobEvent } from '../upstreams/verification/job-stream.js';
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
@@ -40,7 +40,7 @@ function followJob(
   try {
     events = context.verification.watchJob(id);
   } catch (error) {
-    if (!isExpectedError(error)) {
+    if (!(error instanceof ExpectedError)) {
       void admission.return();
       throw error;
     }

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { RedisUnavailableError } from '../errors/redis-unavailable-error.js';
 import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.js';
-import { isUpstreamError, type UpstreamEndpoint } from '../errors/upstream-error.js';
+import { type UpstreamEndpoint, UpstreamError } from '../errors/upstream-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import type { RedisConnection } from '../redis/redis-connection.js';
 import { redisScript } from '../redis/redis-script.js';
@@ -421,7 +421,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       try {
         wire = await this.#options.fetch(requestId);
       } catch (error) {
-        if (isUpstreamError(error)) {
+        if (error instanceof UpstreamError) {
           const status = error instanceof UpstreamUnavailableError ? (error.status ?? '') : '';
           const notice = JSON.stringify({ name } satisfies Notice);
           await recordFailure(

@@ -1,4 +1,4 @@
-import { isRedisUnavailable } from '../errors/redis-unavailable-error.js';
+import { RedisUnavailableError } from '../errors/redis-unavailable-error.js';
 
 /** A value and when the gateway fetched it. */
 export interface Snapshot<Value> {
@@ -272,7 +272,7 @@ export class SnapshotCache<Value> {
         }
         return await sharing.load(this.#current, requestId);
       } catch (error) {
-        if (!isRedisUnavailable(error)) throw error;
+        if (!(error instanceof RedisUnavailableError)) throw error;
       }
     }
     const previous = this.#current;

@@ -5,7 +5,7 @@
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { isRedisUnavailable } from '../../src/errors/redis-unavailable-error.js';
+import { RedisUnavailableError } from '../../src/errors/redis-unavailable-error.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { RedisConnection } from '../../src/redis/redis-connection.js';
 import { eventually } from '../helpers/eventually.js';
@@ -32,7 +32,7 @@ async function failure(command: Promise<unknown>) {
     () => undefined,
     (reason: unknown) => reason,
   );
-  return { unavailable: isRedisUnavailable(error), message: (error as Error).message };
+  return { unavailable: error instanceof RedisUnavailableError, message: (error as Error).message };
 }
 
 /** What a command gets when it is refused before it is sent: nothing waits for Redis. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidInputError } from '../../errors/invalid-input-error.js';
-import { isUpstreamError } from '../../errors/upstream-error.js';
+import { UpstreamError } from '../../errors/upstream-error.js';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
 import { parseJsonBody, type UpstreamClient } from '../upstream-client.js';
 import { failureOf } from './apiv2-errors.js';
@@ -180,7 +180,7 @@ export function createApiV2(
         state = await job(verificationId, requestId);
       } catch (error) {
         // The job was accepted: a failing poll must not lose it. The client polls later.
-        if (!isUpstreamError(error)) throw error;
+        if (!(error instanceof UpstreamError)) throw error;
         return stillPending();
       }
       if (state) last = state;

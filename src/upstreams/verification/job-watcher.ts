@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import type { ExpectedError } from '../../errors/expected-error.js';
-import { isExpectedError } from '../../errors/expected-error.js';
+import { ExpectedError } from '../../errors/expected-error.js';
 import { InvalidInputError } from '../../errors/invalid-input-error.js';
-import { isRedisUnavailable } from '../../errors/redis-unavailable-error.js';
+import { RedisUnavailableError } from '../../errors/redis-unavailable-error.js';
 import { JobStream, type VerificationJobEvent } from './job-stream.js';
 import type { VerificationOutcome } from './model.js';
 import type { RedisJobPolls } from './redis-job-polls.js';
@@ -103,7 +102,7 @@ export class JobWatcher {
       try {
         poll = sharing ? await sharing.poll(watch.id, fetch) : await fetch();
       } catch (error) {
-        if (!isRedisUnavailable(error)) throw error;
+        if (!(error instanceof RedisUnavailableError)) throw error;
         // The replicas cannot share this poll: poll alone.
         poll = await fetch();
       }
@@ -121,7 +120,7 @@ export class JobWatcher {
     try {
       return { job: await this.#options.fetch(id) };
     } catch (error) {
-      if (isExpectedError(error)) return { failure: error };
+      if (error instanceof ExpectedError) return { failure: error };
       throw error;
     }
   }
@@ -156,7 +155,7 @@ export class JobWatcher {
         last: job.isJobCompleted,
       };
     } catch (error) {
-      if (!isExpectedError(error)) throw error;
+      if (!(error instanceof ExpectedError)) throw error;
       event = { kind: 'error', error, last: job.isJobCompleted };
     }
     this.#send(watch, key, event);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isRedisUnavailable } from '../../errors/redis-unavailable-error.js';
+import { RedisUnavailableError } from '../../errors/redis-unavailable-error.js';
 import type { RedisConnection } from '../../redis/redis-connection.js';
 import { redisScript } from '../../redis/redis-script.js';
 import {
@@ -52,7 +52,7 @@ export class RedisClientQuota implements ClientQuota {
       const keys = [this.#keyOf(client)];
       [used, remainingMs] = await countInWindow(this.#redis, keys, [this.#options.windowMs]);
     } catch (error) {
-      if (!isRedisUnavailable(error)) throw error;
+      if (!(error instanceof RedisUnavailableError)) throw error;
       return this.#alone.take(client);
     }
     if (used > this.#options.limit) throw quotaExceeded(this.#options, remainingMs);
