@@ -1,8 +1,7 @@
 import {
+  eventOf,
   type IncidentChangeEvent,
-  incidentOf,
   type MaintenanceChangeEvent,
-  maintenanceOf,
   pageSlugOf,
 } from '../core/status/change-event.js';
 import { changeOf, type SubscriptionField } from '../subscriptions/subscription-registry.js';
@@ -42,7 +41,7 @@ function defineChange<Type extends StatusEventChange['type']>(
         type: options.entity,
         description: `The ${type} as the feed showed it at the change.`,
         resolve: (event) =>
-          event.type === 'incident' ? incidentOf(event.incident) : maintenanceOf(event.maintenance),
+          event.type === 'incident' ? eventOf(event.incident) : eventOf(event.maintenance),
       }),
       page: t.field({
         type: PageRef,

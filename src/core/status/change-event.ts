@@ -28,12 +28,12 @@ type ComponentLinks = 'group' | 'children' | 'incidents' | 'maintenances';
 export type ComponentRecord = Json<Omit<Component, ComponentLinks>> & {
   readonly groupId: string | null;
 };
-export type IncidentRecord = Json<Omit<Incident, 'components'>> & {
+/** An incident or a maintenance, its components as records. */
+export type EventRecord<Event extends Incident | Maintenance> = Json<Omit<Event, 'components'>> & {
   readonly components: readonly ComponentRecord[];
 };
-export type MaintenanceRecord = Json<Omit<Maintenance, 'components'>> & {
-  readonly components: readonly ComponentRecord[];
-};
+export type IncidentRecord = EventRecord<Incident>;
+export type MaintenanceRecord = EventRecord<Maintenance>;
 
 /** Something on the page changed: its subscribers read the page again. */
 export interface PageChangeEvent {
@@ -92,14 +92,11 @@ export function componentRecord(component: Component): ComponentRecord {
   return { ...asJson(fields), groupId: group?.id ?? null };
 }
 
-export function incidentRecord(incident: Incident): IncidentRecord {
-  const { components, ...fields } = incident;
-  return { ...asJson(fields), components: components.map(componentRecord) };
-}
-
-export function maintenanceRecord(maintenance: Maintenance): MaintenanceRecord {
-  const { components, ...fields } = maintenance;
-  return { ...asJson(fields), components: components.map(componentRecord) };
+export function eventRecord<Event extends Incident | Maintenance>(
+  event: Event,
+): EventRecord<Event> {
+  const { components, ...fields } = event;
+  return JSON.parse(JSON.stringify({ ...fields, components: components.map(componentRecord) }));
 }
 
 /** The component of a record, outside any tree: no group, children, incidents or maintenances. */
@@ -114,20 +111,8 @@ export function componentOf(record: ComponentRecord): Component {
   };
 }
 
-export function incidentOf(record: IncidentRecord): Incident {
-  const { components, ...fields } = record;
-  return {
-    ...withDates<Omit<Incident, 'components'>>(fields),
-    components: components.map(componentOf),
-  };
-}
-
-export function maintenanceOf(record: MaintenanceRecord): Maintenance {
-  const { components, ...fields } = record;
-  return {
-    ...withDates<Omit<Maintenance, 'components'>>(fields),
-    components: components.map(componentOf),
-  };
+export function eventOf<Event extends Incident | Maintenance>(record: EventRecord<Event>): Event {
+  return { ...withDates<Event>(record), components: record.components.map(componentOf) };
 }
 
 const asJson = <Value>(value: Value): Json<Value> => JSON.parse(JSON.stringify(value));
@@ -145,7 +130,7 @@ const DATE_FIELDS = new Set([
 ]);
 
 /** A record's ISO strings back to Dates, at every depth (an incident's updates have them too). */
-function withDates<Value>(record: Json<Value>): Value {
+function withDates<Value>(record: object): Value {
   return JSON.parse(JSON.stringify(record), (key, value) =>
     DATE_FIELDS.has(key) && typeof value === 'string' ? new Date(value) : value,
   );

@@ -1,9 +1,8 @@
 import {
   componentRecord,
+  eventRecord,
   INCIDENT_CHANGE_KINDS,
-  incidentRecord,
   MAINTENANCE_CHANGE_KINDS,
-  maintenanceRecord,
   type StatusChangeEvent,
 } from './change-event.js';
 import { COMPONENT_STATUSES, type Component, type Incident, type Maintenance } from './model.js';
@@ -77,7 +76,7 @@ export function shownEvent(
       for (const document of documents) {
         const found = document.incidentsById?.get(id) ?? document.eventsById?.get(id);
         if (!found || 'scheduledFor' in found) continue;
-        const record = incidentRecord(found);
+        const record = eventRecord(found);
         if (sameJson(record, received))
           return { type: 'incident', kind, incident: record, detectedAt };
       }
@@ -91,7 +90,7 @@ export function shownEvent(
       for (const document of documents) {
         const found = document.maintenancesById?.get(id) ?? document.eventsById?.get(id);
         if (!found || !('scheduledFor' in found)) continue;
-        const record = maintenanceRecord(found);
+        const record = eventRecord(found);
         if (sameJson(record, received)) {
           return { type: 'maintenance', kind, maintenance: record, detectedAt };
         }

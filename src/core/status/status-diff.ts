@@ -1,9 +1,8 @@
 import {
   componentRecord,
+  eventRecord,
   type IncidentChangeKind,
-  incidentRecord,
   type MaintenanceChangeKind,
-  maintenanceRecord,
   type StatusChangeEvent,
 } from './change-event.js';
 import type {
@@ -246,7 +245,7 @@ const incidentEvent = (
 ): StatusChangeEvent => ({
   type: 'incident',
   kind,
-  incident: incidentRecord(incident),
+  incident: eventRecord(incident),
   detectedAt,
 });
 
@@ -257,7 +256,7 @@ const maintenanceEvent = (
 ): StatusChangeEvent => ({
   type: 'maintenance',
   kind,
-  maintenance: maintenanceRecord(maintenance),
+  maintenance: eventRecord(maintenance),
   detectedAt,
 });
 

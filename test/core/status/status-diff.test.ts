@@ -9,8 +9,8 @@ import {
 } from '../../../simulator/src/status-feed/status-events.js';
 import { setComponentStatuses } from '../../../simulator/src/status-feed/status-rollup.js';
 import {
-  incidentOf,
-  incidentRecord,
+  eventOf,
+  eventRecord,
   type StatusChangeEvent,
 } from '../../../src/core/status/change-event.js';
 import type { Component } from '../../../src/core/status/model.js';
@@ -242,7 +242,7 @@ describe('change records', () => {
   it('give back the incident they were made of', () => {
     const { before } = setUp();
     for (const incident of before.incidentHistory.events) {
-      const back = incidentOf(JSON.parse(JSON.stringify(incidentRecord(incident))));
+      const back = eventOf(JSON.parse(JSON.stringify(eventRecord(incident))));
       expect(back).toEqual({
         ...incident,
         components: incident.components.map(

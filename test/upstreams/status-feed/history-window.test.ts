@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../../simulator/src/status-feed/fixture.js';
 import { postIncidentUpdate } from '../../../simulator/src/status-feed/status-events.js';
 import type { SimulatedFeed } from '../../../simulator/src/status-feed/types.js';
-import { incidentRecord, type StatusChangeEvent } from '../../../src/core/status/change-event.js';
+import { eventRecord, type StatusChangeEvent } from '../../../src/core/status/change-event.js';
 import type { IncidentHistory, StatusSummary } from '../../../src/core/status/model.js';
 import { buildIncidentHistory, buildSummary } from '../../../src/core/status/snapshot.js';
 import { incidentHistoryChanges, summaryChanges } from '../../../src/core/status/status-diff.js';
@@ -56,7 +56,7 @@ describe('an unresolved incident older than the history (status.twilio.com, 2023
     const resolved = events.find((event) => event.type === 'incident');
     const last = before.incidentsById.get(OLD);
     if (!last) throw new Error('the summary lists it');
-    expect(resolved?.type === 'incident' && resolved.incident).toEqual(incidentRecord(last));
+    expect(resolved?.type === 'incident' && resolved.incident).toEqual(eventRecord(last));
     // The history's loads before and after it, unchanged or not, report nothing of it.
     for (const summary of [before, after]) {
       expect(incidentEvents(incidentHistoryChanges(history, history, AT, { summary }))).toEqual([]);
