@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { UpstreamPolicy } from '../config.js';
 import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.js';
-import type { UpstreamEndpoint } from '../errors/upstream-error.js';
+import { type UpstreamEndpoint, UpstreamError } from '../errors/upstream-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { currentRequestScope } from '../observability/request-scope.js';
 import { endpointTemplate } from '../observability/route.js';
@@ -305,9 +305,7 @@ export function parseJsonBody<Output>(
 }
 
 function toUpstreamError(endpoint: UpstreamEndpoint, error: unknown, timeoutMs: number) {
-  if (error instanceof UpstreamBadResponseError || error instanceof UpstreamUnavailableError) {
-    return error;
-  }
+  if (error instanceof UpstreamError) return error;
   if (error instanceof HTTPError) {
     const { status } = error.response;
     if (isRedirect(status)) return redirectRefused(endpoint, status);

@@ -43,7 +43,7 @@ export interface StatusPagesOptions {
  */
 export class StatusPages {
   readonly #options: StatusPagesOptions;
-  readonly #configs: ReadonlyMap<string, { config: StatusPageConfig; index: number }>;
+  readonly #configs: ReadonlyMap<string, StatusPageConfig>;
   readonly #pages = new Map<string, StatusPage>();
   /** Each configured chain's page (its slug) and components (their ids), by chain id. */
   readonly #chains = new Map<string, { slug: string; components: readonly string[] }>();
@@ -55,7 +55,7 @@ export class StatusPages {
   constructor(options: StatusPagesOptions) {
     this.#options = options;
     this.configs = options.config.pages;
-    this.#configs = new Map(this.configs.map((config, index) => [config.slug, { config, index }]));
+    this.#configs = new Map(this.configs.map((config) => [config.slug, config]));
     for (const { slug, chains } of this.configs) {
       for (const { chainId, components } of chains) this.#chains.set(chainId, { slug, components });
     }
@@ -70,7 +70,12 @@ export class StatusPages {
 
   /** The configuration of page `slug`; `BAD_USER_INPUT` for a slug nobody configured. */
   config(slug: string): StatusPageConfig {
-    return this.#find(slug).config;
+    const config = this.#configs.get(slug);
+    if (config) return config;
+    throw new InvalidInputError(
+      'slug',
+      `No status page has the slug ${JSON.stringify(slug.slice(0, 64))}: ask statusPages for the configured ones.`,
+    );
   }
 
   /** The page that stands for chain `chainId`, and the components that do, if one is configured. */
@@ -82,8 +87,7 @@ export class StatusPages {
   get(slug: string): StatusPage {
     const existing = this.#pages.get(slug);
     if (existing) return existing;
-    const { config, index } = this.#find(slug);
-    const page = this.#create(config, index);
+    const page = this.#create(this.config(slug));
     this.#pages.set(slug, page);
     return page;
   }
@@ -151,21 +155,12 @@ export class StatusPages {
     for (const page of this.#pages.values()) page.poller.close();
   }
 
-  #find(slug: string): { config: StatusPageConfig; index: number } {
-    const found = this.#configs.get(slug);
-    if (found) return found;
-    throw new InvalidInputError(
-      'slug',
-      `No status page has the slug ${JSON.stringify(slug.slice(0, 64))}: ask statusPages for the configured ones.`,
-    );
-  }
-
-  #create(config: StatusPageConfig, index: number): StatusPage {
+  #create(config: StatusPageConfig): StatusPage {
     const options = this.#options;
     const isDefault = config.slug === DEFAULT_PAGE_SLUG;
     // The default page keeps the names of a gateway that served one page: its metrics, logs and
     // errors read as they did.
-    const label = index < MAX_PAGE_LABELS ? config.slug : 'other';
+    const label = this.configs.indexOf(config) < MAX_PAGE_LABELS ? config.slug : 'other';
     const metricName = isDefault ? 'status feed' : `status feed ${label}`;
     const { observer, onCacheEvent } = options;
     const feed = createStatusFeed({
