@@ -96,7 +96,7 @@ export function eventRecord<Event extends Incident | Maintenance>(
   event: Event,
 ): EventRecord<Event> {
   const { components, ...fields } = event;
-  return JSON.parse(JSON.stringify({ ...fields, components: components.map(componentRecord) }));
+  return asJson({ ...fields, components: components.map(componentRecord) }) as EventRecord<Event>;
 }
 
 /** The component of a record, outside any tree: no group, children, incidents or maintenances. */

@@ -157,7 +157,6 @@ export type WireComponent = z.output<typeof WireComponent>;
 export type WireAffectedComponent = z.output<typeof WireAffectedComponent>;
 export type WireIncidentUpdate = z.output<typeof WireIncidentUpdate>;
 export type WireIncident = z.output<typeof WireIncident>;
-export type WireMaintenance = z.output<typeof WireMaintenance>;
 export type WireSummary = z.output<typeof WireSummary>;
 export type WireUpcoming = z.output<typeof WireUpcoming>;
 export type WireIncidentHistory = z.output<typeof WireIncidentHistory>;
