@@ -5,7 +5,16 @@ import {
   MAINTENANCE_CHANGE_KINDS,
   type StatusChangeEvent,
 } from './change-event.js';
-import { COMPONENT_STATUSES, type Component, type Incident, type Maintenance } from './model.js';
+import {
+  COMPONENT_STATUSES,
+  type Component,
+  type ComponentStatus,
+  type Incident,
+  type Maintenance,
+} from './model.js';
+
+/** A component's status as a replica reports it: a value this gateway does not know is `UNKNOWN`. */
+const RECEIVED_STATUSES: readonly ComponentStatus[] = [...COMPONENT_STATUSES, 'UNKNOWN'];
 
 /** The lookups of the feed's documents (summary, upcoming, histories) an event is found in. */
 interface DocumentValue {
@@ -57,7 +66,7 @@ export function shownEvent(
         : undefined;
       const previousStatus = before
         ? before.status
-        : COMPONENT_STATUSES.find((status) => status === event.previousStatus);
+        : RECEIVED_STATUSES.find((status) => status === event.previousStatus);
       if (previousStatus === undefined || previousStatus !== event.previousStatus) return undefined;
       if (previousStatus === component.status) return undefined;
       return {

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { createSimulatedFeed } from '../../../simulator/src/status-feed/fixture.js';
+import { componentRecord } from '../../../src/core/status/change-event.js';
+import { shownEvent } from '../../../src/core/status/change-evidence.js';
+import { buildSummary } from '../../../src/core/status/snapshot.js';
+import { WireSummary } from '../../../src/core/status/wire.js';
+
+/** The summary as the gateway builds it from what the simulator serves, and one of its components. */
+function summary() {
+  const feed = createSimulatedFeed({ now: new Date('2026-11-26T12:00:00Z') });
+  const snapshot = buildSummary(
+    WireSummary.parse(JSON.parse(JSON.stringify(feed.summary))),
+  ).snapshot;
+  const [component] = snapshot.componentsById.values();
+  if (!component) throw new Error('the simulated summary has no component');
+  return { snapshot, component };
+}
+
+describe("another replica's component event, on a replica with no snapshot before it", () => {
+  it('is passed on from a status this gateway maps to UNKNOWN', () => {
+    const { snapshot, component } = summary();
+    const received = {
+      type: 'component' as const,
+      detectedAt: '2026-11-26T12:00:01.000Z',
+      component: componentRecord(component),
+      previousStatus: 'UNKNOWN',
+      status: component.status,
+    };
+    expect(shownEvent(received, snapshot, undefined)).toEqual({
+      type: 'component',
+      component: componentRecord(component),
+      previousStatus: 'UNKNOWN',
+      status: component.status,
+      detectedAt: received.detectedAt,
+    });
+  });
+
+  it('is dropped when its previous status is no status at all', () => {
+    const { snapshot, component } = summary();
+    const received = {
+      type: 'component' as const,
+      detectedAt: '2026-11-26T12:00:01.000Z',
+      component: componentRecord(component),
+      previousStatus: 'ON_FIRE',
+      status: component.status,
+    };
+    expect(shownEvent(received, snapshot, undefined)).toBeUndefined();
+  });
+});
