@@ -68,6 +68,14 @@ export const InvalidInputErrorRef = errorType(
   }),
 );
 
+builder.objectField(InvalidInputErrorRef, 'maxBytes', (t) =>
+  t.exposeInt('maxBytes', {
+    nullable: true,
+    description:
+      'The size limit the input went past, in bytes (`VERIFY_MAX_SOURCE_BYTES`); null when it was refused for something else.',
+  }),
+);
+
 export const VerificationRejectedErrorRef = errorType(
   'VerificationRejectedError',
   "The verification service refused the request or the verification failed: the contract is not verified on the explorer, the session already holds it, the compiled bytecode does not match. `message` is the service's own explanation.",
