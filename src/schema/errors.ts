@@ -15,7 +15,7 @@ type ErrorResultOf<Name extends ErrorResultType, Fields = unknown> = {
   readonly errorId: string | null;
 } & Fields;
 
-export type ErrorResult =
+type ErrorResult =
   | ErrorResultOf<'InvalidInputError', { field: string; maxBytes?: number }>
   | ErrorResultOf<
       'VerificationRejectedError',
