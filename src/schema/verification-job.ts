@@ -150,11 +150,10 @@ builder.objectField(VerificationRejectedErrorRef, 'reason', (t) =>
 );
 
 builder.objectField(VerificationRejectedErrorRef, 'job', (t) =>
-  t.field({
+  t.expose('job', {
     type: VerificationJobRef,
     nullable: true,
     description:
       'The job that failed, with everything the service reported about it; null when the submission itself was refused.',
-    resolve: (error) => error.job ?? null,
   }),
 );
