@@ -1,4 +1,4 @@
-import { COMPONENT_STATUS_SEVERITY, type Component } from '../core/status/model.js';
+import { COMPONENT_STATUS_SEVERITY } from '../core/status/model.js';
 import type { Chain } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
@@ -19,10 +19,7 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
       nullable: true,
       description:
         'The status page that stands for the chain, as the gateway configuration maps it (`STATUS_PAGES_FILE`); null when none does.',
-      resolve: (chain, _args, { statusPages }) => {
-        const mapped = statusPages.registry.chain(chain.id);
-        return mapped ? { slug: mapped.slug } : null;
-      },
+      resolve: (chain, _args, { statusPages }) => statusPages.registry.chain(chain.id) ?? null,
     }),
     status: t.field({
       type: ComponentStatusEnum,
@@ -53,10 +50,7 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
 });
 
 /** The components mapped to `chain` as its page lists them now; undefined when none is mapped. */
-async function componentsOf(
-  chain: Chain,
-  { statusPages }: Pick<GatewayContext, 'statusPages'>,
-): Promise<Component[] | undefined> {
+async function componentsOf(chain: Chain, { statusPages }: GatewayContext) {
   const mapped = statusPages.registry.chain(chain.id);
   if (!mapped) return undefined;
   const { componentsById } = (await statusPages.of(mapped.slug).summary()).value;

@@ -97,9 +97,8 @@ builder.queryField('contracts', (t) =>
         );
       }
       checkChainId(chainId);
-      addresses.forEach((address, index) => {
+      for (const [index, address] of addresses.entries())
         checkAddress(address, `addresses[${index}]`);
-      });
       return addresses.map((address) => contracts.load({ chainId, address }));
     },
   }),

@@ -15,7 +15,7 @@ type ErrorResultOf<Name extends ErrorResultType, Fields = unknown> = {
   readonly errorId: string | null;
 } & Fields;
 
-export type ErrorResult =
+type ErrorResult =
   | ErrorResultOf<'InvalidInputError', { field: string; maxBytes?: number }>
   | ErrorResultOf<
       'VerificationRejectedError',
@@ -65,6 +65,14 @@ export const InvalidInputErrorRef = errorType(
     field: t.exposeString('field', {
       description: 'The input field at fault, e.g. `address`: highlight it in the form.',
     }),
+  }),
+);
+
+builder.objectField(InvalidInputErrorRef, 'maxBytes', (t) =>
+  t.exposeInt('maxBytes', {
+    nullable: true,
+    description:
+      'The size limit the input went past, in bytes (`VERIFY_MAX_SOURCE_BYTES`); null when it was refused for something else.',
   }),
 );
 

@@ -11,7 +11,7 @@ import {
 } from '../upstreams/verification/sourcify-error-codes.js';
 import { builder } from './builder.js';
 import { ContractRef } from './contract.js';
-import { InvalidInputErrorRef, VerificationRejectedErrorRef } from './errors.js';
+import { VerificationRejectedErrorRef } from './errors.js';
 
 const KNOWN_CODES = Object.keys(SOURCIFY_ERROR_CODES) as SourcifyErrorCode[];
 
@@ -150,20 +150,10 @@ builder.objectField(VerificationRejectedErrorRef, 'reason', (t) =>
 );
 
 builder.objectField(VerificationRejectedErrorRef, 'job', (t) =>
-  t.field({
+  t.expose('job', {
     type: VerificationJobRef,
     nullable: true,
     description:
       'The job that failed, with everything the service reported about it; null when the submission itself was refused.',
-    resolve: (error) => error.job ?? null,
-  }),
-);
-
-builder.objectField(InvalidInputErrorRef, 'maxBytes', (t) =>
-  t.int({
-    nullable: true,
-    description:
-      'The size limit the input went past, in bytes (`VERIFY_MAX_SOURCE_BYTES`); null when it was refused for something else.',
-    resolve: (error) => error.maxBytes ?? null,
   }),
 );

@@ -89,9 +89,8 @@ const SOURCE_MUTATIONS = new Set(['verifyContractFromSource', 'verifyContractFro
 const MAX_DOCUMENT_CHARACTERS = 16_384;
 
 /**
- * Whether a request's parameters run source verifications only: a document (as `query` text)
- * whose every operation is a mutation selecting nothing but `verifyContractFromSource` and
- * `verifyContractFromMetadata`. Such a request may have a body up to `VERIFY_MAX_SOURCE_BYTES`
+ * Whether a request's `query` text runs source verifications only, every operation a mutation
+ * selecting nothing but `SOURCE_MUTATIONS`: its body may then be up to `VERIFY_MAX_SOURCE_BYTES`
  * larger than `MAX_BODY_BYTES` (`useBodyLimit`'s `uploads`).
  */
 export function isSourceVerification(params: Record<string, unknown>): boolean {

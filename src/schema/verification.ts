@@ -11,7 +11,6 @@ import type {
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
 import {
-  type ErrorResult,
   InvalidInputErrorRef,
   RateLimitedErrorRef,
   settle,
@@ -245,10 +244,7 @@ export const VerifyContractResultRef = builder.unionType('VerifyContractResult',
  * A verification mutation's answer: one verification taken from the client's allowance first,
  * then `verify`, its expected failures returned as results.
  */
-export const verifying = (
-  context: GatewayContext,
-  verify: () => Promise<VerificationOutcome>,
-): Promise<VerificationOutcome | ErrorResult> =>
+export const verifying = (context: GatewayContext, verify: () => Promise<VerificationOutcome>) =>
   settle(
     (async () => {
       await context.takeVerification();
