@@ -5,7 +5,7 @@ import type { Tracing } from '../../observability/tracing.js';
 import type { RedisConnection } from '../../redis/redis-connection.js';
 import { SnapshotCache } from '../snapshot-cache.js';
 import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
-import { ApiDetection } from './api-detection.js';
+import { createApiDetection } from './api-detection.js';
 import { createApiV2 } from './apiv2.js';
 import { mapBounded } from './bounded-map.js';
 import { ContractCache } from './contract-cache.js';
@@ -74,7 +74,7 @@ export function createVerificationService(options: VerificationServiceOptions) {
     observer,
     tracing,
   });
-  const detection = new ApiDetection({ setting: options.api, client, logger });
+  const detection = createApiDetection({ setting: options.api, client, logger });
   const sessionApi = createSessionApi(client, logger);
   const closing = new AbortController();
   const outcomes = createJobOutcomes({
