@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import type { Unknown } from '../../core/enum-value.js';
+import type { WireChain } from './wire.js';
 import type { WireV2Job } from './wire-v2.js';
 
 export const VERIFICATION_STATUSES = [
@@ -148,12 +150,5 @@ export interface Compilation {
   readonly compiledPath: string | null;
 }
 
-export interface Chain {
-  /** Decimal chain id, e.g. `1`. */
-  readonly id: string;
-  readonly name: string;
-  /** Whether the upstream verifies contracts on this chain at all. */
-  readonly supported: boolean;
-  /** Whether it can fetch sources from the block explorer for this chain. */
-  readonly explorerVerification: boolean;
-}
+/** A chain of the service's list: decimal `id` (e.g. `1`), name, and what it verifies there. */
+export type Chain = z.output<typeof WireChain>;
