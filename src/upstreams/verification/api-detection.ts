@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
 import type { UpstreamClient } from '../upstream-client.js';
-import type { VerifyApi, VerifyApiSetting } from './model.js';
+import type { VerifyApi } from './model.js';
 import { bodyAs, isRouteNotFound } from './upstream-answer.js';
 import { WireV2Error } from './wire-v2.js';
 
@@ -13,7 +14,7 @@ export const PROBE_PATH = '/v2/verify/00000000-0000-0000-0000-000000000000';
 
 export interface ApiDetectionOptions {
   /** `VERIFY_API`: `session` and `v2` are used as they are; `auto` asks the server. */
-  readonly setting: VerifyApiSetting;
+  readonly setting: Config['verification']['api'];
   readonly client: Pick<UpstreamClient, 'get'>;
   readonly logger: Pick<Logger, 'info' | 'warn'>;
 }

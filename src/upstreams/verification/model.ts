@@ -77,9 +77,6 @@ export type VerificationOutcome = VerificationResult | VerificationPending;
 /** Which of the verification service's APIs the gateway speaks. */
 export type VerifyApi = 'session' | 'v2';
 
-/** `VERIFY_API`: one of the APIs, or `auto` to ask the server. */
-export type VerifyApiSetting = VerifyApi | 'auto';
-
 /** Where APIv2 mirrored a verification (Etherscan, Blockscout, Routescan), as the job reports it. */
 export type ExternalVerifications = NonNullable<WireV2Job['externalVerifications']>;
 export type ExternalVerification = NonNullable<ExternalVerifications['etherscan']>;

@@ -23,7 +23,6 @@ import {
   type Contract,
   EXPLORER_PATHS,
   type VerificationOutcome,
-  type VerifyApi,
   type VerifyContractInput,
   type VerifyFromMetadataInput,
   type VerifyFromSourceInput,
@@ -155,7 +154,7 @@ export function createVerificationService(options: VerificationServiceOptions) {
 
   return {
     /** The API in use: as configured, or as found out (`auto`, undefined until then). */
-    get api(): VerifyApi | undefined {
+    get api() {
       return detection.known;
     },
     /**
