@@ -8,7 +8,7 @@ import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.
 import { createApiDetection } from './api-detection.js';
 import { createApiV2 } from './apiv2.js';
 import { mapBounded } from './bounded-map.js';
-import { ContractCache } from './contract-cache.js';
+import { createContractCache } from './contract-cache.js';
 import {
   checkAddress,
   checkChain,
@@ -88,7 +88,7 @@ export function createVerificationService(options: VerificationServiceOptions) {
     chainOf: async (chainId, requestId) =>
       (await knownChains(requestId))?.find((chain) => chain.id === chainId),
   });
-  const contracts = new ContractCache({
+  const contracts = createContractCache({
     maxBytes: options.lookupCacheBytes,
     ttlMs: options.lookupTtlMs,
     load: apiV2.lookUp,
