@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { SourcifyApiV2 } from './apiv2.js';
+import type { LookupAnswer, SourcifyApiV2 } from './apiv2.js';
 import type { Contract } from './model.js';
 
 export interface ContractCacheOptions {
@@ -12,12 +12,6 @@ export interface ContractCacheOptions {
   readonly ttlMs: number;
   /** Asks the service, conditionally when `etag` is given. */
   readonly load: SourcifyApiV2['lookUp'];
-}
-
-interface Entry {
-  readonly contract: Contract | null;
-  readonly etag: string | null;
-  readonly bytes: number;
 }
 
 /** The lookup a fetch makes: the contract as its first caller wrote it, and that caller's request. */
@@ -37,7 +31,7 @@ const ENTRY_OVERHEAD_BYTES = 512;
  * is not kept, and leaves the entry it was renewing for the next to renew.
  */
 export function createContractCache({ maxBytes, ttlMs, load }: ContractCacheOptions) {
-  const entries = new LRUCache<string, Entry, Lookup>({
+  const entries = new LRUCache<string, LookupAnswer, Lookup>({
     // lru-cache needs a positive bound; no entry is as small as 1 byte, so 1 keeps nothing.
     maxSize: Math.max(1, maxBytes),
     sizeCalculation: (entry) => entry.bytes,
@@ -47,9 +41,8 @@ export function createContractCache({ maxBytes, ttlMs, load }: ContractCacheOpti
     ignoreFetchAbort: true,
     fetchMethod: async (key, stale, { context: { chainId, address, requestId } }) => {
       const answer = await load(chainId, address, stale?.etag ?? null, requestId);
-      if (!answer.modified) return stale;
-      const { contract, etag, bytes } = answer;
-      return { contract, etag, bytes: bytes + key.length * 2 + ENTRY_OVERHEAD_BYTES };
+      if (answer === 'unchanged') return stale;
+      return { ...answer, bytes: answer.bytes + key.length * 2 + ENTRY_OVERHEAD_BYTES };
     },
   });
 
