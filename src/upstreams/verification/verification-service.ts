@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { InvalidInputError } from '../../errors/invalid-input-error.js';
-import type { Tracing } from '../../observability/tracing.js';
 import type { RedisConnection } from '../../redis/redis-connection.js';
 import { SnapshotCache } from '../snapshot-cache.js';
-import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
+import { createUpstreamClient, type UpstreamClientOptions } from '../upstream-client.js';
 import { createApiDetection } from './api-detection.js';
 import { createApiV2 } from './apiv2.js';
 import { mapBounded } from './bounded-map.js';
@@ -35,11 +34,8 @@ import type { UpstreamSession } from './upstream-session.js';
 import { WireChain, WireChains } from './wire.js';
 
 export interface VerificationServiceOptions
-  extends Omit<Config['verification'], 'sessionCookieSecure' | 'maxConcurrentUploads'> {
-  readonly logger: Logger;
-  readonly observer?: UpstreamObserver;
-  /** Traces each upstream request (see `UpstreamClientOptions.tracing`). */
-  readonly tracing?: Tracing | undefined;
+  extends Omit<Config['verification'], 'sessionCookieSecure' | 'maxConcurrentUploads'>,
+    Pick<UpstreamClientOptions, 'logger' | 'observer' | 'tracing'> {
   /** Shares the polls of watched jobs with the other replicas; without it, each polls alone. */
   readonly redis?: RedisConnection | undefined;
 }
