@@ -72,12 +72,11 @@ function decodeUpstreamCookies(value: string | undefined): Record<string, string
   try {
     const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
-    const entries = Object.entries(parsed);
-    const valid = entries.every(
+    const valid = Object.entries(parsed).every(
       ([name, cookie]) =>
         COOKIE_NAME.test(name) && typeof cookie === 'string' && COOKIE_VALUE.test(cookie),
     );
-    return valid ? (Object.fromEntries(entries) as Record<string, string>) : {};
+    return valid ? (parsed as Record<string, string>) : {};
   } catch {
     return {};
   }
