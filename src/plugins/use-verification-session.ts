@@ -3,22 +3,16 @@ import type { Plugin } from 'graphql-yoga';
 import { UpstreamSession } from '../upstreams/verification/upstream-session.js';
 
 export interface VerificationSessionOptions {
-  /**
-   * Name of the gateway's cookie that carries the client's upstream session.
-   * @default 'verify_session'
-   */
-  readonly cookieName?: string;
   /** Path the cookie is sent to: the GraphQL endpoint. */
   readonly path: string;
   /** Send the cookie over HTTPS only. Needs HTTPS in front of the gateway, except on localhost. */
   readonly secure: boolean;
-  /**
-   * Lifetime of the cookie when the upstream does not give one; Sourcify's sessions roll for 12 h.
-   * @default 43200
-   */
-  readonly maxAgeSeconds?: number;
 }
 
+/** The gateway's cookie that carries the client's upstream session. */
+const SESSION_COOKIE = 'verify_session';
+/** The cookie's lifetime when the upstream does not give one: Sourcify's sessions roll for 12 h. */
+const DEFAULT_MAX_AGE_SECONDS = 43_200;
 /** Upstream cookies are short tokens; anything bigger is not a session worth relaying. */
 const LARGEST_COOKIE_VALUE = 3_000;
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -32,11 +26,10 @@ const COOKIE_VALUE =
  * SameSite=Lax, on the GraphQL path), and come back with the client's next request. A client
  * without it starts a new upstream session; no two clients ever share one.
  */
-export function useVerificationSession(options: VerificationSessionOptions): Plugin & {
+export function useVerificationSession({ path, secure }: VerificationSessionOptions): Plugin & {
   /** The session of the client that sent `request`; the same object for the whole request. */
   sessionFor(request: Request): UpstreamSession;
 } {
-  const { cookieName = 'verify_session', path, secure, maxAgeSeconds = 43_200 } = options;
   const sessions = new WeakMap<Request, UpstreamSession>();
 
   return {
@@ -44,7 +37,7 @@ export function useVerificationSession(options: VerificationSessionOptions): Plu
       let session = sessions.get(request);
       if (!session) {
         const header = request.headers.get('cookie');
-        const carried = header ? parseCookie(header)[cookieName] : undefined;
+        const carried = header ? parseCookie(header)[SESSION_COOKIE] : undefined;
         session = new UpstreamSession(decodeUpstreamCookies(carried));
         sessions.set(request, session);
       }
@@ -53,25 +46,21 @@ export function useVerificationSession(options: VerificationSessionOptions): Plu
     onResponse({ request, response }) {
       const session = sessions.get(request);
       if (!session?.changed) return;
-      const cookies = session.cookies;
-      const value = Object.keys(cookies).length > 0 ? encodeUpstreamCookies(cookies) : '';
-      const keep = value !== '' && value.length <= LARGEST_COOKIE_VALUE;
+      const { cookies } = session;
+      const value = Buffer.from(JSON.stringify(cookies)).toString('base64url');
+      const keep = Object.keys(cookies).length > 0 && value.length <= LARGEST_COOKIE_VALUE;
       response.headers.append(
         'set-cookie',
-        stringifySetCookie(cookieName, keep ? value : '', {
+        stringifySetCookie(SESSION_COOKIE, keep ? value : '', {
           httpOnly: true,
           sameSite: 'lax',
           secure,
           path,
-          maxAge: keep ? (session.maxAgeSeconds ?? maxAgeSeconds) : 0,
+          maxAge: keep ? (session.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS) : 0,
         }),
       );
     },
   };
-}
-
-function encodeUpstreamCookies(cookies: Readonly<Record<string, string>>): string {
-  return Buffer.from(JSON.stringify(cookies)).toString('base64url');
 }
 
 /**
@@ -83,12 +72,11 @@ function decodeUpstreamCookies(value: string | undefined): Record<string, string
   try {
     const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
-    const entries = Object.entries(parsed);
-    const valid = entries.every(
+    const valid = Object.entries(parsed).every(
       ([name, cookie]) =>
         COOKIE_NAME.test(name) && typeof cookie === 'string' && COOKIE_VALUE.test(cookie),
     );
-    return valid ? (Object.fromEntries(entries) as Record<string, string>) : {};
+    return valid ? (parsed as Record<string, string>) : {};
   } catch {
     return {};
   }

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
 import { UpstreamUnavailableError } from '../../errors/upstream-unavailable-error.js';
 import type { UpstreamClient } from '../upstream-client.js';
-import type { VerifyApi, VerifyApiSetting } from './model.js';
+import type { VerifyApi } from './model.js';
 import { bodyAs, isRouteNotFound } from './upstream-answer.js';
 import { WireV2Error } from './wire-v2.js';
 
@@ -13,7 +14,7 @@ export const PROBE_PATH = '/v2/verify/00000000-0000-0000-0000-000000000000';
 
 export interface ApiDetectionOptions {
   /** `VERIFY_API`: `session` and `v2` are used as they are; `auto` asks the server. */
-  readonly setting: VerifyApiSetting;
+  readonly setting: Config['verification']['api'];
   readonly client: Pick<UpstreamClient, 'get'>;
   readonly logger: Pick<Logger, 'info' | 'warn'>;
 }
@@ -25,50 +26,13 @@ export interface ApiDetectionOptions {
  * with both APIs (sourcify-server 3.9.1) is spoken to in APIv2: the session API is gone from
  * Sourcify, and only APIv2 has jobs, source verification and the bulk lookups.
  */
-export class ApiDetection {
-  readonly #options: ApiDetectionOptions;
-  #known: VerifyApi | undefined;
-  #asking: Promise<VerifyApi> | undefined;
+export function createApiDetection({ setting, client, logger }: ApiDetectionOptions) {
+  let known: VerifyApi | undefined = setting === 'auto' ? undefined : setting;
+  let asking: Promise<VerifyApi> | undefined;
   /** The last answer, kept across `rechecking`: a change is logged as one. */
-  #last: VerifyApi | undefined;
+  let last: VerifyApi | undefined;
 
-  constructor(options: ApiDetectionOptions) {
-    this.#options = options;
-    if (options.setting !== 'auto') this.#known = options.setting;
-  }
-
-  /** The API known now, without asking; undefined until the first answer (`auto`). */
-  get known(): VerifyApi | undefined {
-    return this.#known;
-  }
-
-  /** The API to speak; rejects with the upstream's error when the server cannot be asked. */
-  api(requestId?: string): Promise<VerifyApi> {
-    if (this.#known) return Promise.resolve(this.#known);
-    this.#asking ??= this.#ask(requestId).finally(() => {
-      this.#asking = undefined;
-    });
-    return this.#asking;
-  }
-
-  /**
-   * Runs `work`, and forgets the answer after a failure that suggests the server is not what it
-   * was: it could not be reached, failed, or had no route for the API spoken. Forced settings
-   * never change.
-   */
-  async rechecking<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (this.#options.setting === 'auto' && error instanceof UpstreamUnavailableError) {
-        this.#known = undefined;
-      }
-      throw error;
-    }
-  }
-
-  async #ask(requestId: string | undefined): Promise<VerifyApi> {
-    const { client, logger } = this.#options;
+  async function ask(requestId: string | undefined): Promise<VerifyApi> {
     const response = await client.get(PROBE_PATH, { requestId });
     const isV2 = bodyAs(WireV2Error, response.text) !== undefined || response.status === 200;
     if (!isV2 && !isRouteNotFound(response)) {
@@ -79,18 +43,48 @@ export class ApiDetection {
       );
     }
     const api: VerifyApi = isV2 ? 'v2' : 'session';
-    this.#known = api;
-    if (api !== this.#last) {
-      const log = this.#last === undefined ? logger.info : logger.warn;
+    known = api;
+    if (api !== last) {
+      const log = last === undefined ? logger.info : logger.warn;
       log.call(
         logger,
-        { upstream: 'verification service', api, previously: this.#last ?? null },
+        { upstream: 'verification service', api, previously: last ?? null },
         api === 'v2'
           ? 'verification service speaks APIv2 (VERIFY_API=auto)'
           : 'verification service has no APIv2: using its session API (VERIFY_API=auto)',
       );
     }
-    this.#last = api;
+    last = api;
     return api;
   }
+
+  return {
+    /** The API known now, without asking; undefined until the first answer (`auto`). */
+    get known(): VerifyApi | undefined {
+      return known;
+    },
+
+    /** The API to speak; rejects with the upstream's error when the server cannot be asked. */
+    api(requestId?: string): Promise<VerifyApi> {
+      if (known) return Promise.resolve(known);
+      asking ??= ask(requestId).finally(() => {
+        asking = undefined;
+      });
+      return asking;
+    },
+
+    /**
+     * Runs `work`, and forgets the answer after a failure that suggests the server is not what it
+     * was: it could not be reached, failed, or had no route for the API spoken. Forced settings
+     * never change.
+     */
+    async rechecking<T>(work: () => Promise<T>): Promise<T> {
+      try {
+        return await work();
+      } catch (error) {
+        if (setting === 'auto' && error instanceof UpstreamUnavailableError) known = undefined;
+        throw error;
+      }
+    },
+  };
 }

@@ -16,7 +16,7 @@ import { WireErrorBody } from './wire.js';
 import { WireV2Error } from './wire-v2.js';
 
 /** What the gateway says of a server without APIv2 (an HTML 404 on an APIv2 route). */
-export const NO_APIV2 =
+const NO_APIV2 =
   'it has no such route (HTTP 404 page): the server has no APIv2, which the gateway needs for this. Point VERIFY_BASE_URL at a Sourcify server that has APIv2.';
 
 /** The error a non-2xx APIv2 answer stands for. */

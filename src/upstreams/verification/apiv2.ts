@@ -39,15 +39,12 @@ export interface ApiV2Options {
   readonly closing: AbortSignal;
 }
 
-/** A contract lookup's answer: the contract (null: not verified) and its ETag, or "unchanged". */
-export type LookupAnswer =
-  | {
-      readonly modified: true;
-      readonly contract: Contract | null;
-      readonly etag: string | null;
-      readonly bytes: number;
-    }
-  | { readonly modified: false };
+/** A contract lookup's answer: the contract (null: not verified), its ETag and its body's size. */
+export interface LookupAnswer {
+  readonly contract: Contract | null;
+  readonly etag: string | null;
+  readonly bytes: number;
+}
 
 export type SourcifyApiV2 = ReturnType<typeof createApiV2>;
 
@@ -69,18 +66,17 @@ export function createApiV2(
     address: string,
     etag: string | null,
     requestId: string | undefined,
-  ): Promise<LookupAnswer> {
+  ): Promise<LookupAnswer | 'unchanged'> {
     const response = await client.get(`/v2/contract/${chainId}/${address}`, {
       requestId,
       searchParams: { fields: COMPILATION_FIELDS },
       ...(etag ? { headers: { 'if-none-match': etag } } : {}),
     });
-    if (response.status === 304 && etag) return { modified: false };
+    if (response.status === 304 && etag) return 'unchanged';
     const bytes = Buffer.byteLength(response.text);
     if (response.status >= 200 && response.status < 300) {
       const wire = parseJsonBody(response, WireV2Contract);
       return {
-        modified: true,
         contract: wire.match === null ? null : toContract(wire),
         etag: response.headers.get('etag'),
         bytes,
@@ -89,7 +85,7 @@ export function createApiV2(
     // Not verified: Sourcify answers 404 with the contract, its match fields null. Any other 404
     // (unsupported_chain on sourcify-server 3.9.1, a server without APIv2) is a failure.
     if (response.status === 404 && bodyAs(WireV2Contract, response.text)) {
-      return { modified: true, contract: null, etag: null, bytes };
+      return { contract: null, etag: null, bytes };
     }
     const error = bodyAs(WireV2Error, response.text);
     if (error?.customCode === 'internal_error') {

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { SourcifyApiV2 } from './apiv2.js';
+import type { LookupAnswer, SourcifyApiV2 } from './apiv2.js';
 import type { Contract } from './model.js';
 
 export interface ContractCacheOptions {
@@ -12,12 +12,6 @@ export interface ContractCacheOptions {
   readonly ttlMs: number;
   /** Asks the service, conditionally when `etag` is given. */
   readonly load: SourcifyApiV2['lookUp'];
-}
-
-interface Entry {
-  readonly contract: Contract | null;
-  readonly etag: string | null;
-  readonly bytes: number;
 }
 
 /** The lookup a fetch makes: the contract as its first caller wrote it, and that caller's request. */
@@ -36,42 +30,39 @@ const ENTRY_OVERHEAD_BYTES = 512;
  * without a body. Lookups of the same contract at the same time share one request; a failed one
  * is not kept, and leaves the entry it was renewing for the next to renew.
  */
-export class ContractCache {
-  readonly #entries: LRUCache<string, Entry, Lookup>;
-  /** `ttlMs` 0: every lookup asks the service (lru-cache reads a ttl of 0 as "never stale"). */
-  readonly #alwaysAsk: boolean;
+export function createContractCache({ maxBytes, ttlMs, load }: ContractCacheOptions) {
+  const entries = new LRUCache<string, LookupAnswer, Lookup>({
+    // lru-cache needs a positive bound; no entry is as small as 1 byte, so 1 keeps nothing.
+    maxSize: Math.max(1, maxBytes),
+    sizeCalculation: (entry) => entry.bytes,
+    ttl: ttlMs,
+    noDeleteOnFetchRejection: true,
+    // A lookup under way when its contract is forgotten (`delete`) still answers its callers.
+    ignoreFetchAbort: true,
+    fetchMethod: async (key, stale, { context: { chainId, address, requestId } }) => {
+      const answer = await load(chainId, address, stale?.etag ?? null, requestId);
+      if (answer === 'unchanged') return stale;
+      return { ...answer, bytes: answer.bytes + key.length * 2 + ENTRY_OVERHEAD_BYTES };
+    },
+  });
 
-  constructor({ maxBytes, ttlMs, load }: ContractCacheOptions) {
-    this.#alwaysAsk = ttlMs === 0;
-    this.#entries = new LRUCache({
-      // lru-cache needs a positive bound; no entry is as small as 1 byte, so 1 keeps nothing.
-      maxSize: Math.max(1, maxBytes),
-      sizeCalculation: (entry) => entry.bytes,
-      ttl: ttlMs,
-      noDeleteOnFetchRejection: true,
-      // A lookup under way when its contract is forgotten (`delete`) still answers its callers.
-      ignoreFetchAbort: true,
-      fetchMethod: async (key, stale, { context: { chainId, address, requestId } }) => {
-        const answer = await load(chainId, address, stale?.etag ?? null, requestId);
-        if (!answer.modified) return stale;
-        const { contract, etag, bytes } = answer;
-        return { contract, etag, bytes: bytes + key.length * 2 + ENTRY_OVERHEAD_BYTES };
-      },
-    });
-  }
+  return {
+    async get(chainId: string, address: string, requestId?: string): Promise<Contract | null> {
+      const entry = await entries.fetch(keyOf(chainId, address), {
+        context: { chainId, address, requestId },
+        // `ttlMs` 0: every lookup asks the service (lru-cache reads a ttl of 0 as "never stale").
+        forceRefresh: ttlMs === 0,
+      });
+      return entry?.contract ?? null;
+    },
 
-  async get(chainId: string, address: string, requestId?: string): Promise<Contract | null> {
-    const entry = await this.#entries.fetch(keyOf(chainId, address), {
-      context: { chainId, address, requestId },
-      forceRefresh: this.#alwaysAsk,
-    });
-    return entry?.contract ?? null;
-  }
-
-  /** Forgets a contract (it was just verified: a lookup that said "not verified" is wrong now). */
-  delete(chainId: string, address: string): void {
-    this.#entries.delete(keyOf(chainId, address));
-  }
+    /** Forgets a contract (it was just verified: a lookup that said "not verified" is wrong now). */
+    delete(chainId: string, address: string): void {
+      entries.delete(keyOf(chainId, address));
+    },
+  };
 }
+
+export type ContractCache = ReturnType<typeof createContractCache>;
 
 const keyOf = (chainId: string, address: string) => `${chainId}:${address.toLowerCase()}`;

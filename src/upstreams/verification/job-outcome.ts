@@ -1,7 +1,6 @@
 import { VerificationRejectedError } from '../../errors/verification-rejected-error.js';
 import { errorFor, jobEndpoint } from './apiv2-errors.js';
 import type { ContractCache } from './contract-cache.js';
-import { FAILED_JOB_STATUS, JobFailedError } from './job-failed-error.js';
 import type {
   Contract,
   VerificationJob,
@@ -138,4 +137,23 @@ function resultOf(
         ]
       : [],
   };
+}
+
+/** The HTTP status reported for an APIv2 job that ran and failed (the poll itself answered 200). */
+const FAILED_JOB_STATUS = 422;
+
+/**
+ * An APIv2 job that ran and failed (`isJobCompleted` with an `error`): the service's reason, and
+ * the job with everything it reported (the bytecodes compared, compiler errors, timings).
+ */
+class JobFailedError extends VerificationRejectedError {
+  readonly job: VerificationJob;
+
+  constructor(message: string, job: VerificationJob) {
+    super(message, FAILED_JOB_STATUS, {
+      upstreamCode: job.error?.code,
+      errorId: job.error?.errorId ?? undefined,
+    });
+    this.job = job;
+  }
 }

@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import type { Unknown } from '../../core/enum-value.js';
+import type { WireChain } from './wire.js';
 import type { WireV2Job } from './wire-v2.js';
 
 export const VERIFICATION_STATUSES = [
@@ -75,9 +77,6 @@ export type VerificationOutcome = VerificationResult | VerificationPending;
 /** Which of the verification service's APIs the gateway speaks. */
 export type VerifyApi = 'session' | 'v2';
 
-/** `VERIFY_API`: one of the APIs, or `auto` to ask the server. */
-export type VerifyApiSetting = VerifyApi | 'auto';
-
 /** Where APIv2 mirrored a verification (Etherscan, Blockscout, Routescan), as the job reports it. */
 export type ExternalVerifications = NonNullable<WireV2Job['externalVerifications']>;
 export type ExternalVerification = NonNullable<ExternalVerifications['etherscan']>;
@@ -148,12 +147,5 @@ export interface Compilation {
   readonly compiledPath: string | null;
 }
 
-export interface Chain {
-  /** Decimal chain id, e.g. `1`. */
-  readonly id: string;
-  readonly name: string;
-  /** Whether the upstream verifies contracts on this chain at all. */
-  readonly supported: boolean;
-  /** Whether it can fetch sources from the block explorer for this chain. */
-  readonly explorerVerification: boolean;
-}
+/** A chain of the service's list: decimal `id` (e.g. `1`), name, and what it verifies there. */
+export type Chain = z.output<typeof WireChain>;

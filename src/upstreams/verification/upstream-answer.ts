@@ -109,7 +109,7 @@ export function statusFailure(response: UpstreamResponse, said: string | undefin
 }
 
 /** The body as JSON, or undefined: error bodies may be HTML pages from a proxy. */
-export function safeJson(text: string): unknown {
+function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

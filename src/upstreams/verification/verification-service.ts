@@ -1,14 +1,13 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { InvalidInputError } from '../../errors/invalid-input-error.js';
-import type { Tracing } from '../../observability/tracing.js';
 import type { RedisConnection } from '../../redis/redis-connection.js';
 import { SnapshotCache } from '../snapshot-cache.js';
-import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
-import { ApiDetection } from './api-detection.js';
+import { createUpstreamClient, type UpstreamClientOptions } from '../upstream-client.js';
+import { createApiDetection } from './api-detection.js';
 import { createApiV2 } from './apiv2.js';
 import { mapBounded } from './bounded-map.js';
-import { ContractCache } from './contract-cache.js';
+import { createContractCache } from './contract-cache.js';
 import {
   checkAddress,
   checkChain,
@@ -23,7 +22,6 @@ import {
   type Contract,
   EXPLORER_PATHS,
   type VerificationOutcome,
-  type VerifyApi,
   type VerifyContractInput,
   type VerifyFromMetadataInput,
   type VerifyFromSourceInput,
@@ -36,11 +34,8 @@ import type { UpstreamSession } from './upstream-session.js';
 import { WireChain, WireChains } from './wire.js';
 
 export interface VerificationServiceOptions
-  extends Omit<Config['verification'], 'sessionCookieSecure' | 'maxConcurrentUploads'> {
-  readonly logger: Logger;
-  readonly observer?: UpstreamObserver;
-  /** Traces each upstream request (see `UpstreamClientOptions.tracing`). */
-  readonly tracing?: Tracing | undefined;
+  extends Omit<Config['verification'], 'sessionCookieSecure' | 'maxConcurrentUploads'>,
+    Pick<UpstreamClientOptions, 'logger' | 'observer' | 'tracing'> {
   /** Shares the polls of watched jobs with the other replicas; without it, each polls alone. */
   readonly redis?: RedisConnection | undefined;
 }
@@ -74,7 +69,7 @@ export function createVerificationService(options: VerificationServiceOptions) {
     observer,
     tracing,
   });
-  const detection = new ApiDetection({ setting: options.api, client, logger });
+  const detection = createApiDetection({ setting: options.api, client, logger });
   const sessionApi = createSessionApi(client, logger);
   const closing = new AbortController();
   const outcomes = createJobOutcomes({
@@ -89,7 +84,7 @@ export function createVerificationService(options: VerificationServiceOptions) {
     chainOf: async (chainId, requestId) =>
       (await knownChains(requestId))?.find((chain) => chain.id === chainId),
   });
-  const contracts = new ContractCache({
+  const contracts = createContractCache({
     maxBytes: options.lookupCacheBytes,
     ttlMs: options.lookupTtlMs,
     load: apiV2.lookUp,
@@ -155,7 +150,7 @@ export function createVerificationService(options: VerificationServiceOptions) {
 
   return {
     /** The API in use: as configured, or as found out (`auto`, undefined until then). */
-    get api(): VerifyApi | undefined {
+    get api() {
       return detection.known;
     },
     /**

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { optionalText, optionalTimestamp } from '../../core/wire-fields.js';
-import type { Chain } from './model.js';
 
 /*
  * The verification service as it answers (Sourcify's session API): validated at the boundary,
@@ -52,14 +51,14 @@ export const WireChain = z
     // A boolean today; older servers sent the explorer's API URL instead.
     etherscanAPI: z.union([z.boolean(), z.string()]).nullish(),
   })
-  .transform(
-    ({ chainId, name, supported, etherscanAPI }): Chain => ({
-      id: chainId,
-      name,
-      supported: supported ?? true,
-      explorerVerification: Boolean(etherscanAPI),
-    }),
-  );
+  .transform(({ chainId, name, supported, etherscanAPI }) => ({
+    id: chainId,
+    name,
+    /** Whether the upstream verifies contracts on this chain at all. */
+    supported: supported ?? true,
+    /** Whether it can fetch sources from the block explorer for this chain. */
+    explorerVerification: Boolean(etherscanAPI),
+  }));
 
 /** The chain list; entries are checked one by one so one odd chain does not hide the rest. */
 export const WireChains = z.array(z.unknown());
