@@ -19,13 +19,14 @@ import type {
   ContractLocation,
   VerificationService,
 } from '../upstreams/verification/verification-service.js';
-import type { EntityLimitContext } from './entity-representations.js';
 import type { CacheabilityRecord } from './plugins/cacheability.js';
 
 /** What every resolver of one operation shares. */
-export interface GatewayContext extends EntityLimitContext {
+export interface GatewayContext {
   /** Identifies the HTTP request in logs, and upstream as `x-request-id`. */
   readonly requestId: string;
+  /** Representations one `_entities` call may resolve (`MAX_ENTITY_REPRESENTATIONS`). */
+  readonly maxEntityRepresentations: number;
   /** The configured status pages as this operation reads them. */
   readonly statusPages: StatusPagesLoaders;
   readonly verification: VerificationService;

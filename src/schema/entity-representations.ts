@@ -7,12 +7,7 @@ import {
   parse,
   type SelectionSetNode,
 } from 'graphql';
-
-/** The part of the context this guard reads. */
-export interface EntityLimitContext {
-  /** Representations one `_entities` call may resolve (`MAX_ENTITY_REPRESENTATIONS`). */
-  readonly maxEntityRepresentations: number;
-}
+import type { GatewayContext } from './context.js';
 
 /**
  * Checks `_entities` representations before any of them is resolved: at most
@@ -25,11 +20,11 @@ export interface EntityLimitContext {
  */
 export function guardEntityRepresentations(schema: GraphQLSchema): GraphQLSchema {
   const field = schema.getQueryType()?.getFields()._entities;
-  const resolve = field?.resolve as GraphQLFieldResolver<unknown, EntityLimitContext> | undefined;
+  const resolve = field?.resolve as GraphQLFieldResolver<unknown, GatewayContext> | undefined;
   if (!field || !resolve) return schema;
   const keys = entityKeys(schema);
 
-  field.resolve = async (source, args, context: EntityLimitContext, info) => {
+  field.resolve = async (source, args, context: GatewayContext, info) => {
     const representations = args.representations as readonly unknown[];
     const max = context.maxEntityRepresentations;
     if (representations.length > max) {
