@@ -156,10 +156,8 @@ export function reportedBeside(
 
 /**
  * The status feed as one operation sees it. Each document is read at most once per operation, so
- * all of its fields answer from the same snapshot, and lookups by id are batched.
- *
- * The id loaders keep DataLoader's contract: for n keys they return n values in key order, `null`
- * for an id the feed does not have.
+ * all of its fields answer from the same snapshot, and lookups by id are batched (`null` for an id
+ * the feed does not have).
  */
 export type StatusFeedLoaders = ReturnType<typeof createStatusFeedLoaders>;
 
@@ -195,10 +193,7 @@ function createStatusFeedLoaders(
         [async () => (await incidentHistory()).value.eventsById],
       );
     }),
-    /**
-     * Looks in the summary first, then in the upcoming list, then in the maintenance history, for
-     * ids the documents before lack.
-     */
+    /** Looks in the summary first, then in the upcoming list, then in the maintenance history. */
     maintenance: new DataLoader<string, Maintenance | null>(async (ids) => {
       const { value } = await summary();
       return lookUp(
@@ -233,7 +228,7 @@ async function lookUp<Value>(
       failure ??= error instanceof Error ? error : new Error(String(error));
     }
   }
-  return failure ? found.map((value) => value ?? (failure as Error)) : found;
+  return found.map((value) => value ?? failure ?? null);
 }
 
 /** Calls `load` on first use only; later calls get the same promise. */
