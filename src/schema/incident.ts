@@ -21,7 +21,6 @@ IncidentRef.implement({
   readsStatusSnapshots: true,
   description: 'An unplanned problem with one or more components, and the updates posted on it.',
   interfaces: [StatusEventRef],
-  isTypeOf: (event) => typeof event === 'object' && event !== null && !('scheduledFor' in event),
   fields: (t) => ({
     status: t.expose('status', {
       type: IncidentStatusEnum,

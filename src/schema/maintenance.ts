@@ -21,7 +21,6 @@ MaintenanceRef.implement({
   description:
     'Planned work on one or more components, with its window and the updates posted on it.',
   interfaces: [StatusEventRef],
-  isTypeOf: (event) => typeof event === 'object' && event !== null && 'scheduledFor' in event,
   fields: (t) => ({
     status: t.expose('status', {
       type: MaintenanceStatusEnum,
