@@ -111,10 +111,8 @@ function problemOf(
   const candidates = typeof typename === 'string' ? keys.get(typename) : undefined;
   if (!candidates) return `${at} does not name an entity of this subgraph in __typename.`;
   const complete = (fields: KeyFields) => [...fields.keys()].every((name) => name in value);
-  let key = candidates[0] as KeyFields;
-  for (const candidate of candidates) {
-    if (complete(candidate) && (!complete(key) || candidate.size > key.size)) key = candidate;
-  }
+  const key =
+    candidates.filter(complete).sort((a, b) => b.size - a.size)[0] ?? (candidates[0] as KeyFields);
   const missing = missingField(value, key);
   return missing === undefined
     ? undefined
