@@ -15,9 +15,7 @@ const IncidentStatusEnum = builder.enumType('IncidentStatus', {
   } as const,
 });
 
-export const IncidentRef = builder.objectRef<Incident>('Incident');
-
-IncidentRef.implement({
+export const IncidentRef = builder.objectRef<Incident>('Incident').implement({
   readsStatusSnapshots: true,
   description: 'An unplanned problem with one or more components, and the updates posted on it.',
   interfaces: [StatusEventRef],
