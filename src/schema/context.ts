@@ -30,10 +30,7 @@ export interface GatewayContext {
   /** The configured status pages as this operation reads them. */
   readonly statusPages: StatusPagesLoaders;
   readonly verification: VerificationService;
-  /**
-   * Contract lookups of this operation, one upstream lookup per distinct contract (a DataLoader:
-   * n keys in, n answers out in key order, null for a contract that is not verified).
-   */
+  /** Contract lookups of this operation, one per distinct contract; null for one not verified. */
   readonly contracts: Pick<DataLoader<ContractLocation, Contract | null, string>, 'load'>;
   /** The calling client's own session at the verification service. */
   readonly verificationSession: UpstreamSession;
