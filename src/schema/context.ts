@@ -19,20 +19,18 @@ import type {
   ContractLocation,
   VerificationService,
 } from '../upstreams/verification/verification-service.js';
-import type { EntityLimitContext } from './entity-representations.js';
 import type { CacheabilityRecord } from './plugins/cacheability.js';
 
 /** What every resolver of one operation shares. */
-export interface GatewayContext extends EntityLimitContext {
+export interface GatewayContext {
   /** Identifies the HTTP request in logs, and upstream as `x-request-id`. */
   readonly requestId: string;
+  /** Representations one `_entities` call may resolve (`MAX_ENTITY_REPRESENTATIONS`). */
+  readonly maxEntityRepresentations: number;
   /** The configured status pages as this operation reads them. */
   readonly statusPages: StatusPagesLoaders;
   readonly verification: VerificationService;
-  /**
-   * Contract lookups of this operation, one upstream lookup per distinct contract (a DataLoader:
-   * n keys in, n answers out in key order, null for a contract that is not verified).
-   */
+  /** Contract lookups of this operation, one per distinct contract; null for one not verified. */
   readonly contracts: Pick<DataLoader<ContractLocation, Contract | null, string>, 'load'>;
   /** The calling client's own session at the verification service. */
   readonly verificationSession: UpstreamSession;
@@ -155,10 +153,8 @@ export function reportedBeside(
 
 /**
  * The status feed as one operation sees it. Each document is read at most once per operation, so
- * all of its fields answer from the same snapshot, and lookups by id are batched.
- *
- * The id loaders keep DataLoader's contract: for n keys they return n values in key order, `null`
- * for an id the feed does not have.
+ * all of its fields answer from the same snapshot, and lookups by id are batched (`null` for an id
+ * the feed does not have).
  */
 export type StatusFeedLoaders = ReturnType<typeof createStatusFeedLoaders>;
 
@@ -194,10 +190,7 @@ function createStatusFeedLoaders(
         [async () => (await incidentHistory()).value.eventsById],
       );
     }),
-    /**
-     * Looks in the summary first, then in the upcoming list, then in the maintenance history, for
-     * ids the documents before lack.
-     */
+    /** Looks in the summary first, then in the upcoming list, then in the maintenance history. */
     maintenance: new DataLoader<string, Maintenance | null>(async (ids) => {
       const { value } = await summary();
       return lookUp(
@@ -232,7 +225,7 @@ async function lookUp<Value>(
       failure ??= error instanceof Error ? error : new Error(String(error));
     }
   }
-  return failure ? found.map((value) => value ?? (failure as Error)) : found;
+  return found.map((value) => value ?? failure ?? null);
 }
 
 /** Calls `load` on first use only; later calls get the same promise. */

@@ -7,12 +7,7 @@ import {
   parse,
   type SelectionSetNode,
 } from 'graphql';
-
-/** The part of the context this guard reads. */
-export interface EntityLimitContext {
-  /** Representations one `_entities` call may resolve (`MAX_ENTITY_REPRESENTATIONS`). */
-  readonly maxEntityRepresentations: number;
-}
+import type { GatewayContext } from './context.js';
 
 /**
  * Checks `_entities` representations before any of them is resolved: at most
@@ -25,11 +20,11 @@ export interface EntityLimitContext {
  */
 export function guardEntityRepresentations(schema: GraphQLSchema): GraphQLSchema {
   const field = schema.getQueryType()?.getFields()._entities;
-  const resolve = field?.resolve as GraphQLFieldResolver<unknown, EntityLimitContext> | undefined;
+  const resolve = field?.resolve as GraphQLFieldResolver<unknown, GatewayContext> | undefined;
   if (!field || !resolve) return schema;
   const keys = entityKeys(schema);
 
-  field.resolve = async (source, args, context: EntityLimitContext, info) => {
+  field.resolve = async (source, args, context: GatewayContext, info) => {
     const representations = args.representations as readonly unknown[];
     const max = context.maxEntityRepresentations;
     if (representations.length > max) {
@@ -116,10 +111,8 @@ function problemOf(
   const candidates = typeof typename === 'string' ? keys.get(typename) : undefined;
   if (!candidates) return `${at} does not name an entity of this subgraph in __typename.`;
   const complete = (fields: KeyFields) => [...fields.keys()].every((name) => name in value);
-  let key = candidates[0] as KeyFields;
-  for (const candidate of candidates) {
-    if (complete(candidate) && (!complete(key) || candidate.size > key.size)) key = candidate;
-  }
+  const key =
+    candidates.filter(complete).sort((a, b) => b.size - a.size)[0] ?? (candidates[0] as KeyFields);
   const missing = missingField(value, key);
   return missing === undefined
     ? undefined

@@ -15,13 +15,10 @@ const IncidentStatusEnum = builder.enumType('IncidentStatus', {
   } as const,
 });
 
-export const IncidentRef = builder.objectRef<Incident>('Incident');
-
-IncidentRef.implement({
+export const IncidentRef = builder.objectRef<Incident>('Incident').implement({
   readsStatusSnapshots: true,
   description: 'An unplanned problem with one or more components, and the updates posted on it.',
   interfaces: [StatusEventRef],
-  isTypeOf: (event) => typeof event === 'object' && event !== null && !('scheduledFor' in event),
   fields: (t) => ({
     status: t.expose('status', {
       type: IncidentStatusEnum,

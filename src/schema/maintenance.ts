@@ -14,14 +14,11 @@ const MaintenanceStatusEnum = builder.enumType('MaintenanceStatus', {
   } as const,
 });
 
-export const MaintenanceRef = builder.objectRef<Maintenance>('Maintenance');
-
-MaintenanceRef.implement({
+export const MaintenanceRef = builder.objectRef<Maintenance>('Maintenance').implement({
   readsStatusSnapshots: true,
   description:
     'Planned work on one or more components, with its window and the updates posted on it.',
   interfaces: [StatusEventRef],
-  isTypeOf: (event) => typeof event === 'object' && event !== null && 'scheduledFor' in event,
   fields: (t) => ({
     status: t.expose('status', {
       type: MaintenanceStatusEnum,

@@ -1,8 +1,6 @@
 import type { ObjectRef } from '@pothos/core';
-import type DataLoader from 'dataloader';
 import type { Component, Incident, Maintenance } from '../core/status/model.js';
 import { builder } from './builder.js';
-import type { StatusFeedLoaders } from './context.js';
 
 type PageEntity = Component | Incident | Maintenance;
 
@@ -17,8 +15,6 @@ export function pageEntity(
   loader: 'component' | 'incident' | 'maintenance',
   description: string,
 ): void {
-  const load = (page: StatusFeedLoaders, id: string) =>
-    (page[loader] as DataLoader<string, PageEntity | null>).load(id);
   builder.asEntity(ref, {
     key: [
       builder.selection<{ id: string }>('id'),
@@ -27,7 +23,7 @@ export function pageEntity(
     resolveReference: ({ id, page }: { id: string; page?: { slug: string } }, { statusPages }) =>
       page?.slug !== undefined && !statusPages.registry.has(page.slug)
         ? null
-        : load(statusPages.of(page?.slug), id),
+        : statusPages.of(page?.slug)[loader].load(id),
   });
   builder.queryField(loader, (t) =>
     t.field({
@@ -43,7 +39,7 @@ export function pageEntity(
         }),
       },
       resolve: (_root, { id, slug }, { statusPages }) =>
-        load(statusPages.of(slug ?? undefined), String(id)),
+        statusPages.of(slug ?? undefined)[loader].load(String(id)),
     }),
   );
 }

@@ -4,7 +4,7 @@ import {
   type MaintenanceChangeEvent,
   pageSlugOf,
 } from '../core/status/change-event.js';
-import { changeOf, type SubscriptionField } from '../subscriptions/subscription-registry.js';
+import { changeOf } from '../subscriptions/subscription-registry.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
@@ -14,12 +14,10 @@ import { FOLLOWED_SLUGS, pageSlugsOf } from './page-slugs.js';
 
 type StatusEventChange = IncidentChangeEvent | MaintenanceChangeEvent;
 
-/** `IncidentChange` or `MaintenanceChange` (`name`), its kind enum and its subscription `field`. */
+/** `<Entity>Change` (`IncidentChange`), its kind enum and its subscription `<type>Changed`. */
 function defineChange<Type extends StatusEventChange['type']>(
   type: Type,
   options: {
-    readonly name: string;
-    readonly field: SubscriptionField;
     readonly entity: typeof IncidentRef | typeof MaintenanceRef;
     readonly description: string;
     readonly kindDescription: string;
@@ -30,11 +28,13 @@ function defineChange<Type extends StatusEventChange['type']>(
     readonly documents: readonly FeedDocument[];
   },
 ): void {
-  const kindEnum = builder.enumType(`${options.name}Kind`, {
+  const name = `${options.entity.name}Change`;
+  const field = `${type}Changed` as const;
+  const kindEnum = builder.enumType(`${name}Kind`, {
     description: options.kindDescription,
     values: options.kinds as Record<string, { description: string }>,
   });
-  const changeRef = builder.objectRef<StatusEventChange>(options.name).implement({
+  const changeRef = builder.objectRef<StatusEventChange>(name).implement({
     description: options.description,
     fields: (t) => ({
       [type]: t.field({
@@ -59,14 +59,14 @@ function defineChange<Type extends StatusEventChange['type']>(
       }),
     }),
   });
-  builder.subscriptionField(options.field, (t) =>
+  builder.subscriptionField(field, (t) =>
     t.field({
       type: changeRef,
       description: options.description,
       args: { slugs: t.arg.stringList(FOLLOWED_SLUGS) },
       subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
         openSubscription({
-          field: options.field,
+          field,
           pages: pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' }),
           documents: options.documents,
           accept: (event) => event.type === type,
@@ -77,8 +77,6 @@ function defineChange<Type extends StatusEventChange['type']>(
 }
 
 defineChange('incident', {
-  name: 'IncidentChange',
-  field: 'incidentChanged',
   entity: IncidentRef,
   description: 'An incident was posted, updated or resolved.',
   kindDescription: 'What happened to an incident.',
@@ -96,8 +94,6 @@ defineChange('incident', {
 });
 
 defineChange('maintenance', {
-  name: 'MaintenanceChange',
-  field: 'maintenanceChanged',
   entity: MaintenanceRef,
   description: 'A maintenance was scheduled, started, updated or completed.',
   kindDescription: 'What happened to a maintenance.',

@@ -1,10 +1,8 @@
 import {
   COMPONENT_STATUS_SEVERITY,
-  type Component,
   INDICATOR_SEVERITY,
-  type Incident,
   type Maintenance,
-  type StatusIndicator,
+  type StatusSummary,
 } from '../core/status/model.js';
 import { builder } from './builder.js';
 import { ComponentRef } from './component.js';
@@ -14,14 +12,30 @@ import { readPages, StatusIndicatorEnum } from './page.js';
 import { PageRef, type PageSource, summaryOf } from './page-ref.js';
 import { MAX_PAGES_PER_FIELD } from './page-slugs.js';
 
+const ACTIVE_MAINTENANCE = new Set<Maintenance['status']>(['IN_PROGRESS', 'VERIFYING']);
+
 /** What several pages show at a glance, built once from their summaries. */
-interface StatusOverview {
-  readonly indicator: StatusIndicator;
-  readonly pages: readonly PageSource[];
-  readonly degradedComponents: readonly Component[];
-  readonly unresolvedIncidents: readonly Incident[];
-  readonly activeMaintenances: readonly Maintenance[];
+function overviewOf(pages: readonly PageSource[], summaries: readonly StatusSummary[]) {
+  return {
+    indicator:
+      summaries
+        .map(({ status }) => status.indicator)
+        .sort((a, b) => INDICATOR_SEVERITY[b] - INDICATOR_SEVERITY[a])[0] ?? 'NONE',
+    pages,
+    // A stable sort: within a status, pages stay in configuration order, components by position.
+    degradedComponents: summaries
+      .flatMap(({ components }) =>
+        components.filter(({ isGroup, status }) => !isGroup && status !== 'OPERATIONAL'),
+      )
+      .sort((a, b) => COMPONENT_STATUS_SEVERITY[b.status] - COMPONENT_STATUS_SEVERITY[a.status]),
+    unresolvedIncidents: summaries.flatMap(({ incidents }) => incidents),
+    activeMaintenances: summaries.flatMap(({ maintenances }) =>
+      maintenances.filter(({ status }) => ACTIVE_MAINTENANCE.has(status)),
+    ),
+  };
 }
+
+type StatusOverview = ReturnType<typeof overviewOf>;
 
 const StatusOverviewRef = builder.objectRef<StatusOverview>('StatusOverview').implement({
   readsStatusSnapshots: true,
@@ -53,8 +67,6 @@ const StatusOverviewRef = builder.objectRef<StatusOverview>('StatusOverview').im
   }),
 });
 
-const ACTIVE_MAINTENANCE = new Set<Maintenance['status']>(['IN_PROGRESS', 'VERIFYING']);
-
 builder.queryField('statusOverview', (t) =>
   t.field({
     readsStatusSnapshots: true,
@@ -71,25 +83,7 @@ builder.queryField('statusOverview', (t) =>
       const summaries = await Promise.all(
         pages.map(async (page) => (await summaryOf(page, context)).value),
       );
-      return {
-        indicator:
-          summaries
-            .map(({ status }) => status.indicator)
-            .sort((a, b) => INDICATOR_SEVERITY[b] - INDICATOR_SEVERITY[a])[0] ?? 'NONE',
-        pages,
-        // A stable sort: within a status, pages stay in configuration order, components by position.
-        degradedComponents: summaries
-          .flatMap(({ components }) =>
-            components.filter(({ isGroup, status }) => !isGroup && status !== 'OPERATIONAL'),
-          )
-          .sort(
-            (a, b) => COMPONENT_STATUS_SEVERITY[b.status] - COMPONENT_STATUS_SEVERITY[a.status],
-          ),
-        unresolvedIncidents: summaries.flatMap(({ incidents }) => incidents),
-        activeMaintenances: summaries.flatMap(({ maintenances }) =>
-          maintenances.filter(({ status }) => ACTIVE_MAINTENANCE.has(status)),
-        ),
-      };
+      return overviewOf(pages, summaries);
     },
   }),
 );

@@ -7,6 +7,7 @@ import SchemaBuilder, {
   type TypeParam,
 } from '@pothos/core';
 import type { GraphQLFieldResolver } from 'graphql';
+import type { Snapshot } from '../../upstreams/snapshot-cache.js';
 
 /*
  * Whether an answer may be served again from memory is declared where fields are defined: caching
@@ -50,10 +51,8 @@ declare global {
 
 /** What one request's answer was built from, collected while it executes. */
 export class CacheabilityRecord {
-  readonly #snapshots = new Set<object>();
+  readonly #snapshots = new Set<Snapshot<unknown>>();
   #uncacheable = false;
-  #oldestFetch = Number.POSITIVE_INFINITY;
-  #stale = false;
 
   /** The status feed snapshots the answer read; it is good while they are all current. */
   get snapshots(): readonly object[] {
@@ -62,7 +61,7 @@ export class CacheabilityRecord {
 
   /** When the oldest snapshot read was fetched (epoch ms): the answer is as fresh as it. */
   get oldestFetch(): number {
-    return this.#oldestFetch;
+    return Math.min(...[...this.#snapshots].map(({ fetchedAt }) => fetchedAt.getTime()));
   }
 
   /**
@@ -70,13 +69,11 @@ export class CacheabilityRecord {
    * be served again while it stands in, but no browser or CDN may keep it.
    */
   get stale(): boolean {
-    return this.#stale;
+    return [...this.#snapshots].some(({ stale }) => stale);
   }
 
-  snapshotRead(snapshot: { readonly fetchedAt: Date; readonly stale: boolean }): void {
+  snapshotRead(snapshot: Snapshot<unknown>): void {
     this.#snapshots.add(snapshot);
-    this.#oldestFetch = Math.min(this.#oldestFetch, snapshot.fetchedAt.getTime());
-    if (snapshot.stale) this.#stale = true;
   }
 
   /** The answer depends on something besides status snapshots: an undeclared field, an upstream. */

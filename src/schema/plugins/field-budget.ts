@@ -1,8 +1,4 @@
-import SchemaBuilder, {
-  BasePlugin,
-  type PothosOutputFieldConfig,
-  type SchemaTypes,
-} from '@pothos/core';
+import SchemaBuilder, { BasePlugin, type SchemaTypes } from '@pothos/core';
 import { GraphQLError, type GraphQLFieldResolver } from 'graphql';
 
 declare global {
@@ -72,7 +68,6 @@ function stop(budget: Budget, limit: keyof typeof LIMITS): never {
 export class FieldBudgetPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override wrapResolve(
     resolve: GraphQLFieldResolver<unknown, Types['Context'], object>,
-    _field: PothosOutputFieldConfig<Types>,
   ): GraphQLFieldResolver<unknown, Types['Context'], object> {
     return (source, args, context: FieldBudgetContext, info) => {
       const budget = context.fieldBudget;
