@@ -11,18 +11,18 @@ export interface ReadinessOptions {
   /** Whether the gateway is shutting down: then it is no longer ready for new requests. */
   readonly isDraining: () => boolean;
   /**
-   * How long a probe waits for the status feed before reporting its state as `checking`: a probe
-   * must answer within an orchestrator's timeout whatever the feed does.
-   * @default 1000
-   */
-  readonly feedCheckMs?: number;
-  /**
    * The Redis the replicas share state through, when `REDIS_URL` is set: reported, never a reason
    * to be unready (without it the replica works alone, and answers).
    * @default undefined (not reported)
    */
   readonly redis?: { report(): RedisReport };
 }
+
+/**
+ * How long a probe waits for the status feed before reporting its state as `checking`: a probe
+ * must answer within an orchestrator's timeout whatever the feed does.
+ */
+const FEED_CHECK_MS = 1000;
 
 /** What `/readiness` reports of the status feed. */
 type FeedReport =
@@ -36,20 +36,15 @@ type FeedReport =
  * stops sending it requests while it drains). The status feed's state is reported, never a reason
  * to be unready: a third-party outage is every replica's at once, and taking them all out would
  * also take `verifyContract` and the stale snapshots the feed's fields still serve. The probe reads
- * through the shared cache (at most one feed request per TTL) and waits for it `feedCheckMs` at most.
+ * through the shared cache (at most one feed request per TTL) and waits for it `FEED_CHECK_MS` at most.
  * Likewise Redis: while it is unavailable the replica works alone, which is worth knowing and no
  * reason to stop sending it requests.
  */
-export function useReadiness({
-  statusFeed,
-  isDraining,
-  feedCheckMs = 1000,
-  redis,
-}: ReadinessOptions): Plugin {
+export function useReadiness({ statusFeed, isDraining, redis }: ReadinessOptions): Plugin {
   async function feedReport(statusFeed: Pick<StatusFeed, 'summary'>): Promise<FeedReport> {
     let timer: NodeJS.Timeout | undefined;
     const checking = new Promise<FeedReport>((resolve) => {
-      timer = setTimeout(() => resolve({ state: 'checking' }), feedCheckMs);
+      timer = setTimeout(() => resolve({ state: 'checking' }), FEED_CHECK_MS);
     });
     const read = statusFeed.summary().then(
       ({ fetchedAt, stale }): FeedReport => ({ state: stale ? 'stale' : 'ok', fetchedAt }),
