@@ -5,7 +5,7 @@ import { refusalBody } from '../errors/refusal.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { RequestScope } from '../observability/request-scope.js';
 import type { Cors } from './cors.js';
-import { type EncodedAnswer, VARY } from './encoded-answer.js';
+import type { EncodedAnswer } from './encoded-answer.js';
 import type { RequestLog } from './request-log.js';
 import { isCompleteJson } from './response-cache/cacheability.js';
 import { nodeHeadersOf, sendEncodedAnswer, sendOnce, streamResponse } from './send-response.js';
@@ -29,6 +29,9 @@ export interface HitRecord {
 
 type NodeHeaders = Record<string, string | string[]>;
 
+/** What an answer at the GraphQL endpoint depends on besides its URL and body, CORS aside. */
+const VARY = 'Accept, Accept-Encoding';
+
 /** What an answer says to browsers and CDNs when its maker said nothing: keep nothing. */
 const NO_STORE = 'no-store';
 
@@ -50,7 +53,6 @@ const CLIENT_GONE = 499;
 export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
   /** What an answer at the GraphQL endpoint depends on besides its URL and body. */
   const vary = cors ? `${VARY}, Origin` : VARY;
-  const corsOf = (req: IncomingMessage) => (cors ? cors.headersFor(req.headers.origin) : undefined);
 
   /** Records an answer whose head is written: log line, metrics, span. */
   function sent(
@@ -135,13 +137,14 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
       now?: number,
     ): void {
       if (res.destroyed) return void gone(req, scope);
+      const corsHeaders = cors?.headersFor(req.headers.origin);
       const status = sendEncodedAnswer(
         req,
         res,
         answer,
         cacheControl,
         scope.requestId,
-        corsOf(req),
+        corsHeaders,
       );
       sent(req, scope, status, hit, now);
     },

@@ -252,7 +252,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     const underWay = `${contentType} ${hash}`;
     let pending = encoding.get(underWay);
     if (!pending) {
-      pending = encodeAnswer(bytes, contentType, { hash, vary: answers.vary }).finally(() =>
+      pending = encodeAnswer(bytes, contentType, answers.vary, hash).finally(() =>
         encoding.delete(underWay),
       );
       encoding.set(underWay, pending);
