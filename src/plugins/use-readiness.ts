@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Plugin } from 'graphql-yoga';
 import type { RedisReport } from '../redis/redis-connection.js';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
@@ -42,10 +43,6 @@ type FeedReport =
  */
 export function useReadiness({ statusFeed, isDraining, redis }: ReadinessOptions): Plugin {
   async function feedReport(statusFeed: Pick<StatusFeed, 'summary'>): Promise<FeedReport> {
-    let timer: NodeJS.Timeout | undefined;
-    const checking = new Promise<FeedReport>((resolve) => {
-      timer = setTimeout(() => resolve({ state: 'checking' }), FEED_CHECK_MS);
-    });
     const read = statusFeed.summary().then(
       ({ fetchedAt, stale }): FeedReport => ({ state: stale ? 'stale' : 'ok', fetchedAt }),
       (error: unknown): FeedReport => ({
@@ -53,10 +50,12 @@ export function useReadiness({ statusFeed, isDraining, redis }: ReadinessOptions
         reason: error instanceof Error ? error.message : String(error),
       }),
     );
+    const timer = new AbortController();
+    const checking = delay(FEED_CHECK_MS, { state: 'checking' } as const, { signal: timer.signal });
     try {
       return await Promise.race([read, checking]);
     } finally {
-      clearTimeout(timer);
+      timer.abort();
     }
   }
 
