@@ -29,9 +29,6 @@ export interface HitRecord {
 
 type NodeHeaders = Record<string, string | string[]>;
 
-/** What an answer at the GraphQL endpoint depends on besides its URL and body, CORS aside. */
-const VARY = 'Accept, Accept-Encoding';
-
 /** What an answer says to browsers and CDNs when its maker said nothing: keep nothing. */
 const NO_STORE = 'no-store';
 
@@ -52,7 +49,7 @@ const CLIENT_GONE = 499;
  */
 export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
   /** What an answer at the GraphQL endpoint depends on besides its URL and body. */
-  const vary = cors ? `${VARY}, Origin` : VARY;
+  const vary = cors ? 'Accept, Accept-Encoding, Origin' : 'Accept, Accept-Encoding';
 
   /** Records an answer whose head is written: log line, metrics, span. */
   function sent(

@@ -42,20 +42,15 @@ function boardFile(body: string, contentType: string, extra: Record<string, stri
   };
 }
 
-export interface StatusBoardOptions {
-  /** The configured pages' slugs, in configuration order: the board shows them all, or one. */
-  readonly slugs: readonly string[];
-}
-
 /**
  * The live status board at `GET /status`: a small static page (public/status-board/, plain HTML,
  * CSS and a JavaScript module, served as they are but for the configured pages' slugs written
  * into the page) that renders each page's banner, component tree, incidents and maintenances from
  * the `statusPageChanged` subscription over server-sent events, and so updates itself within
- * seconds of a change in a feed; `/status?slug=` shows that page alone. The files are read once,
- * at start.
+ * seconds of a change in a feed; `/status?slug=` shows that page alone. `slugs` are the configured
+ * pages', in configuration order. The files are read once, at start.
  */
-export function useStatusBoard({ slugs }: StatusBoardOptions): Plugin {
+export function useStatusBoard({ slugs }: { readonly slugs: readonly string[] }): Plugin {
   // Slugs are lowercase letters, digits and dashes (`STATUS_PAGES_FILE`): nothing to escape.
   const page = boardFile(
     readBoardFile('index.html').replace('content="STATUS_PAGES"', `content="${slugs.join(',')}"`),
