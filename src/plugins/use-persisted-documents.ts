@@ -38,10 +38,8 @@ const HASH = /^[0-9a-f]{64}$/;
  * It runs in Yoga's `onParams`, which every transport goes through: HTTP GET and POST, SSE, and
  * graphql-ws (see `createGraphQLWebSocketServer`).
  */
-export function usePersistedDocuments({
-  manifest,
-  only = false,
-}: PersistedDocumentsOptions): Plugin {
+export function usePersistedDocuments(options: PersistedDocumentsOptions): Plugin {
+  const { manifest, only = false } = options;
   const registered = registeredDocuments(MAX_REGISTERED_BYTES);
   /** Texts sent with an unknown hash, by their request's context: registered once valid. */
   const toRegister = new WeakMap<object, string>();
