@@ -5,7 +5,7 @@ import { refusalBody } from '../errors/refusal.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { RequestScope } from '../observability/request-scope.js';
 import type { Cors } from './cors.js';
-import { type EncodedAnswer, VARY } from './encoded-answer.js';
+import type { EncodedAnswer } from './encoded-answer.js';
 import type { RequestLog } from './request-log.js';
 import { isCompleteJson } from './response-cache/cacheability.js';
 import { nodeHeadersOf, sendEncodedAnswer, sendOnce, streamResponse } from './send-response.js';
@@ -49,8 +49,7 @@ const CLIENT_GONE = 499;
  */
 export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
   /** What an answer at the GraphQL endpoint depends on besides its URL and body. */
-  const vary = cors ? `${VARY}, Origin` : VARY;
-  const corsOf = (req: IncomingMessage) => (cors ? cors.headersFor(req.headers.origin) : undefined);
+  const vary = cors ? 'Accept, Accept-Encoding, Origin' : 'Accept, Accept-Encoding';
 
   /** Records an answer whose head is written: log line, metrics, span. */
   function sent(
@@ -135,13 +134,14 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
       now?: number,
     ): void {
       if (res.destroyed) return void gone(req, scope);
+      const corsHeaders = cors?.headersFor(req.headers.origin);
       const status = sendEncodedAnswer(
         req,
         res,
         answer,
         cacheControl,
         scope.requestId,
-        corsOf(req),
+        corsHeaders,
       );
       sent(req, scope, status, hit, now);
     },

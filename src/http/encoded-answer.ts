@@ -3,12 +3,6 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { ContentEncoding } from './content-encoding.js';
 
-/**
- * What an answer at the GraphQL endpoint depends on besides its URL and body (with CORS on, also
- * `Origin`: see `CachedHandlerOptions.cors`).
- */
-export const VARY = 'Accept, Accept-Encoding';
-
 /** Answers up to this size go out uncoded: coding them saves less than it costs. */
 export const LARGEST_UNCODED = 1024;
 
@@ -25,7 +19,6 @@ const LARGEST_SENT_AS_TEXT = 8 * 1024;
 
 /** One form of an answer, ready to send. */
 export interface Representation {
-  readonly encoding: ContentEncoding;
   readonly body: Buffer;
   /**
    * The same bytes as a Latin-1 string, for a small body: node:http then sends the header and the
@@ -75,43 +68,27 @@ const BROTLI_QUALITY = 5;
 export const answerHash = (body: Buffer): string =>
   createHash('sha256').update(body).digest('base64url').slice(0, 32);
 
-export interface EncodeAnswerOptions {
-  /** The hash of `body`, when the caller has it already. */
-  readonly hash?: string;
-  /**
-   * The answer's `Vary` header.
-   * @default VARY
-   */
-  readonly vary?: string;
-}
-
 /**
  * Codes `body` in brotli and gzip (off the main thread, in libuv's pool) and returns its
- * representations.
+ * representations, each with `vary` as its `Vary` header; `hash` when the caller has it already.
  */
 export async function encodeAnswer(
   body: Buffer,
   contentType: string,
-  { hash = answerHash(body), vary = VARY }: EncodeAnswerOptions = {},
+  vary: string,
+  hash = answerHash(body),
 ): Promise<EncodedAnswer> {
-  const representations = new Map<ContentEncoding, Representation>();
-  const identity = representationOf(contentType, 'identity', body, `"${hash}"`, vary);
-  representations.set('identity', identity);
+  const identity = representationOf(contentType, 'identity', body, hash, vary);
+  const representations = new Map<ContentEncoding, Representation>([['identity', identity]]);
   if (body.byteLength > LARGEST_UNCODED) {
-    const coded = await Promise.all(
-      (['br', 'gzip'] as const).map(async (encoding) => ({
-        encoding,
-        body: await compress(body, encoding),
-      })),
+    await Promise.all(
+      (['br', 'gzip'] as const).map(async (encoding) => {
+        const coded = await compress(body, encoding);
+        if (coded.byteLength < body.byteLength) {
+          representations.set(encoding, representationOf(contentType, encoding, coded, hash, vary));
+        }
+      }),
     );
-    for (const { encoding, body: codedBody } of coded) {
-      if (codedBody.byteLength < body.byteLength) {
-        representations.set(
-          encoding,
-          representationOf(contentType, encoding, codedBody, `"${hash}-${encoding}"`, vary),
-        );
-      }
-    }
   }
   let size = 0;
   for (const { body: bytes, text } of representations.values()) {
@@ -129,9 +106,10 @@ function representationOf(
   contentType: string,
   encoding: ContentEncoding,
   body: Buffer,
-  etag: string,
+  hash: string,
   vary: string,
 ): Representation {
+  const etag = encoding === 'identity' ? `"${hash}"` : `"${hash}-${encoding}"`;
   // The indexes of CACHE_CONTROL_VALUE and REQUEST_ID_VALUE.
   const headers = [
     'content-type',
@@ -149,7 +127,6 @@ function representationOf(
   ];
   if (encoding !== 'identity') headers.push('content-encoding', encoding);
   return {
-    encoding,
     body,
     text: body.byteLength <= LARGEST_SENT_AS_TEXT ? body.toString('latin1') : undefined,
     etag,

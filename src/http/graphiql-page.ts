@@ -29,7 +29,7 @@ export function createGraphiQLPage(options: {
 
   function serve(req: IncomingMessage, res: ServerResponse, scope: RequestScope): void {
     page ??= render().then((html) =>
-      encodeAnswer(Buffer.from(html, 'utf8'), 'text/html; charset=utf-8', { vary: answers.vary }),
+      encodeAnswer(Buffer.from(html, 'utf8'), 'text/html; charset=utf-8', answers.vary),
     );
     page.then(
       (answer) => answers.kept(req, res, scope, answer, CACHE_CONTROL),

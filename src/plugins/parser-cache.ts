@@ -1,20 +1,16 @@
 import type { DocumentNode, GraphQLError, Token } from 'graphql';
 import { LRUCache } from 'lru-cache';
 
-export interface ParserCacheOptions {
-  /**
-   * Estimated bytes of documents and parse errors kept at most, their text counted; the least
-   * recently used go first.
-   * @default 16777216 (16 MiB)
-   */
-  readonly maxBytes?: number;
-  /**
-   * Estimated bytes of the largest document kept: larger ones are parsed each time they come. A
-   * document at `MAX_TOKENS` (2,000) is about 800 KB; the page tree (90 tokens), 37 KB.
-   * @default 1048576 (1 MiB)
-   */
-  readonly maxEntryBytes?: number;
-}
+/**
+ * Estimated bytes of documents and parse errors kept at most, their text counted; the least
+ * recently used go first.
+ */
+const MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * Estimated bytes of the largest document kept: larger ones are parsed each time they come. A
+ * document at `MAX_TOKENS` (2,000) is about 800 KB; the page tree (90 tokens), 37 KB.
+ */
+const MAX_ENTRY_BYTES = 1024 * 1024;
 
 /**
  * What V8 spends on a token and the AST node and location it makes: 310 bytes measured on
@@ -29,26 +25,19 @@ const BYTES_PER_ENTRY = 1_024;
  * documents and parse errors whatever their size, keyed by their whole text, and each keeps that
  * text too (`loc.source`, the error's `source`): a client sending distinct 250 KB documents (one
  * field and a long comment, which no token limit counts) filled 250 MB. Here an entry costs its
- * text plus its tokens, entries larger than `maxEntryBytes` are not kept, and all of them together
- * stay under `maxBytes` (lru-cache's `maxSize`). Validation results stay in Yoga's cache, which is
+ * text plus its tokens, entries larger than `MAX_ENTRY_BYTES` are not kept, and all of them together
+ * stay under `MAX_BYTES` (lru-cache's `maxSize`). Validation results stay in Yoga's cache, which is
  * keyed weakly by the document and so goes with it.
  */
 export class ParserCache {
-  readonly #entries: LRUCache<string, DocumentNode | GraphQLError>;
-
-  constructor({
-    maxBytes = 16 * 1024 * 1024,
-    maxEntryBytes = 1024 * 1024,
-  }: ParserCacheOptions = {}) {
-    this.#entries = new LRUCache({
-      maxSize: maxBytes,
-      maxEntrySize: maxEntryBytes,
-      sizeCalculation: (value, text) =>
-        BYTES_PER_ENTRY +
-        stringBytes(text) +
-        (value instanceof Error ? stringBytes(value.message) : tokenBytes(value)),
-    });
-  }
+  readonly #entries = new LRUCache<string, DocumentNode | GraphQLError>({
+    maxSize: MAX_BYTES,
+    maxEntrySize: MAX_ENTRY_BYTES,
+    sizeCalculation: (value, text) =>
+      BYTES_PER_ENTRY +
+      stringBytes(text) +
+      (value instanceof Error ? stringBytes(value.message) : tokenBytes(value)),
+  });
 
   /** Parsed documents, by their text: Yoga's `documentCache`. */
   readonly documentCache = {

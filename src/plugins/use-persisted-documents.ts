@@ -12,13 +12,13 @@ export interface PersistedDocumentsOptions {
    * @default false
    */
   readonly only?: boolean;
-  /**
-   * Bytes of documents registered through APQ kept at most (least recently used first), each
-   * counted with its entry's overhead (see `registeredDocuments`).
-   * @default 4194304 (4 MiB)
-   */
-  readonly maxRegisteredBytes?: number;
 }
+
+/**
+ * Bytes of documents registered through APQ kept at most (least recently used first), each
+ * counted with its entry's overhead (see `registeredDocuments`).
+ */
+const MAX_REGISTERED_BYTES = 4 * 1024 * 1024;
 
 /** What Apollo's clients match to send the document text again (APQ's register step). */
 const NOT_FOUND_MESSAGE = 'PersistedQueryNotFound';
@@ -40,7 +40,7 @@ const HASH = /^[0-9a-f]{64}$/;
  */
 export function usePersistedDocuments(options: PersistedDocumentsOptions): Plugin {
   const { manifest, only = false } = options;
-  const registered = registeredDocuments(options.maxRegisteredBytes ?? 4 * 1024 * 1024);
+  const registered = registeredDocuments(MAX_REGISTERED_BYTES);
   /** Texts sent with an unknown hash, by their request's context: registered once valid. */
   const toRegister = new WeakMap<object, string>();
 

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Plugin } from 'graphql-yoga';
 import type { RedisReport } from '../redis/redis-connection.js';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
@@ -11,18 +12,18 @@ export interface ReadinessOptions {
   /** Whether the gateway is shutting down: then it is no longer ready for new requests. */
   readonly isDraining: () => boolean;
   /**
-   * How long a probe waits for the status feed before reporting its state as `checking`: a probe
-   * must answer within an orchestrator's timeout whatever the feed does.
-   * @default 1000
-   */
-  readonly feedCheckMs?: number;
-  /**
    * The Redis the replicas share state through, when `REDIS_URL` is set: reported, never a reason
    * to be unready (without it the replica works alone, and answers).
    * @default undefined (not reported)
    */
   readonly redis?: { report(): RedisReport };
 }
+
+/**
+ * How long a probe waits for the status feed before reporting its state as `checking`: a probe
+ * must answer within an orchestrator's timeout whatever the feed does.
+ */
+const FEED_CHECK_MS = 1000;
 
 /** What `/readiness` reports of the status feed. */
 type FeedReport =
@@ -36,21 +37,12 @@ type FeedReport =
  * stops sending it requests while it drains). The status feed's state is reported, never a reason
  * to be unready: a third-party outage is every replica's at once, and taking them all out would
  * also take `verifyContract` and the stale snapshots the feed's fields still serve. The probe reads
- * through the shared cache (at most one feed request per TTL) and waits for it `feedCheckMs` at most.
+ * through the shared cache (at most one feed request per TTL) and waits for it `FEED_CHECK_MS` at most.
  * Likewise Redis: while it is unavailable the replica works alone, which is worth knowing and no
  * reason to stop sending it requests.
  */
-export function useReadiness({
-  statusFeed,
-  isDraining,
-  feedCheckMs = 1000,
-  redis,
-}: ReadinessOptions): Plugin {
+export function useReadiness({ statusFeed, isDraining, redis }: ReadinessOptions): Plugin {
   async function feedReport(statusFeed: Pick<StatusFeed, 'summary'>): Promise<FeedReport> {
-    let timer: NodeJS.Timeout | undefined;
-    const checking = new Promise<FeedReport>((resolve) => {
-      timer = setTimeout(() => resolve({ state: 'checking' }), feedCheckMs);
-    });
     const read = statusFeed.summary().then(
       ({ fetchedAt, stale }): FeedReport => ({ state: stale ? 'stale' : 'ok', fetchedAt }),
       (error: unknown): FeedReport => ({
@@ -58,10 +50,12 @@ export function useReadiness({
         reason: error instanceof Error ? error.message : String(error),
       }),
     );
+    const timer = new AbortController();
+    const checking = delay(FEED_CHECK_MS, { state: 'checking' } as const, { signal: timer.signal });
     try {
       return await Promise.race([read, checking]);
     } finally {
-      clearTimeout(timer);
+      timer.abort();
     }
   }
 

@@ -17,26 +17,15 @@ const PAGE_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+const readBoardFile = (name: string) => readFileSync(new URL(name, BOARD_DIRECTORY), 'utf8');
+
 /**
  * The board's one operation (`board.graphql`), which its script asks for by id: the gateway adds it
  * to the persisted documents, so that the board works where only persisted documents are accepted.
  */
-export const readStatusBoardDocument = (): string =>
-  readFileSync(new URL('board.graphql', BOARD_DIRECTORY), 'utf8');
+export const readStatusBoardDocument = (): string => readBoardFile('board.graphql');
 
-interface BoardFile {
-  readonly body: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly etag: string;
-}
-
-function boardFile(
-  name: string,
-  contentType: string,
-  extra: Record<string, string> = {},
-  fill: (text: string) => string = (text) => text,
-): BoardFile {
-  const body = fill(readFileSync(new URL(name, BOARD_DIRECTORY), 'utf8'));
+function boardFile(body: string, contentType: string, extra: Record<string, string> = {}) {
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   return {
     body,
@@ -53,32 +42,26 @@ function boardFile(
   };
 }
 
-export interface StatusBoardOptions {
-  /** The configured pages' slugs, in configuration order: the board shows them all, or one. */
-  readonly slugs: readonly string[];
-}
-
 /**
  * The live status board at `GET /status`: a small static page (public/status-board/, plain HTML,
  * CSS and a JavaScript module, served as they are but for the configured pages' slugs written
  * into the page) that renders each page's banner, component tree, incidents and maintenances from
  * the `statusPageChanged` subscription over server-sent events, and so updates itself within
- * seconds of a change in a feed; `/status?slug=` shows that page alone. The files are read once,
- * at start.
+ * seconds of a change in a feed; `/status?slug=` shows that page alone. `slugs` are the configured
+ * pages', in configuration order. The files are read once, at start.
  */
-export function useStatusBoard({ slugs }: StatusBoardOptions): Plugin {
+export function useStatusBoard({ slugs }: { readonly slugs: readonly string[] }): Plugin {
   // Slugs are lowercase letters, digits and dashes (`STATUS_PAGES_FILE`): nothing to escape.
   const page = boardFile(
-    'index.html',
+    readBoardFile('index.html').replace('content="STATUS_PAGES"', `content="${slugs.join(',')}"`),
     'text/html; charset=utf-8',
     { 'content-security-policy': PAGE_POLICY, 'x-frame-options': 'DENY' },
-    (html) => html.replace('content="STATUS_PAGES"', `content="${slugs.join(',')}"`),
   );
-  const files = new Map<string, BoardFile>([
+  const files = new Map([
     ['/status', page],
     ['/status/', page],
-    ['/status/board.js', boardFile('board.js', 'text/javascript; charset=utf-8')],
-    ['/status/board.css', boardFile('board.css', 'text/css; charset=utf-8')],
+    ['/status/board.js', boardFile(readBoardFile('board.js'), 'text/javascript; charset=utf-8')],
+    ['/status/board.css', boardFile(readBoardFile('board.css'), 'text/css; charset=utf-8')],
   ]);
 
   return {

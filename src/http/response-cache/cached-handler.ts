@@ -173,26 +173,17 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     body: Buffer | undefined,
     rebuild: boolean,
   ): void {
-    let kept: ((entry: CachedResponse | undefined) => void) | undefined;
-    const built = rebuild
-      ? new Promise<CachedResponse | undefined>((resolve) => {
-          kept = resolve;
-        })
-      : undefined;
-    if (built) building.set(key, built);
     // The socket's events run outside the request's scope: a miss is put back in it.
-    runInRequestScope(scope, () => {
-      miss(req, res, scope, key, body)
-        .then(
-          (entry) => kept?.(entry),
-          (error: unknown) => {
-            kept?.(undefined);
-            answers.failed(req, res, scope, error);
-          },
-        )
-        .finally(() => {
-          if (built && building.get(key) === built) building.delete(key);
-        });
+    const answered = runInRequestScope(scope, () =>
+      miss(req, res, scope, key, body).catch((error: unknown) => {
+        answers.failed(req, res, scope, error);
+        return undefined;
+      }),
+    );
+    if (!rebuild) return;
+    building.set(key, answered);
+    void answered.finally(() => {
+      if (building.get(key) === answered) building.delete(key);
     });
   }
 
@@ -252,7 +243,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     const underWay = `${contentType} ${hash}`;
     let pending = encoding.get(underWay);
     if (!pending) {
-      pending = encodeAnswer(bytes, contentType, { hash, vary: answers.vary }).finally(() =>
+      pending = encodeAnswer(bytes, contentType, answers.vary, hash).finally(() =>
         encoding.delete(underWay),
       );
       encoding.set(underWay, pending);

@@ -1,7 +1,8 @@
+import type { HitRecord } from '../answers.js';
 import type { EncodedAnswer } from '../encoded-answer.js';
 
-/** An answer kept for reuse, with what it was built from. */
-export interface CachedResponse {
+/** An answer kept for reuse, with what it was built from and what a hit on it counts and logs. */
+export interface CachedResponse extends HitRecord {
   readonly answer: EncodedAnswer;
   /**
    * Whether the status feed snapshots the answer was built from are all still current at a time,
@@ -18,26 +19,12 @@ export interface CachedResponse {
   readonly stale: boolean;
   /** The last `Cache-Control` value sent with it, made again only when its `max-age` changes. */
   readonly cacheControl: { maxAge: number; value: string };
-  /** For tracing and the request scope. */
-  readonly operation: string | undefined;
-  /** Counts a hit in the metrics (`GatewayMetrics.cacheHit`), its series found once. */
-  readonly countHit: (status: 200 | 304, seconds: number) => void;
-  /** `,"operation":"…"` for the request log's hit line, or empty: made once, written per hit. */
-  readonly operationField: string;
 }
 
-export interface ResponseCacheOptions {
-  /**
-   * Answers kept at most; the least recently used go first.
-   * @default 1000
-   */
-  readonly maxEntries?: number;
-  /**
-   * Bytes of answers kept at most, every coding counted.
-   * @default 33554432 (32 MiB)
-   */
-  readonly maxBytes?: number;
-}
+/** Answers kept at most; the least recently used go first. */
+const MAX_ENTRIES = 1_000;
+/** Bytes of answers kept at most, every coding counted. */
+const MAX_BYTES = 32 * 1024 * 1024;
 
 /**
  * Whole answers to operations that read nothing but status feed snapshots, keyed by the exact
@@ -49,20 +36,9 @@ export interface ResponseCacheOptions {
  */
 export class ResponseCache {
   readonly #entries = new Map<string, Slot>();
-  readonly #maxEntries: number;
-  readonly #maxBytes: number;
   #bytes = 0;
   /** Counts lookups that hit: a slot's `used` is the count at its last hit. */
   #clock = 0;
-
-  constructor(options: ResponseCacheOptions = {}) {
-    this.#maxEntries = options.maxEntries ?? 1_000;
-    this.#maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
 
   /** The answer kept for `key`, if it is still current at `now` (epoch ms). */
   lookup(key: string, now: number): CachedResponse | undefined {
@@ -88,13 +64,13 @@ export class ResponseCache {
       key.length +
       2 * ((entry.operation?.length ?? 0) + entry.operationField.length) +
       ENTRY_OVERHEAD_BYTES;
-    if (size > this.#maxBytes / 8) return;
+    if (size > MAX_BYTES / 8) return;
     const previous = this.#entries.get(key);
     if (previous) this.#delete(key, previous);
     this.#clock += 1;
     this.#entries.set(key, { entry, size, used: this.#clock });
     this.#bytes += size;
-    while (this.#entries.size > this.#maxEntries || this.#bytes > this.#maxBytes) {
+    while (this.#entries.size > MAX_ENTRIES || this.#bytes > MAX_BYTES) {
       this.#evictLeastUsed();
     }
   }
