@@ -16,34 +16,27 @@ function summary() {
   return { snapshot, component };
 }
 
+/** A component event another replica published, saying its component was `previousStatus` before. */
+function componentEvent(previousStatus: string) {
+  const { snapshot, component } = summary();
+  const event = {
+    type: 'component' as const,
+    detectedAt: '2026-11-26T12:00:01.000Z',
+    component: componentRecord(component),
+    previousStatus,
+    status: component.status,
+  };
+  return { snapshot, event };
+}
+
 describe("another replica's component event, on a replica with no snapshot before it", () => {
   it('is passed on from a status this gateway maps to UNKNOWN', () => {
-    const { snapshot, component } = summary();
-    const received = {
-      type: 'component' as const,
-      detectedAt: '2026-11-26T12:00:01.000Z',
-      component: componentRecord(component),
-      previousStatus: 'UNKNOWN',
-      status: component.status,
-    };
-    expect(shownEvent(received, snapshot, undefined)).toEqual({
-      type: 'component',
-      component: componentRecord(component),
-      previousStatus: 'UNKNOWN',
-      status: component.status,
-      detectedAt: received.detectedAt,
-    });
+    const { snapshot, event } = componentEvent('UNKNOWN');
+    expect(shownEvent(event, snapshot, undefined)).toEqual(event);
   });
 
   it('is dropped when its previous status is no status at all', () => {
-    const { snapshot, component } = summary();
-    const received = {
-      type: 'component' as const,
-      detectedAt: '2026-11-26T12:00:01.000Z',
-      component: componentRecord(component),
-      previousStatus: 'ON_FIRE',
-      status: component.status,
-    };
-    expect(shownEvent(received, snapshot, undefined)).toBeUndefined();
+    const { snapshot, event } = componentEvent('ON_FIRE');
+    expect(shownEvent(event, snapshot, undefined)).toBeUndefined();
   });
 });
