@@ -4,6 +4,7 @@ import type { ErrorCode } from '../errors/error-code.js';
 import { refusalBody } from '../errors/refusal.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { RequestScope } from '../observability/request-scope.js';
+import { requestPath } from '../observability/route.js';
 import type { Cors } from './cors.js';
 import type { EncodedAnswer } from './encoded-answer.js';
 import type { RequestLog } from './request-log.js';
@@ -61,7 +62,7 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
   ): void {
     const ms = performance.now() - scope.started;
     const method = req.method as string;
-    const path = pathOf(req.url);
+    const path = requestPath(req.url);
     if (hit) {
       hit.countHit(status as 200 | 304, ms / 1000);
       scope.operation = hit.operation;
@@ -209,9 +210,3 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
 }
 
 export type Answers = ReturnType<typeof createAnswers>;
-
-/** A request's path without its query: what the log line and the metrics' route are made from. */
-function pathOf(url = '/'): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}

@@ -10,11 +10,16 @@ const PROBES = new Set(['/health', '/readiness', '/metrics']);
  */
 export function routeOf(path: string | undefined): string {
   if (path === undefined) return 'other';
-  const query = path.indexOf('?');
-  const bare = query === -1 ? path : path.slice(0, query);
+  const bare = requestPath(path);
   if (ROUTES.has(bare)) return bare;
   // The status board's page and files are one route.
   return bare.startsWith('/status/') ? '/status' : 'other';
+}
+
+/** A request's path without its query: what a log line and a route are made from. */
+export function requestPath(url = '/'): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /** Whether a route is a health probe or a scrape. */
