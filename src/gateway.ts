@@ -31,6 +31,7 @@ import { useGetParams } from './plugins/use-get-params.js';
 import { useGraphiQLOffNotice } from './plugins/use-graphiql-off-notice.js';
 import { useMetrics } from './plugins/use-metrics.js';
 import { useMultiplexedSubscriptions } from './plugins/use-multiplexed-subscriptions.js';
+import { usePageBudget } from './plugins/use-page-budget.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useQueryLimits } from './plugins/use-query-limits.js';
@@ -139,6 +140,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
         verificationSession: verificationSession.sessionFor(request),
         cacheability,
         maxEntityRepresentations: config.limits.maxEntityRepresentations,
+        maxPagesPerOperation: config.limits.maxPagesPerOperation,
         clientAddress,
         clientQuota,
         subscriptions,
@@ -183,6 +185,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
       useMetrics({ metrics, serveEndpoint: config.metricsPort === undefined }),
       ...useQueryLimits(config.limits),
       useFieldBudget(config.limits),
+      usePageBudget({ pages: statusPages, maxPages: config.limits.maxPagesPerOperation }),
       verificationSession,
       usePartialErrors(),
       ...(config.graphiql ? [] : [useGraphiQLOffNotice({ endpoint: GRAPHQL_ENDPOINT })]),

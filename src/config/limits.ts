@@ -38,6 +38,11 @@ export const Limits = z
       description:
         'Time one operation may spend executing, checked as each field starts: past it the operation answers one error and no data. It must exceed `VERIFY_WAIT_MS`, which a `verifyContract` may wait.',
     }),
+    maxPagesPerOperation: env('MAX_PAGES_PER_OPERATION', wholeNumber(1), {
+      default: '50',
+      description:
+        "Status pages one operation may read, counted once across its aliases, fields and fragments (`statusPage`, `statusPages`, `statusOverview`, the Chain status fields, `_entities`, subscriptions' `slugs`): more is refused with `BAD_USER_INPUT` and `extensions.limit` before any page is fetched. Each page read may cost an upstream request per feed document.",
+    }),
     maxEntityRepresentations: env('MAX_ENTITY_REPRESENTATIONS', wholeNumber(1), {
       default: '200',
       description:

@@ -6,6 +6,7 @@ import { DateTimeResolver, JSONResolver, LocalDateResolver, URLResolver } from '
 import type { GatewayContext } from './context.js';
 import CacheabilityPlugin from './plugins/cacheability.js';
 import FieldBudgetPlugin from './plugins/field-budget.js';
+import PageBudgetPlugin from './plugins/page-budget.js';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -18,7 +19,13 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: NonNullable<unknown>; Output: unknown };
   };
 }>({
-  plugins: [DirectivePlugin, FederationPlugin, CacheabilityPlugin, FieldBudgetPlugin],
+  plugins: [
+    DirectivePlugin,
+    FederationPlugin,
+    CacheabilityPlugin,
+    FieldBudgetPlugin,
+    PageBudgetPlugin,
+  ],
   defaultFieldNullability: false,
 });
 

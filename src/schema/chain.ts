@@ -4,6 +4,7 @@ import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
 import { type GatewayContext, reportedBeside } from './context.js';
 import { PageRef } from './page-ref.js';
+import { chainPages } from './page-slugs.js';
 
 const ChainRef = builder.objectRef<Chain>('Chain').implement({
   description: 'A chain the verification service can verify contracts on.',
@@ -15,6 +16,7 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
         "Whether `verifyContract` can fetch sources from the chain's block explorer. When false, the chain is supported but not through an explorer.",
     }),
     statusPage: t.field({
+      readsPages: chainPages,
       type: PageRef,
       nullable: true,
       description:
@@ -22,6 +24,7 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
       resolve: (chain, _args, { statusPages }) => statusPages.registry.chain(chain.id) ?? null,
     }),
     status: t.field({
+      readsPages: chainPages,
       type: ComponentStatusEnum,
       nullable: true,
       description:
@@ -32,6 +35,7 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
           .sort((a, b) => COMPONENT_STATUS_SEVERITY[b] - COMPONENT_STATUS_SEVERITY[a])[0] ?? null,
     }),
     components: t.field({
+      readsPages: chainPages,
       type: [ComponentRef],
       description:
         "The components that stand for the chain on its status page, in the configuration's order; empty when no page is mapped to it, or (with an error beside it) while the page cannot be read.",
@@ -39,6 +43,7 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
         (await componentsOf(chain, context).catch(reportedBeside(context, info.path))) ?? [],
     }),
     softwareVersion: t.string({
+      readsPages: chainPages,
       nullable: true,
       description:
         "The software version the chain's components carry in their names (the first that has one), by its page's `versionPattern`; null without one.",

@@ -5,7 +5,7 @@ import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
 import type { StatusPagesLoaders } from './context.js';
 import { PageRef } from './page-ref.js';
-import { FOLLOWED_SLUGS, pageSlugsOf } from './page-slugs.js';
+import { FOLLOWED_SLUGS, namedPages, pageSlugsOf } from './page-slugs.js';
 
 /** Component ids one `componentStatusChanged` may name: a page has tens, a large one hundreds. */
 const MAX_IDS = 500;
@@ -64,6 +64,7 @@ builder.subscriptionField('componentStatusChanged', (t) =>
       }),
       slugs: t.arg.stringList(FOLLOWED_SLUGS),
     },
+    readsPages: namedPages('default'),
     subscribe: async (_root, { ids, slugs }, { openSubscription, statusPages }) => {
       const pages = pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' });
       const wanted = ids ? await checkedIds(ids.map(String), pages, statusPages) : undefined;

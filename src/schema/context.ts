@@ -20,6 +20,7 @@ import type {
   VerificationService,
 } from '../upstreams/verification/verification-service.js';
 import type { CacheabilityRecord } from './plugins/cacheability.js';
+import { pageBudgetExceeded } from './plugins/page-budget.js';
 
 /** What every resolver of one operation shares. */
 export interface GatewayContext {
@@ -68,6 +69,8 @@ export interface ContextSources {
   readonly verificationSession: UpstreamSession;
   readonly cacheability: CacheabilityRecord | undefined;
   readonly maxEntityRepresentations: number;
+  /** Pages one operation may read (`MAX_PAGES_PER_OPERATION`). */
+  readonly maxPagesPerOperation: number;
   /** Where the request comes from (see `clientAddressOf`). */
   readonly clientAddress: string;
   readonly clientQuota: ClientQuota;
@@ -96,6 +99,10 @@ export function createContext(sources: ContextSources): GatewayContext {
       of: (slug = registry.defaultSlug) => {
         let page = loaders.get(slug);
         if (!page) {
+          // Counted before the operation ran (`usePageBudget`); this holds for a read that no
+          // field's `readsPages` foresaw.
+          const max = sources.maxPagesPerOperation;
+          if (loaders.size >= max) throw pageBudgetExceeded(loaders.size + 1, max);
           page = createStatusFeedLoaders(registry.get(slug).feed, requestId, record);
           loaders.set(slug, page);
         }

@@ -1,5 +1,6 @@
 import { builder } from './builder.js';
 import { guardEntityRepresentations } from './entity-representations.js';
+import { declarePagesRead, type PageDirectory } from './plugins/page-budget.js';
 import './chain.js';
 import './component.js';
 import './component-status-change.js';
@@ -30,4 +31,20 @@ export const schema = guardEntityRepresentations(
     federationDirectives: ['@key'],
     sortSchema: false,
   }),
+);
+
+/** The types whose representations name a page: `slug` (a Page), or `page { slug }`. */
+const PAGE_ENTITIES = new Set(['Page', 'Component', 'Incident', 'Maintenance']);
+
+// `_entities` reads the pages its representations name; one without a slug, the default page.
+declarePagesRead(
+  schema.getQueryType()?.getFields()._entities,
+  ({ representations }, pages: PageDirectory) =>
+    (Array.isArray(representations) ? representations : []).flatMap((representation: unknown) => {
+      if (typeof representation !== 'object' || representation === null) return [];
+      const { __typename, slug, page } = representation as Record<string, unknown>;
+      if (typeof __typename !== 'string' || !PAGE_ENTITIES.has(__typename)) return [];
+      const named = __typename === 'Page' ? slug : (page as { slug?: unknown } | null)?.slug;
+      return [typeof named === 'string' ? named : pages.defaultSlug];
+    }),
 );

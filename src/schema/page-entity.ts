@@ -1,6 +1,7 @@
 import type { ObjectRef } from '@pothos/core';
 import type { Component, Incident, Maintenance } from '../core/status/model.js';
 import { builder } from './builder.js';
+import { namedPage } from './page-slugs.js';
 
 type PageEntity = Component | Incident | Maintenance;
 
@@ -28,6 +29,7 @@ export function pageEntity(
   builder.queryField(loader, (t) =>
     t.field({
       readsStatusSnapshots: true,
+      readsPages: namedPage,
       type: ref,
       nullable: true,
       description,

@@ -9,7 +9,7 @@ import { type GatewayContext, reportedBeside } from './context.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { PageRef, type PageSource, summaryOf } from './page-ref.js';
-import { FOLLOWED_SLUGS, MAX_PAGES_PER_FIELD, pageSlugsOf } from './page-slugs.js';
+import { FOLLOWED_SLUGS, namedPage, namedPages, pageSlugsOf } from './page-slugs.js';
 
 export const StatusIndicatorEnum = builder.enumType('StatusIndicator', {
   description: 'The overall state of the page, worst first: what the banner at the top shows.',
@@ -198,6 +198,7 @@ const FETCHES_PER_HOST = 4;
 builder.queryField('statusPage', (t) =>
   t.field({
     readsStatusSnapshots: true,
+    readsPages: namedPage,
     type: PageRef,
     description:
       'One status page by its configured slug; without one, the default page (the first configured). An unknown slug is `BAD_USER_INPUT`. Fails with `UPSTREAM_UNAVAILABLE` or `UPSTREAM_BAD_RESPONSE` only when the feed is down and no recent copy is on hand.',
@@ -215,12 +216,13 @@ builder.queryField('statusPage', (t) =>
 builder.queryField('statusPages', (t) =>
   t.field({
     readsStatusSnapshots: true,
+    readsPages: namedPages('all'),
     type: [PageRef],
-    description: `Every configured page (or those named), in configuration order; at most ${MAX_PAGES_PER_FIELD}. A page whose feed cannot be read (and has no recent copy) is left out, with an error beside the data naming its \`slug\`: the others answer.`,
+    description: `Every configured page (or those named), in configuration order; at most \`MAX_PAGES_PER_OPERATION\` pages across the operation (50 unless configured). A page whose feed cannot be read (and has no recent copy) is left out, with an error beside the data naming its \`slug\`: the others answer.`,
     args: {
       slugs: t.arg.stringList({
         required: false,
-        description: `The pages' slugs, at most ${MAX_PAGES_PER_FIELD}. Omit for every configured page (an error when there are more).`,
+        description: "The pages' slugs. Omit for every configured page.",
       }),
     },
     resolve: (_root, { slugs }, context, info) => readPages(slugs, context, info.path),
@@ -255,6 +257,7 @@ builder.subscriptionField('statusPageChanged', (t) =>
     description:
       'The whole page, once on subscribe and again each time anything on it changes: its banner, a component, an incident or maintenance, or the upcoming and past lists. Select what you show; every event reads the feed as it stands then. With several `slugs`, each page comes on its own (see `slug`).',
     args: { slugs: t.arg.stringList(FOLLOWED_SLUGS) },
+    readsPages: namedPages('default'),
     subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
       openSubscription({
         field: 'statusPageChanged',

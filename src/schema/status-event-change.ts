@@ -10,7 +10,7 @@ import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { PageRef } from './page-ref.js';
-import { FOLLOWED_SLUGS, pageSlugsOf } from './page-slugs.js';
+import { FOLLOWED_SLUGS, namedPages, pageSlugsOf } from './page-slugs.js';
 
 type StatusEventChange = IncidentChangeEvent | MaintenanceChangeEvent;
 
@@ -64,6 +64,7 @@ function defineChange<Type extends StatusEventChange['type']>(
       type: changeRef,
       description: options.description,
       args: { slugs: t.arg.stringList(FOLLOWED_SLUGS) },
+      readsPages: namedPages('default'),
       subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
         openSubscription({
           field,

@@ -10,7 +10,7 @@ import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { readPages, StatusIndicatorEnum } from './page.js';
 import { PageRef, type PageSource, summaryOf } from './page-ref.js';
-import { MAX_PAGES_PER_FIELD } from './page-slugs.js';
+import { namedPages } from './page-slugs.js';
 
 const ACTIVE_MAINTENANCE = new Set<Maintenance['status']>(['IN_PROGRESS', 'VERIFYING']);
 
@@ -70,12 +70,13 @@ const StatusOverviewRef = builder.objectRef<StatusOverview>('StatusOverview').im
 builder.queryField('statusOverview', (t) =>
   t.field({
     readsStatusSnapshots: true,
+    readsPages: namedPages('all'),
     type: StatusOverviewRef,
-    description: `Everything watched at a glance: the worst indicator across the pages, and what is not operational, worst first. Every configured page, or those \`slugs\` names (at most ${MAX_PAGES_PER_FIELD}); a page whose feed cannot be read is left out, with an error naming it.`,
+    description: `Everything watched at a glance: the worst indicator across the pages, and what is not operational, worst first. Every configured page, or those \`slugs\` names (at most \`MAX_PAGES_PER_OPERATION\` pages across the operation (50 unless configured)); a page whose feed cannot be read is left out, with an error naming it.`,
     args: {
       slugs: t.arg.stringList({
         required: false,
-        description: `The pages' slugs, at most ${MAX_PAGES_PER_FIELD}. Omit for every configured page.`,
+        description: "The pages' slugs. Omit for every configured page.",
       }),
     },
     resolve: async (_root, { slugs }, context, info) => {

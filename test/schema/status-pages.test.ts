@@ -133,7 +133,7 @@ describe('many status pages', () => {
     const many = await harness.execute('{ statusPages { slug } }');
     expect(many.body.errors?.[0]?.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
-      field: 'slugs',
+      limit: 'MAX_PAGES_PER_OPERATION',
     });
     const tooMany = await harness.execute(
       'query ($s: [String!]) { statusPages(slugs: $s) { slug } }',

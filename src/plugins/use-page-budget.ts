@@ -1,0 +1,46 @@
+import type { ExecutionArgs } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import {
+  type PageDirectory,
+  pageBudgetExceeded,
+  pagesReadBy,
+} from '../schema/plugins/page-budget.js';
+
+export interface PageBudgetOptions {
+  /** The configured status pages. */
+  readonly pages: PageDirectory;
+  /** Pages one operation may read (`MAX_PAGES_PER_OPERATION`). */
+  readonly maxPages: number;
+}
+
+/**
+ * Refuses, before it runs, an operation that would read more status pages than one operation may:
+ * each page read may cost an upstream request per document, and aliases, fields and fragments
+ * multiply what one field names. The pages are those its fields declare (`readsPages`), counted
+ * once however many fields read them. A subscription is counted when it starts; each of its events
+ * reads the same pages.
+ */
+export function usePageBudget({ pages, maxPages }: PageBudgetOptions): Plugin {
+  const refusalOf = (args: ExecutionArgs) => {
+    const read = pagesReadBy(
+      args.schema,
+      args.document,
+      args.operationName,
+      args.variableValues,
+      pages,
+    );
+    return read && read.size > maxPages
+      ? { errors: [pageBudgetExceeded(read.size, maxPages)] }
+      : undefined;
+  };
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const refused = refusalOf(args);
+      if (refused) setResultAndStopExecution(refused);
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refused = refusalOf(args);
+      if (refused) setResultAndStopExecution(refused);
+    },
+  };
+}
