@@ -85,21 +85,23 @@ export async function installProduction(
   // realpath: /tmp may be a symlink, and Node resolves modules from the real path.
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'production-install-')));
   const dispose = () => rmSync(root, { recursive: true, force: true });
+  // Every stage the runtime stage copies from starts now, so that it builds while npm installs.
+  const copiedFrom = new Map<string, Promise<ReplayedStage>>();
   try {
     checkNoNodeModulesAbove(root);
     const timings = { buildMs: 0, installMs: 0 };
-    // Every stage the runtime stage copies from starts now, so that it builds while npm installs.
-    const copiedFrom = new Map<string, Promise<ReplayedStage>>();
     for (const { keyword, args } of runtime.instructions) {
       const from = keyword === 'COPY' ? parseCopy(args).from : undefined;
       if (from === undefined || copiedFrom.has(from)) continue;
       const stage = stages.find((candidate) => candidate.name === from);
       if (!stage || stage === runtime) throw new Error(`COPY --from=${from}: no earlier stage`);
       const stageStarted = performance.now();
-      const replayed = replayStage(stage, join(root, from), 'build', copiedFrom).then((done) => {
-        timings.buildMs = performance.now() - stageStarted;
-        return done;
-      });
+      const replayed = replayStage(stage, join(root, `stage-${from}`), 'build', copiedFrom).then(
+        (done) => {
+          timings.buildMs = performance.now() - stageStarted;
+          return done;
+        },
+      );
       // Awaited at its COPY; a failure before then must not go unhandled meanwhile.
       replayed.catch(() => {});
       copiedFrom.set(from, replayed);
@@ -119,6 +121,8 @@ export async function installProduction(
       dispose,
     };
   } catch (error) {
+    // A build still running would write into what is being removed.
+    await Promise.allSettled(copiedFrom.values());
     dispose();
     throw error;
   }
