@@ -76,8 +76,10 @@ export interface ManagedProcess {
 
 export interface SpawnOptions {
   name: string;
-  /** Script to run with `node`, relative to the project root or absolute. */
+  /** Script to run with `node`, relative to `cwd` or absolute. */
   script: string;
+  /** The directory it runs in. Default: the project root. */
+  cwd?: string;
   args?: string[];
   /** Flags for node itself, before the script. */
   nodeFlags?: readonly string[];
@@ -131,7 +133,7 @@ export function spawnNode(options: SpawnOptions): ManagedProcess {
   const spawnedAt = performance.now();
   const argv = [
     ...(options.nodeFlags ?? []),
-    resolve(ROOT, options.script),
+    resolve(options.cwd ?? ROOT, options.script),
     ...(options.args ?? []),
   ];
   // The output goes through a pipe only when someone reads it as it comes.
@@ -146,7 +148,7 @@ export function spawnNode(options: SpawnOptions): ManagedProcess {
     ...argv,
   ];
   const child = spawn(command[0] as string, command.slice(1), {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env,
     stdio: ['ignore', outputFd ?? 'pipe', outputFd ?? 'pipe'],
   });

@@ -18,6 +18,13 @@ import { dirname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import {
+  argsOf,
+  type DockerStage,
+  dockerfileStages,
+  finalStage,
+  parseCopy,
+} from '../../bench/lib/dockerfile.js';
 import { startSimulator } from '../../simulator/src/server.js';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config.js';
 import { eventually } from '../helpers/eventually.js';
@@ -493,63 +500,11 @@ const GATEWAY_DOCKERFILE = 'Dockerfile';
 /** The simulator's image, for the compose stack only. */
 const SIMULATOR_DOCKERFILE = 'simulator/Dockerfile';
 
-interface Instruction {
-  keyword: string;
-  args: string;
-}
-interface Stage {
-  image: string;
-  name?: string;
-  instructions: Instruction[];
-}
-
-function dockerfileStages(path = GATEWAY_DOCKERFILE): Stage[] {
-  const lines = read(path)
-    .split(/\r?\n/)
-    .filter((line) => !line.trim().startsWith('#'))
-    .join('\n')
-    .replace(/\\\r?\n/g, ' ')
-    .split('\n');
-  const stages: Stage[] = [];
-  for (const line of lines) {
-    const match = /^\s*(\w+)\s*(.*)$/.exec(line);
-    if (!match) continue;
-    const keyword = (match[1] ?? '').toUpperCase();
-    const args = (match[2] ?? '').trim();
-    if (keyword === 'FROM') {
-      const [image = '', as, name] = args.split(/\s+/).filter((arg) => !arg.startsWith('--'));
-      stages.push({
-        image,
-        ...(as?.toUpperCase() === 'AS' && name ? { name } : {}),
-        instructions: [],
-      });
-    } else {
-      stages.at(-1)?.instructions.push({ keyword, args });
-    }
-  }
-  return stages;
-}
-
-function finalStage(path = GATEWAY_DOCKERFILE): Stage {
-  const stage = dockerfileStages(path).at(-1);
-  if (!stage) throw new Error(`${path} has no FROM`);
-  return stage;
-}
-
-function argsOf(stage: Stage, keyword: string): string[] {
-  return stage.instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
-}
-
 /** What the COPY instructions of a stage take from the build context (`--from` ones excluded). */
-function contextCopySources(stage: Stage): string[] {
+function contextCopySources(stage: DockerStage): string[] {
   return argsOf(stage, 'COPY')
-    .filter((copy) => !/--from=/.test(copy))
-    .flatMap((copy) =>
-      copy
-        .split(/\s+/)
-        .filter((arg) => !arg.startsWith('--'))
-        .slice(0, -1),
-    );
+    .map(parseCopy)
+    .flatMap((copy) => (copy.from === undefined ? copy.sources : []));
 }
 
 /** Whether copying `source` (a context path, maybe a glob) can bring in anything under `dir`. */
