@@ -1,7 +1,9 @@
 /**
  * Every `extensions.code` the gateway answers, with what it means for the client. Nothing else
- * writes a code: request-level refusals (`refusal`), expected errors (`ExpectedError`) and the
- * operation limits all take theirs from here, and docs/api.md lists them from here.
+ * writes a code: request-level refusals (`refusal`, `rawRefusal`), expected errors
+ * (`ExpectedError`) and every other error (`codedError`) take theirs from here, typed `ErrorCode`
+ * (test/architecture/error-codes.test.ts refuses a code written as a literal elsewhere), and
+ * docs/api.md lists them from here.
  */
 export const ERROR_CODES = {
   BAD_REQUEST:
