@@ -1,7 +1,9 @@
 /**
  * Every `extensions.code` the gateway answers, with what it means for the client. Nothing else
- * writes a code: request-level refusals (`refusal`), expected errors (`ExpectedError`) and the
- * operation limits all take theirs from here, and docs/api.md lists them from here.
+ * writes a code: request-level refusals (`refusal`, `rawRefusal`), expected errors
+ * (`ExpectedError`) and every other error (`codedError`) take theirs from here, typed `ErrorCode`
+ * (test/architecture/error-codes.test.ts refuses a code written as a literal elsewhere), and
+ * docs/api.md lists them from here.
  */
 export const ERROR_CODES = {
   BAD_REQUEST:
@@ -30,6 +32,8 @@ export const ERROR_CODES = {
     'The subscription was refused: the WebSocket connection, the client or the gateway already holds as many as `MAX_SUBSCRIPTIONS_PER_CONNECTION`, `MAX_SUBSCRIPTIONS_PER_CLIENT` or `MAX_SUBSCRIPTIONS` allow, the gateway as many SSE streams as `MAX_SSE_SUBSCRIPTIONS` allows, or it has no memory for another (`SUBSCRIPTION_HEAP_LIMIT`); `extensions.limit` names which. Close one, or retry later.',
   TOO_MANY_WEBSOCKETS:
     'The WebSocket handshake was refused: this client already holds `MAX_WEBSOCKETS_PER_CLIENT` sockets (429), or the gateway `MAX_WEBSOCKETS` (503); `extensions.limit` names which. One socket carries many operations: close one, or retry later.',
+  SHUTTING_DOWN:
+    'The gateway is shutting down and takes no new WebSocket (503, with `Retry-After` in seconds): retry then, and another replica answers.',
   SLOW_SUBSCRIBER:
     'The subscription ended because its client fell behind: more than `SUBSCRIPTION_BACKLOG` events, or over SSE more than `SUBSCRIPTION_MAX_BUFFERED_BYTES` unread; `extensions.limit` names which. Subscribe again (`statusPageChanged` starts with the whole page).',
 } as const;

@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { codedError } from './coded-error.js';
 
 /*
  * The errors a subscription ends or is refused with. They are GraphQL errors with their code, as
@@ -25,9 +25,7 @@ const MESSAGES = {
  * value (a share of the heap limit for `SUBSCRIPTION_HEAP_LIMIT`).
  */
 export const tooManySubscriptions = (limit: keyof typeof MESSAGES, max: number) =>
-  new GraphQLError(MESSAGES[limit](max), {
-    extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit },
-  });
+  codedError('TOO_MANY_SUBSCRIPTIONS', MESSAGES[limit](max), { extensions: { limit } });
 
 /**
  * The client fell too far behind: more than `max` events (`SUBSCRIPTION_BACKLOG`) or bytes
@@ -37,7 +35,8 @@ export const slowSubscriber = (
   limit: 'SUBSCRIPTION_BACKLOG' | 'SUBSCRIPTION_MAX_BUFFERED_BYTES',
   max: number,
 ) =>
-  new GraphQLError(
+  codedError(
+    'SLOW_SUBSCRIBER',
     `This subscription fell more than ${max} ${limit === 'SUBSCRIPTION_BACKLOG' ? 'events' : 'bytes'} behind its client and was ended. Subscribe again.`,
-    { extensions: { code: 'SLOW_SUBSCRIBER', limit } },
+    { extensions: { limit } },
   );

@@ -16,10 +16,19 @@ import { sharingKeyOf } from './sharing-key.js';
 
 type Headers = Record<string, string | string[]>;
 
-/** An answer without a stream, the same for every subscriber of the operation. */
-interface WholeAnswer {
-  readonly status: number;
+/**
+ * What begins every subscriber's answer: the headers all of them get, and apart from them the
+ * `Set-Cookie` of the request that ran (its verification session), which is its client's alone.
+ */
+interface Head {
+  /** Without `set-cookie`. */
   readonly headers: Headers;
+  readonly setCookie: string | string[] | undefined;
+}
+
+/** An answer without a stream, the same for every subscriber of the operation. */
+interface WholeAnswer extends Head {
+  readonly status: number;
   readonly body: Buffer;
 }
 
@@ -55,7 +64,7 @@ const endsFrame = (chunk: Uint8Array) =>
  */
 export function createEventStreamChannels(options: EventStreamChannelsOptions) {
   const { yoga, trustedProxies, maxBufferedBytes, answers } = options;
-  const shared = new SharedSubscriptions<Buffer, Headers>(options);
+  const shared = new SharedSubscriptions<Buffer, Head>(options);
 
   /** Whether the request asks for an event stream and nothing else: those are shared. */
   function accepts(req: IncomingMessage): boolean {
@@ -81,9 +90,18 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
       transport: 'http' as const,
       clientAddress: clientAddressOf(req, trustedProxies),
     };
-    const sink: SubscriptionSink<Buffer, Headers> = {
-      begin(headers) {
-        if (answers.head(req, res, scope, 200, headers)) res.write(FIRST_PING);
+    /**
+     * Whether this request is the one that ran (it started the source): only its answer carries
+     * the `Set-Cookie` the run made. Another subscriber handed an answer or a stream that set one
+     * (the operation is not shared, its first client left) runs its request on its own instead:
+     * its client's session is not that one.
+     */
+    let ran = false;
+    const headersOf = ({ headers, setCookie }: Head) =>
+      ran && setCookie !== undefined ? { ...headers, 'set-cookie': setCookie } : headers;
+    const sink: SubscriptionSink<Buffer, Head> = {
+      begin(head) {
+        if (answers.head(req, res, scope, 200, headersOf(head))) res.write(FIRST_PING);
       },
       next(frame) {
         if (res.destroyed || res.writableEnded) return;
@@ -98,16 +116,21 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
       complete() {
         if (!res.writableEnded) res.end();
       },
-      refuse(error, headers) {
-        if (answers.head(req, res, scope, 200, headers)) res.end(errorFrame(error));
+      refuse(error, head) {
+        if (answers.head(req, res, scope, 200, headersOf(head))) res.end(errorFrame(error));
       },
       answer(answer) {
-        const { status, headers, body } = answer as WholeAnswer;
-        if (answers.head(req, res, scope, status, headers)) res.end(body);
+        const whole = answer as WholeAnswer;
+        if (!ran && whole.setCookie !== undefined) alone();
+        else if (answers.head(req, res, scope, whole.status, headersOf(whole))) res.end(whole.body);
       },
       alone(own) {
-        if (!own) alone();
-        else if (answers.head(req, res, scope, 200, own.meta)) void streamFrames(res, own);
+        if (!own) return alone();
+        if (!ran && own.meta.setCookie !== undefined) {
+          own.stop();
+          return alone();
+        }
+        if (answers.head(req, res, scope, 200, headersOf(own.meta))) void streamFrames(res, own);
         // Its client went away before the head: nobody reads the stream.
         else own.stop();
       },
@@ -115,8 +138,9 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
         answers.failed(req, res, scope, error);
       },
     };
-    const leave = shared.join(key, subscriber, sink, (sharedBy) =>
-      runInRequestScope(scope, async () => {
+    const leave = shared.join(key, subscriber, sink, (sharedBy) => {
+      ran = true;
+      return runInRequestScope(scope, async () => {
         const controller = new AbortController();
         const response = await yoga.handleRequest(
           fetchRequestOf(req, { body, signal: controller.signal }),
@@ -125,33 +149,33 @@ export function createEventStreamChannels(options: EventStreamChannelsOptions) {
             subscriber: { transport: 'http', sharedBy },
           },
         );
-        const headers = nodeHeadersOf(response);
+        const { 'set-cookie': setCookie, ...headers } = nodeHeadersOf(response);
         if (
           response.status === 200 &&
           response.body &&
           response.headers.get('content-type')?.startsWith('text/event-stream')
         ) {
-          delete headers['set-cookie'];
           const reader = response.body.getReader();
           return {
             kind: 'stream',
             items: framesOf(reader),
-            meta: headers,
+            meta: { headers, setCookie },
             isEvent: (frame: Buffer) => frame.subarray(0, NEXT.length).equals(NEXT),
             stop: () => {
               controller.abort();
               void reader.cancel().catch(() => {});
             },
-          } satisfies SourceStream<Buffer, Headers>;
+          } satisfies SourceStream<Buffer, Head>;
         }
         const answer: WholeAnswer = {
           status: response.status,
           headers,
+          setCookie,
           body: Buffer.from(await response.arrayBuffer()),
         };
         return { kind: 'answer', answer } as const;
-      }),
-    );
+      });
+    });
     res.once('close', () => leave('client'));
   }
 
@@ -184,10 +208,7 @@ async function* framesOf(reader: ReadableStreamDefaultReader<Uint8Array>): Async
 }
 
 /** Writes a stream nobody else shares to its one client, as `streamResponse` would. */
-async function streamFrames(
-  res: ServerResponse,
-  own: SourceStream<Buffer, Headers>,
-): Promise<void> {
+async function streamFrames(res: ServerResponse, own: SourceStream<Buffer, Head>): Promise<void> {
   res.once('close', own.stop);
   try {
     for (;;) {

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { RawRefusal } from '../errors/refusal.js';
 
 /**
  * Answers on a bare socket, before any request object exists (a WebSocket handshake refused, a
@@ -8,8 +9,7 @@ import type { Duplex } from 'node:stream';
  */
 export function writeRawRefusal(
   socket: Duplex,
-  status: number,
-  error: { readonly message: string; readonly extensions: { readonly code: string } },
+  { status, error, retryAfterSeconds }: RawRefusal,
   requestId?: string,
 ): void {
   const body = JSON.stringify({ errors: [error] });
@@ -18,6 +18,7 @@ export function writeRawRefusal(
       'Connection: close\r\n' +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      (retryAfterSeconds === undefined ? '' : `Retry-After: ${retryAfterSeconds}\r\n`) +
       (requestId === undefined ? '' : `x-request-id: ${requestId}\r\n`) +
       `\r\n${body}`,
   );

@@ -9,7 +9,7 @@ import {
 import { Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config.js';
-import type { ErrorCode } from '../errors/error-code.js';
+import { type RawRefusal, rawRefusal, shuttingDown } from '../errors/refusal.js';
 import { writeRawRefusal } from './raw-refusal.js';
 
 /** How often a draining server looks for the connections it may close. */
@@ -64,10 +64,7 @@ export function createHttpServer(
   if (upgrade) {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (draining) {
-        writeRawRefusal(socket, 503, {
-          message: 'The gateway is shutting down.',
-          extensions: { code: 'BAD_REQUEST' },
-        });
+        writeRawRefusal(socket, shuttingDown);
         return;
       }
       upgraded.add(socket);
@@ -152,30 +149,25 @@ export type HttpServer = ReturnType<typeof createHttpServer>;
  * What node's HTTP parser refuses before any listener sees a request: each with the status node
  * would answer, and a JSON body with a code like every other refusal of the gateway's.
  */
-const CLIENT_ERRORS: Record<string, { status: number; code: ErrorCode; message: string }> = {
-  HPE_HEADER_OVERFLOW: {
-    status: 431,
-    code: 'BAD_REQUEST',
-    message: `The request's URL and headers are larger than ${maxHeaderSize} bytes: send the operation in a POST body.`,
-  },
-  ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
-    code: 'REQUEST_TIMEOUT',
-    message: 'The request did not arrive in time.',
-  },
+const CLIENT_ERRORS: Record<string, RawRefusal> = {
+  HPE_HEADER_OVERFLOW: rawRefusal(
+    431,
+    'BAD_REQUEST',
+    `The request's URL and headers are larger than ${maxHeaderSize} bytes: send the operation in a POST body.`,
+  ),
+  ERR_HTTP_REQUEST_TIMEOUT: rawRefusal(
+    408,
+    'REQUEST_TIMEOUT',
+    'The request did not arrive in time.',
+  ),
 };
-const MALFORMED = {
-  status: 400,
-  code: 'BAD_REQUEST',
-  message: 'The request is not valid HTTP/1.1.',
-} as const;
+const MALFORMED = rawRefusal(400, 'BAD_REQUEST', 'The request is not valid HTTP/1.1.');
 
 /** Answers a request node could not parse, as node does but with the gateway's error body. */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const answering = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
   if (error.code !== 'ECONNRESET' && socket.writable && !answering?.headersSent) {
-    const { status, code, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
-    writeRawRefusal(socket, status, { message, extensions: { code } });
+    writeRawRefusal(socket, CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED);
     return;
   }
   socket.destroy(error);

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { getHeapStatistics } from 'node:v8';
 import { CloseCode, handleProtocols } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { ErrorCode } from '../errors/error-code.js';
+import { type RawRefusal, rawRefusal, shuttingDown } from '../errors/refusal.js';
 import { ClientCounts } from '../subscriptions/client-counts.js';
 import { clientAddressOf } from './client-address.js';
 import { fetchRequestOf } from './fetch-request.js';
@@ -174,51 +174,48 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
     upgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
       const requestId = requestIdOf(req.headers['x-request-id']);
       socket.on('error', () => socket.destroy());
-      const refuse = (
-        status: number,
-        code: ErrorCode,
-        message: string,
-        extensions: Record<string, unknown> = {},
-      ) => {
-        logger.info({ requestId, path: req.url, status, code, ...extensions }, 'websocket refused');
-        writeRawRefusal(
-          socket,
-          status,
-          { message, extensions: { code, ...extensions } },
-          requestId,
-        );
+      const refuse = (refused: RawRefusal) => {
+        const { status, error } = refused;
+        logger.info({ requestId, path: req.url, status, ...error.extensions }, 'websocket refused');
+        writeRawRefusal(socket, refused, requestId);
       };
       const host = req.headers.host;
       if (host === undefined || !URL.canParse(`http://${host}/`)) {
-        return refuse(400, 'BAD_REQUEST', 'The Host header is not a valid host.');
+        return refuse(rawRefusal(400, 'BAD_REQUEST', 'The Host header is not a valid host.'));
       }
       if (new URL(req.url ?? '/', `http://${host}`).pathname !== path) {
-        return refuse(404, 'BAD_REQUEST', `WebSockets are served at ${path} only.`);
+        return refuse(rawRefusal(404, 'BAD_REQUEST', `WebSockets are served at ${path} only.`));
       }
       const origin = req.headers.origin;
       if (origin !== undefined && !isAllowedOrigin(origin, host, allowedOrigins)) {
         return refuse(
-          403,
-          'CSRF_BLOCKED',
-          'This WebSocket was refused: pages of this origin may not open one to the gateway (CORS_ORIGINS).',
+          rawRefusal(
+            403,
+            'CSRF_BLOCKED',
+            'This WebSocket was refused: pages of this origin may not open one to the gateway (CORS_ORIGINS).',
+          ),
         );
       }
-      if (closing) return refuse(503, 'BAD_REQUEST', 'The gateway is shutting down.');
+      if (closing) return refuse(shuttingDown);
       const client = clientAddressOf(req, trustedProxies);
       if (slots.of(client) >= options.maxSocketsPerClient) {
         return refuse(
-          429,
-          'TOO_MANY_WEBSOCKETS',
-          'This client holds as many WebSockets as one client may. Close one: a socket carries many operations.',
-          { limit: 'MAX_WEBSOCKETS_PER_CLIENT' },
+          rawRefusal(
+            429,
+            'TOO_MANY_WEBSOCKETS',
+            'This client holds as many WebSockets as one client may. Close one: a socket carries many operations.',
+            { extensions: { limit: 'MAX_WEBSOCKETS_PER_CLIENT' } },
+          ),
         );
       }
       if (slots.total >= options.maxSockets) {
         return refuse(
-          503,
-          'TOO_MANY_WEBSOCKETS',
-          'The gateway holds as many WebSockets as it allows. Retry later, or use SSE.',
-          { limit: 'MAX_WEBSOCKETS' },
+          rawRefusal(
+            503,
+            'TOO_MANY_WEBSOCKETS',
+            'The gateway holds as many WebSockets as it allows. Retry later, or use SSE.',
+            { extensions: { limit: 'MAX_WEBSOCKETS' } },
+          ),
         );
       }
       // Taken before the handshake and given back when the connection closes, however it ends.

@@ -7,6 +7,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { QueryLimits } from '../config.js';
+import { codedError } from '../errors/coded-error.js';
 
 /**
  * Bounds what one operation may ask for, with GraphQL Armor's validation rules: a static check
@@ -52,9 +53,9 @@ export function useQueryLimits(limits: QueryLimits): Plugin[] {
  * is over a limit (`BAD_USER_INPUT`), and `limit` names the variable that sets it.
  */
 function asLimitError(error: GraphQLError, limit: string): GraphQLError {
-  return new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+  return codedError('BAD_USER_INPUT', error.message.replace(/^Syntax Error: /, ''), {
     ...(error.nodes ? { nodes: error.nodes } : {}),
-    extensions: { code: 'BAD_USER_INPUT', limit },
+    extensions: { limit },
   });
 }
 

@@ -1,5 +1,4 @@
 import {
-  GraphQLError,
   type GraphQLFieldResolver,
   type GraphQLSchema,
   isObjectType,
@@ -7,6 +6,7 @@ import {
   parse,
   type SelectionSetNode,
 } from 'graphql';
+import { codedError } from '../errors/coded-error.js';
 import type { GatewayContext } from './context.js';
 
 /**
@@ -28,9 +28,10 @@ export function guardEntityRepresentations(schema: GraphQLSchema): GraphQLSchema
     const representations = args.representations as readonly unknown[];
     const max = context.maxEntityRepresentations;
     if (representations.length > max) {
-      throw new GraphQLError(
+      throw codedError(
+        'BAD_USER_INPUT',
         `_entities takes at most ${max} representations in one request, not ${representations.length}: split the call.`,
-        { extensions: { code: 'BAD_USER_INPUT', limit: 'MAX_ENTITY_REPRESENTATIONS' } },
+        { extensions: { limit: 'MAX_ENTITY_REPRESENTATIONS' } },
       );
     }
     const problems = representations.map((representation, index) =>
@@ -43,9 +44,7 @@ export function guardEntityRepresentations(schema: GraphQLSchema): GraphQLSchema
         : [];
     let next = 0;
     return problems.map((problem) =>
-      problem === undefined
-        ? resolved[next++]
-        : new GraphQLError(problem, { extensions: { code: 'BAD_USER_INPUT' } }),
+      problem === undefined ? resolved[next++] : codedError('BAD_USER_INPUT', problem),
     );
   };
   return schema;

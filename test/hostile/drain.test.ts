@@ -59,6 +59,33 @@ function send(agent: Agent, port: number) {
 
 const answers = (text: string) => text.match(/HTTP\/1\.1 \d+/g) ?? [];
 
+/** A WebSocket handshake for graphql-ws, as a browser sends it. */
+const UPGRADE =
+  'GET /graphql HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+  'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n' +
+  'Sec-WebSocket-Protocol: graphql-transport-ws\r\nx-request-id: late-socket\r\n\r\n';
+
+/** The last answer in `text` (a raw HTTP stream): its status, headers and JSON body. */
+function lastAnswer(text: string) {
+  const answer = text.slice(text.lastIndexOf('HTTP/1.1 '));
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((line) => [
+      line.slice(0, line.indexOf(':')).toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]),
+  );
+  return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) as unknown };
+}
+
+/** What a WebSocket handshake refused because the gateway is shutting down is answered. */
+const SHUTTING_DOWN = {
+  status: 503,
+  headers: { 'retry-after': '1', connection: 'close' },
+  body: { errors: [{ message: expect.any(String), extensions: { code: 'SHUTTING_DOWN' } }] },
+};
+
 const REQUEST = `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`;
 
 describe('a drain under keep-alive load', () => {
@@ -142,5 +169,49 @@ describe('a drain under keep-alive load', () => {
     await harness.drain(2_000);
     await client.ended;
     client.socket.destroy();
+  });
+
+  it('refuses a WebSocket handshake sent on a keep-alive connection while the server drains: 503 SHUTTING_DOWN, Retry-After', async () => {
+    harness = await startHarness({ logLevel: 'warn' });
+    const client = await openRawSocket(harness.origin);
+    client.socket.write(REQUEST);
+    await eventually(() => client.received().includes('"statusPage"'));
+
+    const drained = harness.drain(10_000);
+    client.socket.write(UPGRADE);
+    await client.ended;
+    await drained;
+    expect(answers(client.received())).toEqual(['HTTP/1.1 200', 'HTTP/1.1 503']);
+    expect(lastAnswer(client.received())).toMatchObject(SHUTTING_DOWN);
+  });
+});
+
+describe('shutting down', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
+
+  it('refuses a new WebSocket with 503 SHUTTING_DOWN and Retry-After, and still answers HTTP', async () => {
+    harness = await startHarness({ logLevel: 'info' });
+    // As main.ts does on SIGTERM, before the server drains.
+    harness.gateway.quiesce();
+    const client = await openRawSocket(harness.origin);
+    client.socket.write(UPGRADE);
+    await client.ended;
+    expect(lastAnswer(client.received())).toMatchObject({
+      ...SHUTTING_DOWN,
+      headers: { ...SHUTTING_DOWN.headers, 'x-request-id': 'late-socket' },
+    });
+    expect(harness.logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'websocket refused',
+        requestId: 'late-socket',
+        status: 503,
+        code: 'SHUTTING_DOWN',
+      }),
+    );
+    // Not a refusal: an HTTP request is answered until the server has drained.
+    const { status, body } = await harness.execute('{ statusPage { name } }');
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
-import { startHarness } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 import { sessionEra } from '../helpers/session-era.js';
 
 const contract = VERIFIABLE_CONTRACTS.find((candidate) => candidate.name === 'Greeter');
@@ -46,6 +47,105 @@ describe('odd session cookies from the verification service', () => {
     expect(harness.simulator.verification.received.at(-1)?.cookie).toContain(
       'sourcify_vid="abc123"',
     );
+    await harness.close();
+  });
+});
+
+/**
+ * A gateway on the session API whose first verification waits a second at the service (within
+ * the upstream timeout), so that a test can act while it runs.
+ */
+async function startHolding(): Promise<Harness> {
+  const harness = await startHarness(
+    sessionEra({ env: { UPSTREAM_TIMEOUT_MS: 10_000 }, logLevel: 'warn' }),
+  );
+  const held = { kind: 'delay', ms: 1_000 } as const;
+  harness.simulator.setFault('verify', '/session/verify/etherscan', held, { times: 1 });
+  return harness;
+}
+
+/** The verification as a single-result event stream, as an SSE client sends it. */
+const verifyOverSse = (harness: Harness, init: RequestInit = {}) =>
+  harness.fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body,
+    ...init,
+  });
+
+/** The `verify_session` cookie an answer sets, as a client sends it back (`name=value`). */
+function sessionCookieOf(response: Response): string | undefined {
+  const cookies = response.headers.getSetCookie();
+  expect(cookies).toHaveLength(1);
+  return cookies[0]?.match(/^verify_session=[\w-]+/)?.[0];
+}
+
+/** The upstream session a client's cookie carries: the one its next verification is served in. */
+async function sessionOf(harness: Harness, cookie: string | undefined) {
+  const { status } = await harness.fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: cookie ?? '' },
+    body,
+  });
+  expect(status).toBe(200);
+  return harness.simulator.verification.received.at(-1)?.sessionId;
+}
+
+/** The session verification requests in flight at the service (a delay fault holds them there). */
+const verifying = (harness: Harness) =>
+  harness.simulator.concurrency('/verify/session/verify/').current;
+
+const connectionsOf = (harness: Harness) =>
+  new Promise<number>((resolve, reject) =>
+    harness.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
+
+describe('the session cookie of a verification over SSE', () => {
+  it("is on each client's own answer: two clients sending the same mutation at once each get theirs", async () => {
+    const harness = await startHolding();
+    // The second arrives while the first runs: the same request bytes, no cookie, one SSE channel.
+    const first = verifyOverSse(harness);
+    await eventually(() => verifying(harness) === 1);
+    const second = verifyOverSse(harness);
+    const answers = await Promise.all([first, second]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      const text = await answer.text();
+      expect(text).toContain('"verifyContract":{"__typename":"VerificationResult"}');
+      expect(text).toContain('event: complete');
+    }
+    const [cookieA, cookieB] = answers.map(sessionCookieOf);
+    expect(cookieA).toBeDefined();
+    expect(cookieB).toBeDefined();
+    // Each request ran in a session of its own (the first's, held, came in first), and each
+    // client's cookie carries its own.
+    const served = harness.simulator.verification.received.map((entry) => entry.sessionId);
+    expect(served).toHaveLength(2);
+    expect(new Set(served).size).toBe(2);
+    expect([await sessionOf(harness, cookieA), await sessionOf(harness, cookieB)]).toEqual(served);
+    await harness.close();
+  });
+
+  it('is never handed to another client: when the client that ran it leaves, the next runs its own', async () => {
+    const harness = await startHolding();
+    const gone = new AbortController();
+    const first = verifyOverSse(harness, { signal: gone.signal }).catch(() => undefined);
+    await eventually(() => verifying(harness) === 1);
+    gone.abort();
+    await first;
+    await eventually(async () => (await connectionsOf(harness)) === 0);
+    // Joins the verification still running for the client that left.
+    const second = await verifyOverSse(harness);
+    expect(second.status).toBe(200);
+    expect(await second.text()).toContain('"verifyContract":{"__typename":"VerificationResult"}');
+    const cookie = sessionCookieOf(second);
+    expect(cookie).toBeDefined();
+
+    const [left, own] = harness.simulator.verification.received.map((entry) => entry.sessionId);
+    expect(left).toBeDefined();
+    expect(own).toBeDefined();
+    expect(own).not.toBe(left);
+    expect(await sessionOf(harness, cookie)).toBe(own);
     await harness.close();
   });
 });

@@ -1,5 +1,6 @@
 import SchemaBuilder, { BasePlugin, type SchemaTypes } from '@pothos/core';
-import { GraphQLError, type GraphQLFieldResolver } from 'graphql';
+import type { GraphQLError, GraphQLFieldResolver } from 'graphql';
+import { codedError } from '../../errors/coded-error.js';
 
 declare global {
   export namespace PothosSchemaTypes {
@@ -54,9 +55,7 @@ const LIMITS = {
 
 /** Stops the operation: a fresh error each time, since graphql-js annotates what it catches. */
 function stop(budget: Budget, limit: keyof typeof LIMITS): never {
-  const error = new GraphQLError(LIMITS[limit], {
-    extensions: { code: 'BAD_USER_INPUT', limit },
-  });
+  const error = codedError('BAD_USER_INPUT', LIMITS[limit], { extensions: { limit } });
   budget.exceeded ??= error;
   throw error;
 }
