@@ -10,7 +10,7 @@ import SchemaBuilder, {
 import {
   type DocumentNode,
   type FragmentDefinitionNode,
-  GraphQLError,
+  type GraphQLError,
   GraphQLIncludeDirective,
   type GraphQLInterfaceType,
   type GraphQLObjectType,
@@ -27,6 +27,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { StatusPageConfig } from '../../config.js';
+import { codedError } from '../../errors/coded-error.js';
 
 /*
  * An operation's status pages are counted before it runs: each page it reads may cost an upstream
@@ -179,9 +180,10 @@ function fieldsOf(type: unknown): Selectable | undefined {
  * or, for a read no declaration foresaw, when it would read one more (`createContext`).
  */
 export function pageBudgetExceeded(read: number, max: number): GraphQLError {
-  return new GraphQLError(
+  return codedError(
+    'BAD_USER_INPUT',
     `The operation reads ${read} status pages; the gateway reads at most ${max} for one operation (MAX_PAGES_PER_OPERATION): name fewer pages in its fields' slugs, or split it.`,
-    { extensions: { code: 'BAD_USER_INPUT', limit: 'MAX_PAGES_PER_OPERATION' } },
+    { extensions: { limit: 'MAX_PAGES_PER_OPERATION' } },
   );
 }
 
