@@ -76,7 +76,8 @@ export function useBodyLimit<ServerContext extends object>({
     heapInFlight -= heap;
   };
   return {
-    async onRequest({ request, serverContext, endResponse, fetchAPI }) {
+    // Not async: a request within `maxBytes`, nearly all of them, goes on without a promise.
+    onRequest({ request, serverContext, endResponse, fetchAPI }) {
       const declared = Number(request.headers.get('content-length'));
       if (declared <= maxBytes) return;
       const refuse = (
@@ -127,15 +128,19 @@ export function useBodyLimit<ServerContext extends object>({
       heapInFlight += heap;
       admitted.set(request, heap);
       request.signal?.addEventListener('abort', () => release(request), { once: true });
-      try {
-        await uploads.beforeRead?.(request, serverContext);
-      } catch (error) {
-        release(request);
-        if (!(error instanceof RateLimitedError)) throw error;
-        refuse('RATE_LIMITED', error.message, 429, {
-          retryAfter: error.retryAfterSeconds ?? undefined,
-        });
-      }
+      const { beforeRead } = uploads;
+      if (!beforeRead) return;
+      return (async () => {
+        try {
+          await beforeRead(request, serverContext);
+        } catch (error) {
+          release(request);
+          if (!(error instanceof RateLimitedError)) throw error;
+          refuse('RATE_LIMITED', error.message, 429, {
+            retryAfter: error.retryAfterSeconds ?? undefined,
+          });
+        }
+      })();
     },
     onResponse({ request }) {
       release(request);
