@@ -1,5 +1,7 @@
+import { getHeapStatistics } from 'node:v8';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { UPLOAD_HEAP_PER_BYTE } from './config/verification.js';
 import type { Config } from './config.js';
 import type { ChangeBus } from './core/status/change-bus.js';
 import { InMemoryChangeBus } from './core/status/in-memory-change-bus.js';
@@ -128,6 +130,12 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
     secure: config.verification.sessionCookieSecure,
   });
 
+  /**
+   * Large uploads whose verification was taken from the client's allowance before their body was
+   * read: their resolver does not take it again.
+   */
+  const paidUploads = new WeakSet<Request>();
+
   const yoga = createYoga<GatewayServerContext, GatewayContext>({
     schema,
     context: ({ request, req, cacheability, subscriber }) => {
@@ -143,6 +151,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
         maxPagesPerOperation: config.limits.maxPagesPerOperation,
         clientAddress,
         clientQuota,
+        verificationsTaken: paidUploads.has(request) ? 1 : 0,
         subscriptions,
         subscriber: { ...(subscriber ?? { transport: 'http' }), clientAddress },
       });
@@ -155,17 +164,27 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
       useSubscriptionAbort(),
       ...(tracing ? [useTracing(tracing)] : []),
       useRequestLog(),
-      useBodyLimit({
+      useBodyLimit<GatewayServerContext>({
         maxBytes: config.limits.maxBodyBytes,
+        json: config.limits.json,
         // Standard JSON inputs run to megabytes: their mutations alone may send that much.
         uploads: {
           maxBytes: config.limits.maxBodyBytes + config.verification.maxSourceBytes,
           maxConcurrent: config.verification.maxConcurrentUploads,
+          heapBytes: Math.floor(
+            config.verification.uploadsHeapShare * getHeapStatistics().heap_size_limit,
+          ),
+          heapPerByte: UPLOAD_HEAP_PER_BYTE,
           accepts: isSourceVerification,
+          // Before the body is read: a client past its allowance costs the gateway no parse.
+          beforeRead: async (request, { req }) => {
+            await clientQuota.take(clientAddressOf(req, config.server.trustedProxies));
+            paidUploads.add(request);
+          },
         },
       }),
       useCsrfPrevention(),
-      useGetParams(),
+      useGetParams(config.limits.json),
       usePersistedDocuments({
         manifest: withDocuments(
           readManifest(config.persistedDocuments.file ?? DEFAULT_MANIFEST),
@@ -233,6 +252,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
     path: GRAPHQL_ENDPOINT,
     keepAliveMs: config.subscriptions.keepAliveMs,
     maxPayloadBytes: config.limits.maxBodyBytes,
+    json: config.limits.json,
     maxOperations: config.subscriptions.maxPerConnection,
     maxSockets: config.websockets.maxTotal,
     maxSocketsPerClient: config.websockets.maxPerClient,

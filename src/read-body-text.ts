@@ -36,20 +36,21 @@ export async function readBodyText(
     timedOut = true;
     reader.cancel().catch(() => {});
   }, timeoutMs);
-  const decoder = new TextDecoder();
-  let text = '';
+  // The bytes are kept and decoded once, into one flat string: decoded chunk by chunk, a body is a
+  // rope of pieces that the first look at it copies whole, with the pieces still held.
+  const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (timedOut) throw new BodyTimeoutError(timeoutMs);
-      if (done) return text + decoder.decode();
+      if (done) return new TextDecoder().decode(Buffer.concat(chunks, size));
       size += value.byteLength;
       if (size > maxBytes) {
         await reader.cancel();
         throw new BodyTooLargeError(maxBytes);
       }
-      text += decoder.decode(value, { stream: true });
+      chunks.push(value);
     }
   } finally {
     clearTimeout(timer);

@@ -52,5 +52,17 @@ export const Limits = z
       default: '20',
       description: 'Directives per operation.',
     }),
+    json: z.object({
+      maxValues: env('MAX_JSON_VALUES', wholeNumber(1), {
+        default: '100000',
+        description:
+          "JSON values one request body, GET parameter or WebSocket message may hold, counted as its `{`, `[`, `,` and `:` outside strings before it is parsed; more is refused with 413 `JSON_TOO_COMPLEX`, unparsed. Bytes alone do not bound what a body parses into: 8 MiB of `[{},…]` is 2.8 million objects, 179 MiB of heap; a value counted here is at most 67 bytes once parsed (an empty object), so the default bounds a parse to about 6.4 MiB besides its strings. Real inputs are long strings and few values: a verification of an 8 MiB standard JSON input of 487 sources counts 2,002, the largest metadata.json among Sourcify's test fixtures (49 KB, with its ABI) 2,197.",
+      }),
+      maxDepth: env('MAX_JSON_DEPTH', wholeNumber(1, 10_000), {
+        default: '64',
+        description:
+          'Objects and arrays one request body, GET parameter or WebSocket message may nest inside one another, counted before it is parsed; deeper is refused with 413 `JSON_TOO_COMPLEX`. A verification of a standard JSON input nests 8 deep (its `outputSelection`), of a metadata.json with tuples in its ABI about 13.',
+      }),
+    }),
   })
   .meta({ title: 'Limits' });

@@ -15,19 +15,22 @@ export const ERROR_CODES = {
   CSRF_BLOCKED:
     'A POST a browser could send cross-site without a preflight (a form, `text/plain`); send JSON with `Content-Type: application/json`.',
   PAYLOAD_TOO_LARGE: 'The request body is larger than `MAX_BODY_BYTES`.',
+  JSON_TOO_COMPLEX:
+    'The request body, a GET `variables` or `extensions` parameter, or a WebSocket message holds more JSON values than `MAX_JSON_VALUES`, or nests objects and arrays deeper than `MAX_JSON_DEPTH`; `extensions.limit` names which. Refused with 413 before it was parsed (a WebSocket is closed with 4400). A real input, even megabytes of sources, is far from both: its sources are long strings.',
   REQUEST_TIMEOUT: 'The request, its headers or its body, did not arrive in time.',
   BAD_USER_INPUT:
     'An argument was refused (`extensions.field` names it), or the operation is over a limit (depth, aliases, cost, tokens, directives).',
   INPUT_TOO_LARGE:
     "A verification's source input (`stdJsonInput`, or `metadata` and `sources`) is larger than `VERIFY_MAX_SOURCE_BYTES`; nothing was sent to the service. Returned as `InvalidInputError` with `field` and `maxBytes`.",
   TOO_MANY_UPLOADS:
-    'A request body above `MAX_BODY_BYTES` (a source verification) was refused with 503: `VERIFY_MAX_CONCURRENT_UPLOADS` such bodies are being read already. Retry shortly.',
+    'A request body above `MAX_BODY_BYTES` (a source verification) was refused with 503 before it was read: the ones being handled already are `VERIFY_MAX_CONCURRENT_UPLOADS`, or take the heap `VERIFY_UPLOADS_HEAP_SHARE` sets aside for them; `extensions.limit` names which. Retry shortly.',
   UPSTREAM_UNAVAILABLE:
     'An upstream could not be reached, timed out, answered an error status, or its circuit is open.',
   UPSTREAM_BAD_RESPONSE: 'An upstream answered a body that is not what its endpoint serves.',
   VERIFICATION_REJECTED:
     'The verification service refused the request, or the verification failed.',
-  RATE_LIMITED: 'The verification service, or the explorer behind it, is limiting requests.',
+  RATE_LIMITED:
+    'The verification service, or the explorer behind it, is limiting requests; or this client has started as many verifications as `VERIFY_RATE_LIMIT` allows (a request body above `MAX_BODY_BYTES` is then refused with 429 and `Retry-After` before it is read).',
   TOO_MANY_SUBSCRIPTIONS:
     'The subscription was refused: the WebSocket connection, the client or the gateway already holds as many as `MAX_SUBSCRIPTIONS_PER_CONNECTION`, `MAX_SUBSCRIPTIONS_PER_CLIENT` or `MAX_SUBSCRIPTIONS` allow, the gateway as many SSE streams as `MAX_SSE_SUBSCRIPTIONS` allows, or it has no memory for another (`SUBSCRIPTION_HEAP_LIMIT`); `extensions.limit` names which. Close one, or retry later.',
   TOO_MANY_WEBSOCKETS:

@@ -10,18 +10,23 @@ import type { ErrorCode } from './error-code.js';
 
 /**
  * A request refused before any operation ran, as the GraphQL error Yoga turns into an HTTP answer
- * with `status` (thrown from a request parser or a plugin hook).
+ * with `status` (thrown from a request parser or a plugin hook); `extra` adds to its extensions
+ * (`limit`, naming the bound).
  */
-export const refusal = (code: ErrorCode, message: string, status: number): GraphQLError =>
-  codedError(code, message, { extensions: { http: { status } } });
+export const refusal = (
+  code: ErrorCode,
+  message: string,
+  status: number,
+  extra: ExtraExtensions = {},
+): GraphQLError => codedError(code, message, { extensions: { ...extra, http: { status } } });
 
 /**
  * The same refusal as a whole HTTP answer, for code that answers before Yoga runs an operation;
  * the code goes to the request's log line.
  */
-export function refusalBody(code: ErrorCode, message: string): string {
+export function refusalBody(code: ErrorCode, message: string, extra?: ExtraExtensions): string {
   noteErrorCode(code);
-  return JSON.stringify({ errors: [{ message, extensions: codedExtensions(code) }] });
+  return JSON.stringify({ errors: [{ message, extensions: codedExtensions(code, extra) }] });
 }
 
 /** A refusal answered on a bare socket, before any request object exists (`writeRawRefusal`). */

@@ -1,3 +1,5 @@
+import { type JsonBudget, JsonBudgetExceeded, parseJsonWithin } from '../json-budget.js';
+
 /** Why a message closes its socket (with 4400, bad request): the reason the client gets. */
 export class MessageRefusal {
   constructor(readonly reason: string) {}
@@ -17,12 +19,21 @@ const MAX_INIT_BYTES = 4_096;
  */
 const sentQueries = new WeakMap<object, unknown>();
 
-/** Reads one message of a socket, parsed once, here: graphql-ws is given the object. */
-export function readClientMessage(data: string): Record<string, unknown> | MessageRefusal {
+/**
+ * Reads one message of a socket, parsed once, here, within the budget a request body has:
+ * graphql-ws is given the object.
+ */
+export function readClientMessage(
+  data: string,
+  budget: JsonBudget,
+): Record<string, unknown> | MessageRefusal {
   let message: unknown;
   try {
-    message = JSON.parse(data);
-  } catch {
+    message = parseJsonWithin(data, budget);
+  } catch (error) {
+    if (error instanceof JsonBudgetExceeded) {
+      return new MessageRefusal(`JSON_TOO_COMPLEX: ${error.message}`);
+    }
     // Refused below, as any message that is not an object.
   }
   if (!isObject(message)) return new MessageRefusal('Invalid message received');

@@ -4,6 +4,7 @@ import { getHeapStatistics } from 'node:v8';
 import { CloseCode, handleProtocols } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type RawRefusal, rawRefusal, shuttingDown } from '../errors/refusal.js';
+import type { JsonBudget } from '../json-budget.js';
 import { ClientCounts } from '../subscriptions/client-counts.js';
 import { clientAddressOf } from './client-address.js';
 import { fetchRequestOf } from './fetch-request.js';
@@ -24,6 +25,8 @@ export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions
   readonly keepAliveMs: number;
   /** The largest message a client may send (`MAX_BODY_BYTES`). */
   readonly maxPayloadBytes: number;
+  /** What a message may hold once parsed, as a request body (`MAX_JSON_VALUES`, `MAX_JSON_DEPTH`). */
+  readonly json: JsonBudget;
   /**
    * WebSockets open at once (`MAX_WEBSOCKETS`): fewer than the server's `maxConnections`, so that
    * HTTP (`/health`, `/readiness`, queries) keeps connections however many sockets are open.
@@ -112,7 +115,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>
           socket.on('message', async (data) => {
-            const message = readClientMessage(String(data));
+            const message = readClientMessage(String(data), options.json);
             if (message instanceof MessageRefusal) {
               return socket.close(CloseCode.BadRequest, message.reason);
             }

@@ -1,8 +1,11 @@
 import type { Plugin } from 'graphql-yoga';
+import type { ErrorCode } from '../errors/error-code.js';
+import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { refusal, refusalBody } from '../errors/refusal.js';
+import { type JsonBudget, JsonBudgetExceeded, parseJsonWithin } from '../json-budget.js';
 import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../read-body-text.js';
 
-export interface BodyLimitOptions {
+export interface BodyLimitOptions<ServerContext> {
   /**
    * Largest request body accepted; larger ones get 413.
    * @default 262144 (256 KiB)
@@ -14,51 +17,82 @@ export interface BodyLimitOptions {
    */
   readonly timeoutMs?: number;
   /**
+   * What a JSON body may hold once parsed: a body over it is refused with 413 `JSON_TOO_COMPLEX`
+   * before it is parsed, whatever its size.
+   */
+  readonly json: JsonBudget;
+  /**
    * Bodies above `maxBytes` accepted for the operations `accepts` takes (source verifications):
-   * up to `maxBytes` of their own, declared by `content-length`, and `maxConcurrent` at once
-   * (more get 503 `TOO_MANY_UPLOADS`); any other operation that large gets 413 as before.
+   * up to `maxBytes` of their own, declared by `content-length`, as many at once as `maxConcurrent`
+   * and `heapBytes` allow (more get 503 `TOO_MANY_UPLOADS`); any other operation that large gets
+   * 413 as before.
    * @default undefined (none)
    */
-  readonly uploads?: UploadLimits | undefined;
+  readonly uploads?: UploadLimits<ServerContext> | undefined;
 }
 
-export interface UploadLimits {
+export interface UploadLimits<ServerContext> {
   readonly maxBytes: number;
+  /** Uploads in flight at once, at most (`VERIFY_MAX_CONCURRENT_UPLOADS`). */
   readonly maxConcurrent: number;
+  /**
+   * Heap the uploads in flight may take together (`VERIFY_UPLOADS_HEAP_SHARE` of the heap limit):
+   * each counts `heapPerByte` times its declared length from its admission to its answer.
+   */
+  readonly heapBytes: number;
+  /** Heap one upload takes per byte of its body, at its peak (measured: docs/performance.md). */
+  readonly heapPerByte: number;
   /** Whether a parsed body's operation may be that large. */
   readonly accepts: (body: Record<string, unknown>) => boolean;
+  /**
+   * Runs for an admitted upload before a byte of its body is read (the client's verification
+   * allowance is taken here); a `RateLimitedError` it throws is the answer, 429 `RATE_LIMITED`.
+   */
+  readonly beforeRead?: (request: Request, serverContext: ServerContext) => void | Promise<void>;
 }
 
 /**
  * Caps the size of request bodies, which Yoga does not: a declared `content-length` over the cap is
- * refused before the body is read, and a body sent without one is read only up to the cap. Node
- * drains whatever the client still sends after the 413.
+ * refused before the body is read, and a body sent without one is read only up to the cap. A JSON
+ * body is parsed only within its budget of values and depth (`parseJsonWithin`). Node drains
+ * whatever the client still sends after a refusal.
  */
-export function useBodyLimit({
+export function useBodyLimit<ServerContext extends object>({
   maxBytes = 262_144,
   timeoutMs = 10_000,
+  json,
   uploads,
-}: BodyLimitOptions = {}): Plugin {
+}: BodyLimitOptions<ServerContext>): Plugin<object, ServerContext> {
   const tooLarge = `The request body is larger than the limit of ${maxBytes} bytes.`;
-  /** The requests holding an upload slot, each until its answer or its abort. */
-  const large = new WeakSet<Request>();
-  let uploading = 0;
+  /** The requests admitted as uploads, each with the heap it counts until its answer or abort. */
+  const admitted = new WeakMap<Request, number>();
+  let inFlight = 0;
+  let heapInFlight = 0;
   const release = (request: Request) => {
-    if (large.delete(request)) uploading -= 1;
+    const heap = admitted.get(request);
+    if (heap === undefined) return;
+    admitted.delete(request);
+    inFlight -= 1;
+    heapInFlight -= heap;
   };
   return {
-    onRequest({ request, endResponse, fetchAPI }) {
+    // Not async: a request within `maxBytes`, nearly all of them, goes on without a promise.
+    onRequest({ request, serverContext, endResponse, fetchAPI }) {
       const declared = Number(request.headers.get('content-length'));
       if (declared <= maxBytes) return;
       const refuse = (
-        code: 'PAYLOAD_TOO_LARGE' | 'TOO_MANY_UPLOADS',
+        code: ErrorCode,
         message: string,
         status: number,
+        { limit, retryAfter }: { limit?: string; retryAfter?: number } = {},
       ) =>
         endResponse(
-          new fetchAPI.Response(refusalBody(code, message), {
+          new fetchAPI.Response(refusalBody(code, message, limit ? { limit } : {}), {
             status,
-            headers: { 'content-type': 'application/json; charset=utf-8' },
+            headers: {
+              'content-type': 'application/json; charset=utf-8',
+              ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
+            },
           }),
         );
       if (!uploads || request.method !== 'POST' || declared > uploads.maxBytes) {
@@ -71,17 +105,42 @@ export function useBodyLimit({
         );
         return;
       }
-      if (uploading >= uploads.maxConcurrent) {
+      if (inFlight >= uploads.maxConcurrent) {
         refuse(
           'TOO_MANY_UPLOADS',
           `${uploads.maxConcurrent} large request bodies are being handled already (VERIFY_MAX_CONCURRENT_UPLOADS); retry shortly.`,
           503,
+          { limit: 'VERIFY_MAX_CONCURRENT_UPLOADS' },
         );
         return;
       }
-      uploading += 1;
-      large.add(request);
+      const heap = Math.ceil(declared * uploads.heapPerByte);
+      if (heapInFlight + heap > uploads.heapBytes) {
+        refuse(
+          'TOO_MANY_UPLOADS',
+          `The large request bodies being handled already take the heap set aside for them (VERIFY_UPLOADS_HEAP_SHARE); retry shortly${heap > uploads.heapBytes ? ', or send a smaller input: this one alone needs more' : ''}.`,
+          503,
+          { limit: 'VERIFY_UPLOADS_HEAP_SHARE' },
+        );
+        return;
+      }
+      inFlight += 1;
+      heapInFlight += heap;
+      admitted.set(request, heap);
       request.signal?.addEventListener('abort', () => release(request), { once: true });
+      const { beforeRead } = uploads;
+      if (!beforeRead) return;
+      return (async () => {
+        try {
+          await beforeRead(request, serverContext);
+        } catch (error) {
+          release(request);
+          if (!(error instanceof RateLimitedError)) throw error;
+          refuse('RATE_LIMITED', error.message, 429, {
+            retryAfter: error.retryAfterSeconds ?? undefined,
+          });
+        }
+      })();
     },
     onResponse({ request }) {
       release(request);
@@ -90,7 +149,7 @@ export function useBodyLimit({
       if (request.method !== 'POST') return;
       const contentType = request.headers.get('content-type');
       // Every body is read through the same cap, whatever parser it is for; only a JSON body
-      // holding an upload slot may be read past `maxBytes`.
+      // admitted as an upload may be read past `maxBytes`.
       const readBounded = async (request: Request, limit = maxBytes): Promise<string> => {
         try {
           return await readBodyText(request, { maxBytes: limit, timeoutMs });
@@ -115,13 +174,23 @@ export function useBodyLimit({
         return;
       }
       if (!isJson(contentType)) return;
-      const limit = uploads && large.has(request) ? uploads.maxBytes : maxBytes;
+      const limit = uploads && admitted.has(request) ? uploads.maxBytes : maxBytes;
       setRequestParser(async (request) => {
         const text = await readBounded(request, limit);
         let body: unknown;
         try {
-          body = JSON.parse(text);
-        } catch {
+          body = parseJsonWithin(text, json);
+        } catch (error) {
+          if (error instanceof JsonBudgetExceeded) {
+            throw refusal(
+              'JSON_TOO_COMPLEX',
+              `The request body was refused unparsed. ${error.message}`,
+              413,
+              {
+                limit: error.limit,
+              },
+            );
+          }
           throw refusal('BAD_REQUEST', 'The request body is not valid JSON.', 400);
         }
         if (Array.isArray(body)) {

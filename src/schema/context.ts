@@ -74,6 +74,11 @@ export interface ContextSources {
   /** Where the request comes from (see `clientAddressOf`). */
   readonly clientAddress: string;
   readonly clientQuota: ClientQuota;
+  /**
+   * Verifications taken from the client's allowance for this request before it was parsed (a large
+   * upload's, see `useBodyLimit`): the first resolvers to verify spend these instead.
+   */
+  readonly verificationsTaken?: number;
   readonly subscriptions: Pick<SubscriptionRegistry, 'open'>;
   /** How the client is connected, for its subscriptions' limits, log lines and metrics. */
   readonly subscriber: Omit<Subscriber, 'requestId'>;
@@ -89,6 +94,7 @@ export function createContext(sources: ContextSources): GatewayContext {
   const registry = sources.statusPages;
   let loaders = new Map<string, StatusFeedLoaders>();
   let record = cacheability;
+  let taken = sources.verificationsTaken ?? 0;
   return {
     requestId,
     maxEntityRepresentations: sources.maxEntityRepresentations,
@@ -124,7 +130,13 @@ export function createContext(sources: ContextSources): GatewayContext {
     partialErrors: [],
     cacheability,
     verificationSession: sources.verificationSession,
-    takeVerification: () => sources.clientQuota.take(sources.clientAddress),
+    takeVerification: () => {
+      if (taken > 0) {
+        taken -= 1;
+        return;
+      }
+      return sources.clientQuota.take(sources.clientAddress);
+    },
     contracts: {
       load: (location) => {
         // The verification service is not a status snapshot: an answer that looked a contract up

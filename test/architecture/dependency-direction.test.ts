@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
  */
 const LAYERS: readonly (readonly [layer: string, paths: readonly string[]])[] = [
   ['core', ['core/']],
-  ['foundation', ['config.ts', 'config/', 'read-body-text.ts', 'errors/', 'observability/']],
+  [
+    'foundation',
+    ['config.ts', 'config/', 'read-body-text.ts', 'json-budget.ts', 'errors/', 'observability/'],
+  ],
   ['redis', ['redis/']],
   ['upstreams', ['upstreams/']],
   ['subscriptions', ['subscriptions/']],
