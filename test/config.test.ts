@@ -89,6 +89,7 @@ describe('loadConfig', () => {
         maxAnswerBytes: 5_000_000,
         maxExecutionMs: 30_000,
         maxEntityRepresentations: 200,
+        maxPagesPerOperation: 50,
         introspection: true,
       },
       subscriptions: {
