@@ -145,7 +145,7 @@ export class GatewayMetrics implements UpstreamObserver, JobWatchObserver {
 
   readonly #jobsWatched = new Gauge({
     name: 'verification_jobs_watched',
-    help: 'Verification jobs verificationJobChanged subscribers follow on this replica (one watch per job, whoever subscribes).',
+    help: 'Verification jobs verificationJobChanged subscribers follow on this replica (one watch per job, whoever subscribes; kept until its next poll is due after its last subscriber leaves).',
     registers: [this.registry],
   });
 

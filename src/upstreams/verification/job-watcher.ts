@@ -13,7 +13,7 @@ export type JobPoll = { readonly job: WireV2Job | null } | { readonly failure: E
 
 /** What the watcher reports, for the metrics. */
 export interface JobWatchObserver {
-  /** Jobs watched on this replica now. */
+  /** Jobs watched on this replica now (a watch whose subscribers left lasts until its next poll). */
   jobsWatched(count: number): void;
   /** Watched jobs whose poll is due and held back by `VERIFY_WATCH_MAX_POLLS_PER_SECOND`. */
   jobPollsWaiting(count: number): void;
@@ -83,6 +83,7 @@ interface Watch {
  * while it does not change, up to `maxIntervalMs` (`staleIntervalMs` once stale), and after
  * `intervalMs` again when it changes; a running job is polled when it turns stale. One
  * `PollScheduler` grants every watch's polls, at most `maxPollsPerSecond`, the longest due first.
+ * A watch nobody subscribes to any more ends when its next poll is due, unpolled.
  */
 export class JobWatcher {
   readonly #options: JobWatcherOptions;
@@ -106,10 +107,10 @@ export class JobWatcher {
   watch(id: string): JobStream {
     const existing = this.#watches.get(id);
     const watch = existing ?? this.#watchOf(id);
-    const stream = new JobStream(() => {
-      watch.streams.delete(stream);
-      if (watch.streams.size === 0) this.#stop(watch);
-    });
+    // A watch whose last subscriber leaves is kept until its next poll is due, and dropped then
+    // unpolled: a subscriber who comes back meanwhile gets its state at once and keeps its
+    // back-off, so unsubscribing and subscribing again does not make a job polled sooner.
+    const stream = new JobStream(() => watch.streams.delete(stream));
     if (this.#closed) {
       stream.end();
       return stream;
@@ -141,7 +142,14 @@ export class JobWatcher {
       last: undefined,
       intervalMs: this.#options.intervalMs,
       staleAt: undefined,
-      turn: this.#scheduler.turn(() => void this.#poll(watch)),
+      turn: this.#scheduler.turn(() => {
+        if (watch.streams.size === 0) {
+          this.#stop(watch);
+          return false;
+        }
+        void this.#poll(watch);
+        return true;
+      }),
     };
     return watch;
   }
@@ -151,10 +159,6 @@ export class JobWatcher {
     if (this.#watches.get(watch.id) !== watch) return;
     this.#watches.delete(watch.id);
     this.#options.observer?.jobsWatched(this.#watches.size);
-  }
-
-  #isWatched(watch: Watch): boolean {
-    return this.#watches.get(watch.id) === watch && watch.streams.size > 0;
   }
 
   async #poll(watch: Watch): Promise<void> {
@@ -178,7 +182,7 @@ export class JobWatcher {
       this.#options.logger.warn({ err: error, job: watch.id }, 'verification job watch failed');
       this.#backOff(watch);
     }
-    if (!this.#isWatched(watch)) return;
+    if (this.#watches.get(watch.id) !== watch) return;
     const untilStale = (watch.staleAt ?? Number.POSITIVE_INFINITY) - Date.now();
     next ??= Math.min(watch.intervalMs, untilStale > 0 ? untilStale : Number.POSITIVE_INFINITY);
     watch.turn.after(next);

@@ -21,7 +21,8 @@ export interface PollTurn {
 }
 
 interface Entry {
-  readonly run: () => void;
+  /** Polls, or answers false when there was nothing to poll: the grant goes to the next. */
+  readonly run: () => boolean;
   due: number;
   /** Which of two entries due at once was queued first: it goes first. */
   order: number;
@@ -54,8 +55,11 @@ export class PollScheduler {
     this.#observer = observer;
   }
 
-  /** A place for `run`, not queued yet. */
-  turn(run: () => void): PollTurn {
+  /**
+   * A place for `run`, not queued yet. `run` polls when granted, or answers false if there is
+   * nothing to poll after all (no grant is spent on it).
+   */
+  turn(run: () => boolean): PollTurn {
     const entry: Entry = { run, due: 0, order: 0, index: -1 };
     return {
       after: (ms) => {
@@ -87,20 +91,19 @@ export class PollScheduler {
     this.#timer = undefined;
     this.#timerAt = Number.POSITIVE_INFINITY;
     const now = performance.now();
-    const top = this.#heap[0];
-    // One grant at a time: a grant missed while the timer was late is not made up later.
-    if (top && top.due <= now && this.#nextGrantAt <= now) {
-      this.#remove(top);
-      this.#nextGrantAt = now + this.#spacingMs;
-      this.#observer?.granted?.((now - top.due) / 1000);
-      try {
-        top.run();
-      } finally {
-        this.#settle(now);
+    try {
+      // One grant at a time: a grant missed while the timer was late is not made up later.
+      for (let top = this.#heap[0]; top && top.due <= now && this.#nextGrantAt <= now; ) {
+        this.#remove(top);
+        if (top.run()) {
+          this.#nextGrantAt = now + this.#spacingMs;
+          this.#observer?.granted?.((now - top.due) / 1000);
+        }
+        top = this.#heap[0];
       }
-      return;
+    } finally {
+      this.#settle(now);
     }
-    this.#settle(now);
   }
 
   /** Reports the polls left waiting and waits for the next grant. */

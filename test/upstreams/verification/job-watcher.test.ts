@@ -188,3 +188,42 @@ describe('JobWatcher', () => {
     watcher.close();
   });
 });
+
+describe('JobWatcher, when subscribers leave', () => {
+  it('keeps the back-off of a job whose subscriber comes back, and gives it the state at once', async () => {
+    const { jobs, watcher, follow, pollsOf } = setUp();
+    jobs.set('job', pendingJob('job', Date.now()));
+    const first = follow('job');
+    await vi.advanceTimersByTimeAsync(20_000);
+    const backedOff = pauses(pollsOf('job')).at(-1) ?? 0;
+    expect(backedOff).toBeGreaterThan(INTERVAL_MS);
+    await first.stream.return();
+    const polled = pollsOf('job').length;
+    const again = follow('job');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(again.events).toHaveLength(1);
+    expect(pollsOf('job')).toHaveLength(polled);
+    await vi.advanceTimersByTimeAsync(2 * MAX_INTERVAL_MS);
+    // The pauses went on growing from where they were.
+    expect(Math.min(...pauses(pollsOf('job').slice(polled - 1)))).toBeGreaterThan(backedOff);
+    watcher.close();
+  });
+
+  it('drops the polls of jobs nobody follows any more without spending the budget on them', async () => {
+    const { jobs, watcher, follow, pollsOf, total } = setUp();
+    const ids = Array.from({ length: 100 }, (_, i) => `job-${i}`);
+    for (const id of [...ids, 'other']) jobs.set(id, pendingJob(id, Date.now()));
+    const left = ids.map(follow);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const polledBefore = total();
+    await Promise.all(left.map(({ stream }) => stream.return()));
+    const other = follow('other');
+    await vi.advanceTimersByTimeAsync(1_000 / BUDGET);
+    // The next grant is the other job's: the queued polls of the others were dropped.
+    expect(pollsOf('other')).toHaveLength(1);
+    expect(other.events).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(10 * MAX_INTERVAL_MS);
+    expect(total() - pollsOf('other').length).toBe(polledBefore);
+    watcher.close();
+  });
+});
