@@ -38,7 +38,7 @@ function followJob(
   });
   let events: JobStream;
   try {
-    events = context.verification.watchJob(id);
+    events = context.verification.watchJob(id, context.clientAddress);
   } catch (error) {
     if (!(error instanceof ExpectedError)) {
       void admission.return();

@@ -13,7 +13,7 @@ import { subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js
 import { sourceInput } from '../helpers/verification-inputs.js';
 
 const BUDGET = 10;
-const JOBS = 10;
+const JOBS = 8;
 const INTERVAL_MS = 100;
 const GREETER = fixtureContract('Greeter');
 
@@ -36,6 +36,8 @@ beforeAll(async () => {
       VERIFY_WAIT_MS: 50,
       VERIFY_POLL_INTERVAL_MS: 10,
       VERIFY_RATE_LIMIT: JOBS + 1,
+      // Two clients, as a proxy in front of the gateway tells them apart.
+      TRUSTED_PROXIES: 1,
     },
     logLevel: 'warn',
   });
@@ -58,10 +60,15 @@ describe('watched verification jobs that never complete', () => {
     const ids: string[] = [];
     for (let i = 0; i < JOBS; i += 1) ids.push(await pendingJob());
     const [otherId = '', ...manyIds] = ids;
-    const socket = wsClient(harness.origin);
+    const socket = wsClient(harness.origin, { headers: { 'x-forwarded-for': '203.0.113.1' } });
     const many = manyIds.map((id) => subscribeWs<Event>(socket, WATCH, { id }));
     // Another client's one job.
-    const other = await subscribeSse<Event>(harness.origin, WATCH, { id: otherId });
+    const other = await subscribeSse<Event>(
+      harness.origin,
+      WATCH,
+      { id: otherId },
+      { headers: { 'x-forwarded-for': '198.51.100.2' } },
+    );
     const subscribers = [...many, other];
     for (const subscriber of subscribers) {
       expect(typeOf(await subscriber.next())).toBe('VerificationPending');

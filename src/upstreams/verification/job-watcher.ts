@@ -59,7 +59,10 @@ export const WATCH_BACK_OFF = 1.5;
 
 interface Watch {
   readonly id: string;
-  readonly streams: Set<JobStream>;
+  /** Each subscriber's stream, and the client it is for. */
+  readonly streams: Map<JobStream, string>;
+  /** The client whose lane of the budget its poll was queued in last. */
+  client: string;
   /** What was sent last: the service's state (or failure) it was made from, and whether stale. */
   last:
     | { readonly state: string; readonly stale: boolean; readonly event: VerificationJobEvent }
@@ -82,7 +85,8 @@ interface Watch {
  * A job is polled at once, then after `intervalMs`, each pause `WATCH_BACK_OFF` times the last
  * while it does not change, up to `maxIntervalMs` (`staleIntervalMs` once stale), and after
  * `intervalMs` again when it changes; a running job is polled when it turns stale. One
- * `PollScheduler` grants every watch's polls, at most `maxPollsPerSecond`, the longest due first.
+ * `PollScheduler` grants every watch's polls, at most `maxPollsPerSecond`, the clients taking
+ * turns and each client's longest due first.
  * A watch nobody subscribes to any more ends when its next poll is due, unpolled.
  */
 export class JobWatcher {
@@ -103,10 +107,13 @@ export class JobWatcher {
     });
   }
 
-  /** The job's events, from its state now; `id` must be checked (a job id) beforehand. */
-  watch(id: string): JobStream {
+  /**
+   * The job's events, from its state now, for `client` (its address: whose share of the budget
+   * its polls take); `id` must be checked (a job id) beforehand.
+   */
+  watch(id: string, client = ''): JobStream {
     const existing = this.#watches.get(id);
-    const watch = existing ?? this.#watchOf(id);
+    const watch = existing ?? this.#watchOf(id, client);
     // A watch whose last subscriber leaves is kept until its next poll is due, and dropped then
     // unpolled: a subscriber who comes back meanwhile gets its state at once and keeps its
     // back-off, so unsubscribing and subscribing again does not make a job polled sooner.
@@ -115,12 +122,12 @@ export class JobWatcher {
       stream.end();
       return stream;
     }
-    watch.streams.add(stream);
+    watch.streams.set(stream, client);
     if (watch.last) stream.push(watch.last.event);
     if (!existing) {
       this.#watches.set(id, watch);
       this.#options.observer?.jobsWatched(this.#watches.size);
-      watch.turn.after(0);
+      watch.turn.after(0, client);
     }
     return stream;
   }
@@ -130,15 +137,16 @@ export class JobWatcher {
     this.#closed = true;
     this.#scheduler.close();
     for (const watch of [...this.#watches.values()]) {
-      for (const stream of [...watch.streams]) stream.end();
+      for (const stream of [...watch.streams.keys()]) stream.end();
       this.#stop(watch);
     }
   }
 
-  #watchOf(id: string): Watch {
+  #watchOf(id: string, client: string): Watch {
     const watch: Watch = {
       id,
-      streams: new Set(),
+      streams: new Map(),
+      client,
       last: undefined,
       intervalMs: this.#options.intervalMs,
       staleAt: undefined,
@@ -169,7 +177,9 @@ export class JobWatcher {
       const fetch = () => this.#fetch(watch.id);
       let poll: JobPoll | undefined;
       try {
-        poll = sharing ? await sharing.poll(watch.id, fetch, watch.intervalMs) : await fetch();
+        // Leased until this replica's next poll if the job does not change: the others read
+        // this one meanwhile (a change lets this replica poll again within its lease).
+        poll = sharing ? await sharing.poll(watch.id, fetch, this.#longer(watch)) : await fetch();
       } catch (error) {
         if (!(error instanceof RedisUnavailableError)) throw error;
         // The replicas cannot share this poll: poll alone.
@@ -185,14 +195,35 @@ export class JobWatcher {
     if (this.#watches.get(watch.id) !== watch) return;
     const untilStale = (watch.staleAt ?? Number.POSITIVE_INFINITY) - Date.now();
     next ??= Math.min(watch.intervalMs, untilStale > 0 ? untilStale : Number.POSITIVE_INFINITY);
-    watch.turn.after(next);
+    watch.turn.after(next, this.#clientOf(watch));
+  }
+
+  /**
+   * Whose lane a job's next poll goes in: of its subscribers' clients, the one with the fewest
+   * polls queued, so that a client following another's job does not draw it into its own crowd.
+   */
+  #clientOf(watch: Watch): string {
+    let fewest = Number.POSITIVE_INFINITY;
+    for (const client of new Set(watch.streams.values())) {
+      const queued = this.#scheduler.queuedIn(client);
+      if (queued < fewest) {
+        fewest = queued;
+        watch.client = client;
+      }
+    }
+    return watch.client;
   }
 
   /** The job did not change: the next pause is longer, up to the ceiling. */
   #backOff(watch: Watch): void {
+    watch.intervalMs = this.#longer(watch);
+  }
+
+  /** The pause after the next poll if the job does not change. */
+  #longer(watch: Watch): number {
     const { maxIntervalMs, staleIntervalMs } = this.#options;
     const ceiling = watch.last?.stale ? staleIntervalMs : maxIntervalMs;
-    watch.intervalMs = Math.min(Math.round(watch.intervalMs * WATCH_BACK_OFF), ceiling);
+    return Math.min(Math.round(watch.intervalMs * WATCH_BACK_OFF), ceiling);
   }
 
   async #fetch(id: string): Promise<JobPoll> {
@@ -252,7 +283,7 @@ export class JobWatcher {
 
   #send(watch: Watch, state: string, stale: boolean, event: VerificationJobEvent): void {
     watch.last = { state, stale, event };
-    for (const stream of [...watch.streams]) stream.push(event);
+    for (const stream of [...watch.streams.keys()]) stream.push(event);
     if (event.last) this.#stop(watch);
   }
 }

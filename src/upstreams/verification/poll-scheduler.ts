@@ -1,3 +1,5 @@
+import { type HeapItem, IndexedHeap } from './indexed-heap.js';
+
 /** What the scheduler reports, for the metrics. */
 export interface PollSchedulerObserver {
   /** Polls due now and held back by the budget, after each round of grants. */
@@ -14,35 +16,63 @@ export interface PollSchedulerOptions {
 
 /** One poller's place in the scheduler: queued for a time, or not queued. */
 export interface PollTurn {
-  /** Queues (or moves) the poll `ms` from now; it runs then, or when granted after. */
-  after(ms: number): void;
-  /** Takes the poll out of the queue; `at` queues it again. */
+  /**
+   * Queues (or moves) the poll `ms` from now, in lane `lane` (the client it is for); it runs then,
+   * or when granted after.
+   */
+  after(ms: number, lane?: string): void;
+  /** Takes the poll out of the queue; `after` queues it again. */
   cancel(): void;
 }
 
-interface Entry {
+interface Entry extends HeapItem {
   /** Polls, or answers false when there was nothing to poll: the grant goes to the next. */
   readonly run: () => boolean;
   due: number;
   /** Which of two entries due at once was queued first: it goes first. */
   order: number;
-  /** Its place in the heap, -1 when not queued. */
-  index: number;
+  lane: Lane | undefined;
 }
+
+interface Lane extends HeapItem {
+  readonly key: string;
+  readonly entries: IndexedHeap<Entry>;
+  /** Its place in the round: the lane with the lowest goes next. */
+  tag: number;
+  /** Whether it is in the round (its first poll was due), else waiting for its first poll's time. */
+  ready: boolean;
+}
+
+const earlier = (a: Entry, b: Entry) => a.due < b.due || (a.due === b.due && a.order < b.order);
+const firstDue = (lane: Lane) => lane.entries.peek()?.due ?? Number.POSITIVE_INFINITY;
 
 /**
  * Grants polls within one budget for all the pollers of a replica: at most `maxPerSecond`, one
  * every 1/`maxPerSecond` s (a token bucket holding one token, so that no burst follows a quiet
- * spell: in any `t` seconds, at most `1 + maxPerSecond × t` polls), earliest due first. A poll
- * waits at most for those due before it, each of which is granted once before it (a granted
- * poller queues again later than now): with `n` queued, at most about `n / maxPerSecond` s past
- * its time. The queue is a binary heap and there is one timer, whatever the number of pollers.
- * Times are the monotonic clock's: a wall clock set back does not hold polls up.
+ * spell: in any `t` seconds, at most `1 + maxPerSecond × t` polls).
+ *
+ * Fair between lanes (clients), then between a lane's polls: the lanes with a poll due take turns
+ * (start-time fair queuing: a lane joining the round starts at the turn being served, so it gets
+ * no credit for the time it had nothing due), and within a lane the poll due longest goes first.
+ * So one client's many jobs cannot hold another client's poll back for more than one turn of the
+ * lanes with polls due: with `c` such lanes a poll waits at most about `c / maxPerSecond` s past
+ * its time, and with `n` polls queued at most `n / maxPerSecond` s whatever the lanes (each poll
+ * queued before it is granted at most once before it: a granted poller queues again later).
+ *
+ * A binary heap per lane and two of lanes (waiting by their first poll's time, in the round by
+ * turn), and one timer, whatever the number of pollers. Times are the monotonic clock's: a wall
+ * clock set back does not hold polls up.
  */
 export class PollScheduler {
   readonly #spacingMs: number;
   readonly #observer: PollSchedulerObserver | undefined;
-  readonly #heap: Entry[] = [];
+  readonly #lanes = new Map<string, Lane>();
+  readonly #waiting = new IndexedHeap<Lane>((a, b) => firstDue(a) < firstDue(b));
+  readonly #round = new IndexedHeap<Lane>(
+    (a, b) => a.tag < b.tag || (a.tag === b.tag && firstDue(a) < firstDue(b)),
+  );
+  /** The turn being served: the tag of the lane granted last. */
+  #turn = 0;
   /** When the next grant may be made. */
   #nextGrantAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
@@ -55,26 +85,30 @@ export class PollScheduler {
     this.#observer = observer;
   }
 
+  /** Polls queued in lane `key`, due or not. */
+  queuedIn(key: string): number {
+    return this.#lanes.get(key)?.entries.size ?? 0;
+  }
+
   /**
    * A place for `run`, not queued yet. `run` polls when granted, or answers false if there is
    * nothing to poll after all (no grant is spent on it).
    */
   turn(run: () => boolean): PollTurn {
-    const entry: Entry = { run, due: 0, order: 0, index: -1 };
+    const entry: Entry = { run, due: 0, order: 0, lane: undefined, heapIndex: -1 };
     return {
-      after: (ms) => {
+      after: (ms, key = '') => {
         if (this.#closed) return;
-        if (entry.index >= 0) this.#remove(entry);
+        this.#take(entry);
         entry.due = performance.now() + Math.max(0, ms);
         entry.order = this.#order++;
-        this.#insert(entry);
+        const lane = this.#laneOf(key);
+        entry.lane = lane;
+        lane.entries.push(entry);
+        this.#place(lane);
         this.#arm();
       },
-      cancel: () => {
-        if (entry.index < 0) return;
-        this.#remove(entry);
-        if (this.#heap.length === 0) this.#disarm();
-      },
+      cancel: () => this.#take(entry),
     };
   }
 
@@ -82,8 +116,39 @@ export class PollScheduler {
   close(): void {
     this.#closed = true;
     this.#disarm();
-    for (const entry of this.#heap) entry.index = -1;
-    this.#heap.length = 0;
+    for (const lane of this.#lanes.values()) lane.entries.clear();
+    this.#lanes.clear();
+    this.#waiting.clear();
+    this.#round.clear();
+  }
+
+  #laneOf(key: string): Lane {
+    let lane = this.#lanes.get(key);
+    if (!lane) {
+      lane = { key, entries: new IndexedHeap(earlier), tag: 0, ready: false, heapIndex: -1 };
+      this.#lanes.set(key, lane);
+    }
+    return lane;
+  }
+
+  #take(entry: Entry): void {
+    const { lane } = entry;
+    if (!lane) return;
+    lane.entries.remove(entry);
+    entry.lane = undefined;
+    this.#place(lane);
+  }
+
+  /** Puts a lane where its polls say: gone when it has none, else waiting or in the round. */
+  #place(lane: Lane): void {
+    if (lane.entries.size === 0) {
+      (lane.ready ? this.#round : this.#waiting).remove(lane);
+      this.#lanes.delete(lane.key);
+      return;
+    }
+    if (lane.ready) this.#round.update(lane);
+    else if (this.#waiting.has(lane)) this.#waiting.update(lane);
+    else this.#waiting.push(lane);
   }
 
   /** Grants what is due within the budget, then waits for the next grant. */
@@ -92,14 +157,33 @@ export class PollScheduler {
     this.#timerAt = Number.POSITIVE_INFINITY;
     const now = performance.now();
     try {
+      // Lanes whose first poll is due join the round at the turn being served.
+      for (let lane = this.#waiting.peek(); lane && firstDue(lane) <= now; ) {
+        this.#waiting.remove(lane);
+        lane.tag = Math.max(lane.tag, this.#turn);
+        lane.ready = true;
+        this.#round.push(lane);
+        lane = this.#waiting.peek();
+      }
       // One grant at a time: a grant missed while the timer was late is not made up later.
-      for (let top = this.#heap[0]; top && top.due <= now && this.#nextGrantAt <= now; ) {
-        this.#remove(top);
-        if (top.run()) {
-          this.#nextGrantAt = now + this.#spacingMs;
-          this.#observer?.granted?.((now - top.due) / 1000);
+      for (let lane = this.#round.peek(); lane && this.#nextGrantAt <= now; ) {
+        const entry = lane.entries.peek();
+        if (!entry || entry.due > now) {
+          // Its due poll was taken out: it waits for its next one.
+          this.#round.remove(lane);
+          lane.ready = false;
+          this.#place(lane);
+        } else {
+          this.#take(entry);
+          if (entry.run()) {
+            this.#nextGrantAt = now + this.#spacingMs;
+            this.#turn = lane.tag;
+            lane.tag += 1;
+            this.#round.update(lane);
+            this.#observer?.granted?.((now - entry.due) / 1000);
+          }
         }
-        top = this.#heap[0];
+        lane = this.#round.peek();
       }
     } finally {
       this.#settle(now);
@@ -108,14 +192,26 @@ export class PollScheduler {
 
   /** Reports the polls left waiting and waits for the next grant. */
   #settle(now: number): void {
-    if (this.#observer?.waiting) this.#observer.waiting(this.#dueCount(now));
+    if (this.#observer?.waiting) {
+      let due = 0;
+      for (const lane of this.#round.values()) {
+        due += lane.entries.countWhile((entry) => entry.due <= now);
+      }
+      this.#observer.waiting(due);
+    }
     this.#arm();
   }
 
   #arm(): void {
-    const top = this.#heap[0];
-    if (!top || this.#closed) return;
-    const at = Math.max(top.due, this.#nextGrantAt);
+    if (this.#closed) return;
+    // With lanes in the round, at the next grant; else at the first poll due of those waiting.
+    const lane = this.#waiting.peek();
+    const due = this.#round.size > 0 ? Number.NEGATIVE_INFINITY : lane && firstDue(lane);
+    if (due === undefined) {
+      this.#disarm();
+      return;
+    }
+    const at = Math.max(due, this.#nextGrantAt);
     if (at >= this.#timerAt) return;
     this.#disarm();
     this.#timerAt = at;
@@ -126,69 +222,5 @@ export class PollScheduler {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#timerAt = Number.POSITIVE_INFINITY;
-  }
-
-  /** Entries due at `now`: the heap's top part, so only they are visited. */
-  #dueCount(now: number, index = 0): number {
-    const entry = this.#heap[index];
-    if (!entry || entry.due > now) return 0;
-    return 1 + this.#dueCount(now, 2 * index + 1) + this.#dueCount(now, 2 * index + 2);
-  }
-
-  #before(a: Entry, b: Entry): boolean {
-    return a.due < b.due || (a.due === b.due && a.order < b.order);
-  }
-
-  #insert(entry: Entry): void {
-    entry.index = this.#heap.length;
-    this.#heap.push(entry);
-    this.#up(entry.index);
-  }
-
-  #remove(entry: Entry): void {
-    const { index } = entry;
-    const last = this.#heap.pop() as Entry;
-    entry.index = -1;
-    if (last === entry) return;
-    this.#heap[index] = last;
-    last.index = index;
-    this.#up(index);
-    this.#down(last.index);
-  }
-
-  #up(from: number): void {
-    let index = from;
-    const entry = this.#heap[index] as Entry;
-    while (index > 0) {
-      const parentIndex = (index - 1) >> 1;
-      const parent = this.#heap[parentIndex] as Entry;
-      if (!this.#before(entry, parent)) break;
-      this.#heap[index] = parent;
-      parent.index = index;
-      index = parentIndex;
-    }
-    this.#heap[index] = entry;
-    entry.index = index;
-  }
-
-  #down(from: number): void {
-    let index = from;
-    const entry = this.#heap[index] as Entry;
-    const { length } = this.#heap;
-    for (;;) {
-      const left = 2 * index + 1;
-      if (left >= length) break;
-      const right = left + 1;
-      const rightEntry = this.#heap[right];
-      const child =
-        rightEntry && this.#before(rightEntry, this.#heap[left] as Entry) ? right : left;
-      const childEntry = this.#heap[child] as Entry;
-      if (!this.#before(childEntry, entry)) break;
-      this.#heap[index] = childEntry;
-      childEntry.index = index;
-      index = child;
-    }
-    this.#heap[index] = entry;
-    entry.index = index;
   }
 }

@@ -222,12 +222,13 @@ export function createVerificationService(options: VerificationServiceOptions) {
     },
 
     /**
-     * An APIv2 job's state now, then each change, until it completes (`verificationJobChanged`).
-     * Throws `InvalidInputError` for an id that cannot be a job's.
+     * An APIv2 job's state now, then each change, until it completes (`verificationJobChanged`),
+     * for `client` (its address: the polls' share of the budget is per client). Throws
+     * `InvalidInputError` for an id that cannot be a job's.
      */
-    watchJob(id: string) {
+    watchJob(id: string, client?: string) {
       checkJobId(id);
-      return watcher.watch(id.toLowerCase());
+      return watcher.watch(id.toLowerCase(), client);
     },
 
     contract,

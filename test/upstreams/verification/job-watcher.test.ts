@@ -57,9 +57,9 @@ function setUp(options: { maxPollsPerSecond?: number } = {}) {
     logger: pino({ level: 'silent' }),
   });
   /** Watches `id`, collecting what its subscriber reads. */
-  const follow = (id: string) => {
+  const follow = (id: string, client?: string) => {
     const events: VerificationJobEvent[] = [];
-    const stream = watcher.watch(id);
+    const stream = watcher.watch(id, client);
     void (async () => {
       for await (const event of stream) events.push(event);
     })();
@@ -88,7 +88,7 @@ describe('JobWatcher', () => {
     const { jobs, watcher, follow, pollsOf, total } = setUp();
     const ids = Array.from({ length: 100 }, (_, i) => `job-${i}`);
     for (const id of ids) jobs.set(id, pendingJob(id, Date.now()));
-    const subscribers = ids.map(follow);
+    const subscribers = ids.map((id) => follow(id));
     await vi.advanceTimersByTimeAsync(60_000);
 
     // Without the budget, 100 jobs backing off from 1 s would want about 950 polls in a minute.
@@ -109,20 +109,45 @@ describe('JobWatcher', () => {
     watcher.close();
   });
 
-  it('polls one more job at once, behind only the polls due before it, while 100 others wait for the budget', async () => {
-    const { jobs, watcher, follow, pollsOf } = setUp();
+  it("polls another client's job at its next turn, while one client's 100 jobs wait for the budget", async () => {
+    const { jobs, watcher, follow, pollsOf, total } = setUp();
     const ids = Array.from({ length: 100 }, (_, i) => `job-${i}`);
     for (const id of [...ids, 'other']) jobs.set(id, pendingJob(id, Date.now()));
-    ids.forEach(follow);
+    for (const id of ids) follow(id, 'client-a');
     await vi.advanceTimersByTimeAsync(500);
-    const from = Date.now();
-    const other = follow('other');
-    await vi.advanceTimersByTimeAsync(20_000);
-    const [first] = pollsOf('other');
-    expect(first).toBeDefined();
-    // At most the 100 jobs' first polls are due before it: 100 / BUDGET s.
-    expect((first ?? 0) - from).toBeLessThanOrEqual((ids.length / BUDGET) * 1000);
+    const before = total();
+    const other = follow('other', 'client-b');
+    await vi.advanceTimersByTimeAsync(1_000 / BUDGET);
+    // The next grant is client B's, ahead of the ninety-odd polls of client A's that are due.
+    expect(pollsOf('other')).toHaveLength(1);
+    expect(total()).toBe(before + 1);
     expect(other.events).toHaveLength(1);
+    // Each of its later polls waits for one turn at most: it is polled as its back-off wants.
+    await vi.advanceTimersByTimeAsync(30_000);
+    const wanted = pollsWanted(30_000);
+    expect(pollsOf('other').length).toBeGreaterThanOrEqual(wanted);
+    const most = Math.max(...ids.map((id) => pollsOf(id).length));
+    expect(most).toBeLessThan(wanted);
+    watcher.close();
+  });
+
+  it('puts a job two clients follow in the lane of the one with fewer polls queued', async () => {
+    const { jobs, watcher, follow, pollsOf } = setUp();
+    const ids = Array.from({ length: 100 }, (_, i) => `job-${i}`);
+    for (const id of [...ids, 'shared']) jobs.set(id, pendingJob(id, Date.now()));
+    for (const id of ids) follow(id, 'client-a');
+    // Client A follows B's job first: its first poll waits in A's lane.
+    follow('shared', 'client-a');
+    follow('shared', 'client-b');
+    await vi.advanceTimersByTimeAsync((ids.length + 1) * (1_000 / BUDGET));
+    expect(pollsOf('shared')).toHaveLength(1);
+    const firstAt = pollsOf('shared')[0] ?? 0;
+    // From then on it is queued in B's lane, and polled as its back-off wants.
+    await vi.advanceTimersByTimeAsync(30_000);
+    const wanted = pollsWanted(30_000);
+    expect(pollsOf('shared').filter((time) => time >= firstAt).length).toBeGreaterThanOrEqual(
+      wanted,
+    );
     watcher.close();
   });
 
@@ -213,7 +238,7 @@ describe('JobWatcher, when subscribers leave', () => {
     const { jobs, watcher, follow, pollsOf, total } = setUp();
     const ids = Array.from({ length: 100 }, (_, i) => `job-${i}`);
     for (const id of [...ids, 'other']) jobs.set(id, pendingJob(id, Date.now()));
-    const left = ids.map(follow);
+    const left = ids.map((id) => follow(id));
     await vi.advanceTimersByTimeAsync(1_000);
     const polledBefore = total();
     await Promise.all(left.map(({ stream }) => stream.return()));
