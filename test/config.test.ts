@@ -64,7 +64,12 @@ describe('loadConfig', () => {
         api: 'auto',
         waitMs: 20_000,
         pollIntervalMs: 250,
-        watchIntervalMs: 1_000,
+        watch: {
+          intervalMs: 1_000,
+          maxIntervalMs: 30_000,
+          staleIntervalMs: 300_000,
+          maxPollsPerSecond: 10,
+        },
         jobStaleMs: 600_000,
         maxSourceBytes: 8_388_608,
         maxConcurrentUploads: 4,

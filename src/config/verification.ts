@@ -39,11 +39,42 @@ export const Verification = z
       description:
         'With APIv2, the first pause between polls of a job; each pause is 1.5 times the last, up to 2 s.',
     }),
-    watchIntervalMs: env('VERIFY_WATCH_INTERVAL_MS', wholeNumber(100, 600_000), {
-      default: '1000',
-      description:
-        'How often a job that `verificationJobChanged` subscribers follow is polled: once per interval whoever watches it (all subscribers of one job on a replica share each poll, and the replicas share it through Redis when `REDIS_URL` is set).',
-    }),
+    watch: z
+      .object({
+        intervalMs: env('VERIFY_WATCH_INTERVAL_MS', wholeNumber(100, 600_000), {
+          default: '1000',
+          description:
+            'The first pause between polls of a job that `verificationJobChanged` subscribers follow, and the pause after it changes; each pause while it does not change is 1.5 times the last, up to `VERIFY_WATCH_MAX_INTERVAL_MS`. All subscribers of one job on a replica share each poll, and the replicas share it through Redis when `REDIS_URL` is set.',
+        }),
+        maxIntervalMs: env('VERIFY_WATCH_MAX_INTERVAL_MS', wholeNumber(100, 3_600_000), {
+          default: '30000',
+          description:
+            "The longest pause between polls of a watched job still running in time, so its subscribers hear it completed at most this late. 30 s: a job that has not finished within half a minute is a long compile, for which half a minute more is small, and at the ceiling 100 watched jobs cost about 3 polls a second, a third of `VERIFY_WATCH_MAX_POLLS_PER_SECOND`'s default. At least `VERIFY_WATCH_INTERVAL_MS`.",
+        }),
+        staleIntervalMs: env('VERIFY_WATCH_STALE_INTERVAL_MS', wholeNumber(100, 3_600_000), {
+          default: '300000',
+          description:
+            'The longest pause between polls of a watched job reported stale (running longer than `VERIFY_JOB_STALE_MS`), reached by the same growth. 5 min: such a job is one Sourcify has likely lost (it has left such jobs "running" for hours before failing them with `job_abandoned`), its subscribers were told what to do, and hearing its end a few minutes late costs them little next to its age, while 100 stale jobs cost one poll every 3 s. At least `VERIFY_WATCH_MAX_INTERVAL_MS`.',
+        }),
+        maxPollsPerSecond: env('VERIFY_WATCH_MAX_POLLS_PER_SECOND', wholeNumber(1, 1_000), {
+          default: '10',
+          description:
+            "Polls of the verification service for all watched jobs together, per second, on this replica (each replica has its own budget; with `REDIS_URL`, reading another replica's poll from Redis counts as a poll too): evenly spaced. Clients with polls due take turns (a job several clients follow is queued for the one with the fewest polls queued), and within a client the poll due longest goes first: with C clients having polls due, a poll waits at most about C ÷ this seconds past its time, and with N jobs watched at most N ÷ this (100 jobs at 10: 10 s) however they are spread; jobs that do not change back off, so that 100 jobs at `VERIFY_WATCH_MAX_INTERVAL_MS` need about 3 a second. Without it one client's `MAX_SUBSCRIPTIONS_PER_CLIENT` (100) watches of jobs that never complete would poll the service 100 times a second for as long as it holds them; 10 keeps the gateway's polls of the service (which rate-limits by the gateway's address) a small, fixed load.",
+        }),
+      })
+      .superRefine(({ intervalMs, maxIntervalMs, staleIntervalMs }, context) => {
+        for (const [key, value, floor, name] of [
+          ['maxIntervalMs', maxIntervalMs, intervalMs, 'VERIFY_WATCH_INTERVAL_MS'],
+          ['staleIntervalMs', staleIntervalMs, maxIntervalMs, 'VERIFY_WATCH_MAX_INTERVAL_MS'],
+        ] as const) {
+          if (value >= floor) continue;
+          context.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `(${value}) must be at least ${name} (${floor}): a pause never shrinks while a job does not change`,
+          });
+        }
+      }),
     jobStaleMs: env('VERIFY_JOB_STALE_MS', wholeNumber(1), {
       default: '600000',
       description:

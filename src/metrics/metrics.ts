@@ -7,6 +7,7 @@ import { SUBSCRIPTION_FIELDS } from '../subscriptions/subscription-registry.js';
 import type { CircuitState } from '../upstreams/circuit-breaker.js';
 import type { SnapshotCacheEvent } from '../upstreams/snapshot-cache.js';
 import type { UpstreamObserver } from '../upstreams/upstream-client.js';
+import type { JobWatchObserver } from '../upstreams/verification/job-watcher.js';
 import { BoundCounter, BoundHistogram } from './bound-metrics.js';
 
 const CIRCUIT_VALUES: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
@@ -37,7 +38,7 @@ const snakeCase = (value: string) => value.toLowerCase().replace(/[^a-z0-9]+/g, 
  * send: routes outside a fixed set and operation names past the first 100 collapse into `other`,
  * upstream paths are templates, and no label ever carries an id or a variable's value.
  */
-export class GatewayMetrics implements UpstreamObserver {
+export class GatewayMetrics implements UpstreamObserver, JobWatchObserver {
   readonly registry = new Registry();
 
   constructor() {
@@ -139,6 +140,25 @@ export class GatewayMetrics implements UpstreamObserver {
     name: 'status_changes_total',
     help: 'Changes of the status feed delivered to this replica, by type (page, component, incident, maintenance).',
     labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly #jobsWatched = new Gauge({
+    name: 'verification_jobs_watched',
+    help: 'Verification jobs verificationJobChanged subscribers follow on this replica (one watch per job, whoever subscribes; kept until its next poll is due after its last subscriber leaves).',
+    registers: [this.registry],
+  });
+
+  readonly #jobPollsWaiting = new Gauge({
+    name: 'verification_job_polls_waiting',
+    help: 'Watched verification jobs whose poll is due and held back by VERIFY_WATCH_MAX_POLLS_PER_SECOND, as of the last poll started.',
+    registers: [this.registry],
+  });
+
+  readonly #jobPollDelays = new Histogram({
+    name: 'verification_job_poll_delay_seconds',
+    help: 'Polls of watched verification jobs started, by how long after they were due (the budget of VERIFY_WATCH_MAX_POLLS_PER_SECOND shared by every watch): its count is the polls made.',
+    buckets: [0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
 
@@ -253,6 +273,18 @@ export class GatewayMetrics implements UpstreamObserver {
 
   statusChange(type: string) {
     this.#statusChanges.inc({ type });
+  }
+
+  jobsWatched(count: number) {
+    this.#jobsWatched.set(count);
+  }
+
+  jobPollsWaiting(count: number) {
+    this.#jobPollsWaiting.set(count);
+  }
+
+  jobPollStarted(seconds: number) {
+    this.#jobPollDelays.observe(seconds);
   }
 
   error(code: unknown) {

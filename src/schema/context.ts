@@ -35,6 +35,8 @@ export interface GatewayContext {
   readonly contracts: Pick<DataLoader<ContractLocation, Contract | null, string>, 'load'>;
   /** The calling client's own session at the verification service. */
   readonly verificationSession: UpstreamSession;
+  /** Where the request comes from (see `clientAddressOf`): whose share of a budget it spends. */
+  readonly clientAddress: string;
   /** Takes one verification from the calling client's allowance, or fails with `RateLimitedError`. */
   takeVerification(): void | Promise<void>;
   /** Errors to report beside data (see `usePartialErrors`). */
@@ -130,6 +132,7 @@ export function createContext(sources: ContextSources): GatewayContext {
     partialErrors: [],
     cacheability,
     verificationSession: sources.verificationSession,
+    clientAddress: sources.clientAddress,
     takeVerification: () => {
       if (taken > 0) {
         taken -= 1;

@@ -9,7 +9,7 @@ builder.subscriptionField('verificationJobChanged', (t) =>
   t.field({
     type: VerifyContractResultRef,
     description:
-      'A verification job as verificationJob(id) shows it: now, then each time it changes; the stream ends after a completed state. A pending job that runs past `VERIFY_JOB_STALE_MS` changes to `stale: true`. The job is polled once per `VERIFY_WATCH_INTERVAL_MS` however many subscribe to it. An id the service does not know, or with the session API, is one `InvalidInputError` on `id`, then the end.',
+      'A verification job as verificationJob(id) shows it: now, then each time it changes; the stream ends after a completed state. A pending job that runs past `VERIFY_JOB_STALE_MS` changes to `stale: true`. The job is polled once for all who subscribe to it: at once, after `VERIFY_WATCH_INTERVAL_MS`, then less and less often while it does not change (up to `VERIFY_WATCH_MAX_INTERVAL_MS`, `VERIFY_WATCH_STALE_INTERVAL_MS` once stale), within the budget of polls (`VERIFY_WATCH_MAX_POLLS_PER_SECOND`). An id the service does not know, or with the session API, is one `InvalidInputError` on `id`, then the end.',
     args: {
       id: t.arg.id({ required: true, description: 'The `verificationId` of the job.' }),
     },
@@ -38,7 +38,7 @@ function followJob(
   });
   let events: JobStream;
   try {
-    events = context.verification.watchJob(id);
+    events = context.verification.watchJob(id, context.clientAddress);
   } catch (error) {
     if (!(error instanceof ExpectedError)) {
       void admission.return();

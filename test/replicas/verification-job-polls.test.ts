@@ -30,6 +30,9 @@ beforeAll(async () => {
     REDIS_KEY_PREFIX: 'verification-job-polls:',
     REDIS_COMMAND_TIMEOUT_MS: 2_000,
     VERIFY_WATCH_INTERVAL_MS: INTERVAL_MS,
+    // No back-off: a poll every interval on each replica, so that only the sharing halves them (the
+    // lease that follows a backed-off pause: test/upstreams/verification/redis-job-polls.test.ts).
+    VERIFY_WATCH_MAX_INTERVAL_MS: INTERVAL_MS,
     VERIFY_WAIT_MS: 50,
   };
   a = await startHarness({ env, logLevel: 'warn' });

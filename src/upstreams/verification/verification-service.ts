@@ -3,7 +3,11 @@ import type { Config } from '../../config.js';
 import { InvalidInputError } from '../../errors/invalid-input-error.js';
 import type { RedisConnection } from '../../redis/redis-connection.js';
 import { SnapshotCache } from '../snapshot-cache.js';
-import { createUpstreamClient, type UpstreamClientOptions } from '../upstream-client.js';
+import {
+  createUpstreamClient,
+  type UpstreamClientOptions,
+  type UpstreamObserver,
+} from '../upstream-client.js';
 import { createApiDetection } from './api-detection.js';
 import { createApiV2 } from './apiv2.js';
 import { mapBounded } from './bounded-map.js';
@@ -16,7 +20,7 @@ import {
   checkInput,
 } from './input.js';
 import { createJobOutcomes } from './job-outcome.js';
-import { JobWatcher } from './job-watcher.js';
+import { JobWatcher, type JobWatchObserver } from './job-watcher.js';
 import {
   type Chain,
   type Contract,
@@ -35,9 +39,10 @@ import { WireChain, WireChains } from './wire.js';
 
 export interface VerificationServiceOptions
   extends Omit<Config['verification'], 'sessionCookieSecure' | 'maxConcurrentUploads'>,
-    Pick<UpstreamClientOptions, 'logger' | 'observer' | 'tracing'> {
+    Pick<UpstreamClientOptions, 'logger' | 'tracing'> {
   /** Shares the polls of watched jobs with the other replicas; without it, each polls alone. */
   readonly redis?: RedisConnection | undefined;
+  readonly observer?: (UpstreamObserver & JobWatchObserver) | undefined;
 }
 
 /** Addresses `contracts` looks up at most in one call. */
@@ -89,8 +94,10 @@ export function createVerificationService(options: VerificationServiceOptions) {
     ttlMs: options.lookupTtlMs,
     load: apiV2.lookUp,
   });
+  const { watch } = options;
   const watcher = new JobWatcher({
-    intervalMs: options.watchIntervalMs,
+    ...watch,
+    staleMs: options.jobStaleMs,
     // The session API has no jobs: every id is unknown there, as `verificationJob` answers.
     fetch: (id) =>
       detection.rechecking(async () =>
@@ -100,7 +107,12 @@ export function createVerificationService(options: VerificationServiceOptions) {
     isStale: (job) => outcomes.pending(job.verificationId, job.jobStartTime, null).stale,
     sharing:
       options.redis &&
-      new RedisJobPolls({ redis: options.redis, intervalMs: options.watchIntervalMs }),
+      new RedisJobPolls({
+        redis: options.redis,
+        intervalMs: watch.intervalMs,
+        maxLeaseMs: watch.staleIntervalMs,
+      }),
+    observer,
     logger,
   });
 
@@ -210,12 +222,13 @@ export function createVerificationService(options: VerificationServiceOptions) {
     },
 
     /**
-     * An APIv2 job's state now, then each change, until it completes (`verificationJobChanged`).
-     * Throws `InvalidInputError` for an id that cannot be a job's.
+     * An APIv2 job's state now, then each change, until it completes (`verificationJobChanged`),
+     * for `client` (its address: the polls' share of the budget is per client). Throws
+     * `InvalidInputError` for an id that cannot be a job's.
      */
-    watchJob(id: string) {
+    watchJob(id: string, client?: string) {
       checkJobId(id);
-      return watcher.watch(id.toLowerCase());
+      return watcher.watch(id.toLowerCase(), client);
     },
 
     contract,
