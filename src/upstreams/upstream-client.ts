@@ -351,20 +351,21 @@ export function parseJsonBody<Output>(
   return parsed.data;
 }
 
+/**
+ * The error callers see. What failed is not kept as its cause, only what it said (`saidBy`): ky's
+ * `HTTPError` and `TimeoutError` hold the request, the answer and ky's options, fetch's failure
+ * its connection's, and a snapshot cache keeps a document's last failure (16 KB each, 1 KB
+ * without them: `bench/page-memory.ts`).
+ */
 function toUpstreamError(endpoint: UpstreamEndpoint, error: unknown, timeoutMs: number) {
   if (error instanceof UpstreamError) return error;
   if (error instanceof HTTPError) {
     const { status } = error.response;
     if (isRedirect(status)) return redirectRefused(endpoint, status);
-    return new UpstreamUnavailableError(endpoint, `it answered HTTP ${status}`, {
-      status,
-      cause: error,
-    });
+    return new UpstreamUnavailableError(endpoint, `it answered HTTP ${status}`, { status });
   }
   if (error instanceof TimeoutError) {
-    return new UpstreamUnavailableError(endpoint, `no answer within ${timeoutMs} ms`, {
-      cause: error,
-    });
+    return new UpstreamUnavailableError(endpoint, `no answer within ${timeoutMs} ms`);
   }
   if (error instanceof BodyTimeoutError) {
     return new UpstreamUnavailableError(endpoint, error.message, { cause: error });
@@ -372,7 +373,18 @@ function toUpstreamError(endpoint: UpstreamEndpoint, error: unknown, timeoutMs: 
   if (error instanceof BodyTooLargeError) {
     return new UpstreamBadResponseError(endpoint, error.message, { cause: error });
   }
-  return new UpstreamUnavailableError(endpoint, 'the connection failed', { cause: error });
+  return new UpstreamUnavailableError(endpoint, 'the connection failed', {
+    cause: saidBy(error),
+  });
+}
+
+/** An error of the messages of `error` and its causes (ECONNREFUSED and the like), nothing else. */
+function saidBy(error: unknown): Error {
+  const said: string[] = [];
+  for (let cause = error; cause instanceof Error && said.length < 4; cause = cause.cause) {
+    said.push(cause.message);
+  }
+  return new Error(said.length > 0 ? said.join(': ') : String(error));
 }
 
 function summarizeIssues(error: z.ZodError): string {

@@ -37,21 +37,23 @@ import {
 /*
  * What a document's snapshot holds in the heap, estimated from the length of the JSON it was built
  * from, measured on the real pages' documents (test/fixtures/real-feeds and real-history, heap
- * after a full collection per snapshot: `npx tsx bench/page-memory.ts`, docs/performance.md):
- * 1.08 to 2.13 times the upstream's body, 1.48 to 2.90 times the validated JSON another replica
- * stored (without the keys the gateway drops, nor whitespace); the small documents cost the most
- * per byte. Each factor with 6 KiB per document is above every one measured.
+ * after a full collection per snapshot, under the Dockerfile's flags: `bench/page-memory.ts`,
+ * docs/performance.md): 1.26 to 2.75 times the upstream's body, 1.73 to 3.74 times the validated
+ * JSON another replica stored (without the keys the gateway drops, nor whitespace); the small
+ * documents cost the most per byte. Each factor with 10 KiB per document is above every one
+ * measured.
  */
 const RETAINED_PER_BODY_BYTE = 1.5;
 const RETAINED_PER_STORED_BYTE = 2;
-const RETAINED_PER_DOCUMENT = 6 * 1024;
+const RETAINED_PER_DOCUMENT = 10 * 1024;
 
 /**
  * What a page holds besides its snapshots: four caches, an upstream client (ky's instance and its
- * hooks), a poller and their closures, measured as the heap 1,000 pages of failing feeds hold
- * after a full collection, divided by 1,000 (`npx tsx bench/page-memory.ts`).
+ * hooks), a poller, their closures and each document's last failure: 16 KB a page made and not
+ * read, 27 KB one whose four documents failed (refused connections), measured over 1,000 pages
+ * after a full collection (`bench/page-memory.ts`).
  */
-export const PAGE_OVERHEAD_BYTES = 16 * 1024;
+export const PAGE_OVERHEAD_BYTES = 28 * 1024;
 
 export interface StatusFeedOptions
   extends Omit<

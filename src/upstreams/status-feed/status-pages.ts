@@ -278,15 +278,8 @@ export class StatusPages {
     const metricName = isDefault ? 'status feed' : `status feed ${label}`;
     const upstreamName = isDefault ? 'status feed' : `status feed of page ${slug}`;
     const { observer, onCacheEvent } = options;
-    let circuit = this.#circuits.get(slug);
-    if (!circuit) {
-      circuit = upstreamCircuit(
-        { ...options.feed.upstream, name: upstreamName, logger: options.logger },
-        (state) =>
-          labelled ? observer?.circuit(metricName, state) : this.#otherCircuit(slug, state),
-      );
-      this.#circuits.set(slug, circuit);
-    }
+    const circuit =
+      this.#circuits.get(slug) ?? this.#circuitOf(slug, upstreamName, labelled && metricName);
     const host = new URL(config.baseUrl).host;
     let slots = this.#hostSlots.get(host);
     if (!slots) {
@@ -321,6 +314,21 @@ export class StatusPages {
     });
     page = { config, feed, poller };
     return page;
+  }
+
+  /**
+   * Page `slug`'s circuit, kept for as long as the gateway runs. Made here, not where the page is:
+   * a closure there would keep the page's context, and with it the page, once let go.
+   */
+  #circuitOf(slug: string, upstreamName: string, metricName: string | false): CircuitBreaker {
+    const { observer } = this.#options;
+    const circuit = upstreamCircuit(
+      { ...this.#options.feed.upstream, name: upstreamName, logger: this.#options.logger },
+      (state) =>
+        metricName ? observer?.circuit(metricName, state) : this.#otherCircuit(slug, state),
+    );
+    this.#circuits.set(slug, circuit);
+    return circuit;
   }
 
   /** Counts a page past `MAX_PAGE_LABELS` whose circuit is not closed, whatever the order. */
