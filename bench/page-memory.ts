@@ -1,14 +1,16 @@
 /**
- * What status pages hold in memory, and the byte budget that bounds them (issue 36). Run it under
- * the Dockerfile's heap flags, so that the default STATUS_PAGES_MAX_BYTES is production's:
+ * What status pages hold in memory, and the byte budget that bounds them (issue 36). Run it on
+ * Node 24 under the Dockerfile's heap flags, so that the default STATUS_PAGES_MAX_BYTES is
+ * production's:
  *
- *   node --max-old-space-size=256 --max-semi-space-size=8 --no-memory-reducer \
+ *   node_modules/.bin/node --max-old-space-size=256 --max-semi-space-size=8 --no-memory-reducer \
  *     --no-allocation-site-pretenuring --import tsx bench/page-memory.ts
  *
  * 1. Per document: the heap one snapshot retains (after a full collection) against the length of
  *    the JSON it was built from, on the real pages' documents: the factors `status-feed.ts`
  *    estimates with.
  * 2. Per page: what a page holds besides its snapshots, 1,000 pages of feeds that do not answer.
+ * 3a. 200 pages of real documents read one after another: heap against the estimate.
  * 3. The sweep: 1,000 configured pages serving real documents, behind 50 hosts (loopback ports),
  *    swept three rounds by a query of 30 aliases × 50 slugs reading all four documents; the heap
  *    after a full collection against the estimate, and whether another client is answered.

@@ -12,10 +12,12 @@ const MAX_STATUS_PAGES = 10_000;
 const MIN_DEFAULT_POLL_MS = 100;
 
 /**
- * The share of node's heap limit the status pages' snapshots may hold by default: with the
- * response cache (32 MiB), the parse cache (16 MiB) and an idle gateway (about 30 MiB), a fifth
- * (56 MiB of the Dockerfile's 280) leaves the heap below `SUBSCRIPTION_HEAP_LIMIT`'s 75% with
- * room for the requests in flight (docs/performance.md, "Many status pages").
+ * The share of node's heap limit the status pages may hold by default: a fifth, 56 MiB of the
+ * Dockerfile's 280. With the response cache (32 MiB), the parse cache (16 MiB) and an idle gateway
+ * (under 50 MiB with the benchmark's simulator in the same heap), it leaves the heap below
+ * `SUBSCRIPTION_HEAP_LIMIT`'s 75% with room for the requests in flight: three sweeps of 1,000
+ * pages peaked at 68% after a full collection, 37% ten seconds later (docs/performance.md, "Many
+ * status pages").
  */
 const PAGES_HEAP_SHARE = 1 / 5;
 
@@ -130,7 +132,7 @@ export const StatusFeed = z
       unset:
         "a fifth of node's heap limit (`--max-old-space-size`): 56 MiB under the Dockerfile's flags (a 280 MiB heap limit)",
       description:
-        "What the status pages held in memory may hold together (their snapshots as estimated from the documents' sizes, about 1.5 to 2 times a document's JSON, and 16 KiB per page): past it, the pages no subscription follows are let go, least recently used first, and fetched again when next asked for. A document that alone would hold more than a sixteenth of it is refused as `UPSTREAM_BAD_RESPONSE`. While the followed pages alone hold this much, a subscription that would follow another is refused with `TOO_MANY_SUBSCRIPTIONS` (`limit: STATUS_PAGES_MAX_BYTES`).",
+        "What the status pages held in memory may hold together (their snapshots as estimated from the documents' sizes, 1.5 times a document's body and 10 KiB, 28 KiB per page besides: docs/performance.md): past it, the pages no subscription follows are let go, least recently used first, and fetched again when next asked for. A document that alone would hold more than a sixteenth of it is refused as `UPSTREAM_BAD_RESPONSE`. While the followed pages alone hold this much, a subscription that would follow another is refused with `TOO_MANY_SUBSCRIPTIONS` (`limit: STATUS_PAGES_MAX_BYTES`).",
     }),
     idleMs: env('STATUS_PAGE_IDLE_MS', wholeNumber(1), {
       unset: '`STATUS_MAX_STALE_MS`, at least `STATUS_CACHE_TTL_MS`',
