@@ -57,6 +57,9 @@ describe('loadConfig', () => {
         cacheTtlMs: 10_000,
         maxStaleMs: 300_000,
         pollIntervalMs: 10_000,
+        maxBytes: Math.floor(getHeapStatistics().heap_size_limit / 5),
+        idleMs: 300_000,
+        fetchesPerHost: 4,
         upstream: UPSTREAM_DEFAULTS,
       },
       verification: {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_PAGE_SLUG } from '../core/status/model.js';
@@ -9,6 +10,16 @@ const MAX_STATUS_PAGES = 10_000;
 
 /** The poll interval when it follows a TTL of (nearly) zero: not a busy loop. */
 const MIN_DEFAULT_POLL_MS = 100;
+
+/**
+ * The share of node's heap limit the status pages may hold by default: a fifth, 56 MiB of the
+ * Dockerfile's 280. With the response cache (32 MiB), the parse cache (16 MiB) and an idle gateway
+ * (under 50 MiB with the benchmark's simulator in the same heap), it leaves the heap below
+ * `SUBSCRIPTION_HEAP_LIMIT`'s 75% with room for the requests in flight: three sweeps of 1,000
+ * pages peaked at 68% after a full collection, 37% ten seconds later (docs/performance.md, "Many
+ * status pages").
+ */
+const PAGES_HEAP_SHARE = 1 / 5;
 
 const componentId = z
   .string()
@@ -117,6 +128,22 @@ export const StatusFeed = z
       description:
         'While anyone subscribes, how often each feed document the subscriptions need is read to find changes. Reads go through the same cache as queries, so polling costs no upstream request beyond one per `STATUS_CACHE_TTL_MS`; a change reaches subscribers within the longer of the two.',
     }),
+    maxBytes: env('STATUS_PAGES_MAX_BYTES', wholeNumber(65_536), {
+      unset:
+        "a fifth of node's heap limit (`--max-old-space-size`): 56 MiB under the Dockerfile's flags (a 280 MiB heap limit)",
+      description:
+        "What the status pages held in memory may hold together (their snapshots as estimated from the documents' sizes, 1.5 times a document's body and 10 KiB, 28 KiB per page besides: docs/performance.md): past it, the pages no subscription follows are let go, least recently used first, and fetched again when next asked for. A document that alone would hold more than a sixteenth of it is refused as `UPSTREAM_BAD_RESPONSE`. While the followed pages alone hold this much, a subscription that would follow another is refused with `TOO_MANY_SUBSCRIPTIONS` (`limit: STATUS_PAGES_MAX_BYTES`).",
+    }),
+    idleMs: env('STATUS_PAGE_IDLE_MS', wholeNumber(1), {
+      unset: '`STATUS_MAX_STALE_MS`, at least `STATUS_CACHE_TTL_MS`',
+      description:
+        'How long a page no subscription follows is kept after it was last asked for: then its snapshots, upstream client and poller are let go (its circuit stays). Past `STATUS_MAX_STALE_MS` its snapshots could no longer stand in for a failing feed anyway.',
+    }),
+    fetchesPerHost: env('STATUS_FETCHES_PER_HOST', wholeNumber(1), {
+      default: '4',
+      description:
+        "Requests in flight to one status page host at most, for the whole process (every page, field and request on it together; instead of `UPSTREAM_MAX_CONCURRENT_REQUESTS`); more wait their turn for up to the upstream timeout, then fail with `UPSTREAM_UNAVAILABLE`. Four: one page's four documents at once (each document is fetched once at a time, however many ask), what one field fetched from a host before it was bounded for the process.",
+    }),
     upstream: z.object({
       timeoutMs: env('STATUS_TIMEOUT_MS', wholeNumber(1), {
         unset: '`UPSTREAM_TIMEOUT_MS`',
@@ -145,12 +172,14 @@ export const StatusFeed = z
     // Set or not is all it asks, so it holds whatever failed.
     { when: () => true },
   )
-  .transform(({ baseUrl = '', pages, pollIntervalMs, ...feed }) => {
+  .transform(({ baseUrl = '', pages, pollIntervalMs, maxBytes, idleMs, ...feed }) => {
     const only: z.output<typeof StatusPage> = { slug: DEFAULT_PAGE_SLUG, baseUrl, chains: [] };
     return {
       ...feed,
       pages: pages ?? [only],
       pollIntervalMs: pollIntervalMs ?? Math.max(feed.cacheTtlMs, MIN_DEFAULT_POLL_MS),
+      maxBytes: maxBytes ?? Math.floor(getHeapStatistics().heap_size_limit * PAGES_HEAP_SHARE),
+      idleMs: idleMs ?? Math.max(feed.maxStaleMs, feed.cacheTtlMs),
     };
   })
   .meta({ title: 'Status feed' });

@@ -18,11 +18,14 @@ const MESSAGES = {
     `This client already holds ${max} subscriptions, over SSE and WebSocket together, as many as one client may. Close one first.`,
   SUBSCRIPTION_HEAP_LIMIT: (share) =>
     `The gateway has no memory for another subscription: more than ${Number((share * 100).toFixed(1))}% of its heap is in use. Retry later.`,
+  STATUS_PAGES_MAX_BYTES: (bytes) =>
+    `The status pages subscriptions follow already hold ${bytes} bytes, as much as the gateway keeps for all pages: a subscription to a page not followed yet must wait. Retry later, or follow pages others follow.`,
 } satisfies Record<string, (max: number) => string>;
 
 /**
  * A limit on open subscriptions is reached; `limit` names the variable that sets it, `max` its
- * value (a share of the heap limit for `SUBSCRIPTION_HEAP_LIMIT`).
+ * value (a share of the heap limit for `SUBSCRIPTION_HEAP_LIMIT`, bytes for
+ * `STATUS_PAGES_MAX_BYTES`).
  */
 export const tooManySubscriptions = (limit: keyof typeof MESSAGES, max: number) =>
   codedError('TOO_MANY_SUBSCRIPTIONS', MESSAGES[limit](max), { extensions: { limit } });

@@ -6,6 +6,8 @@ import type { RedisState } from '../redis/redis-connection.js';
 import { SUBSCRIPTION_FIELDS } from '../subscriptions/subscription-registry.js';
 import type { CircuitState } from '../upstreams/circuit-breaker.js';
 import type { SnapshotCacheEvent } from '../upstreams/snapshot-cache.js';
+import type { ReleaseReason } from '../upstreams/status-feed/resident-pages.js';
+import type { StatusPagesObserver } from '../upstreams/status-feed/status-pages.js';
 import type { UpstreamObserver } from '../upstreams/upstream-client.js';
 import type { JobWatchObserver } from '../upstreams/verification/job-watcher.js';
 import { BoundCounter, BoundHistogram } from './bound-metrics.js';
@@ -38,7 +40,7 @@ const snakeCase = (value: string) => value.toLowerCase().replace(/[^a-z0-9]+/g, 
  * send: routes outside a fixed set and operation names past the first 100 collapse into `other`,
  * upstream paths are templates, and no label ever carries an id or a variable's value.
  */
-export class GatewayMetrics implements UpstreamObserver, JobWatchObserver {
+export class GatewayMetrics implements UpstreamObserver, StatusPagesObserver, JobWatchObserver {
   readonly registry = new Registry();
 
   constructor() {
@@ -95,8 +97,34 @@ export class GatewayMetrics implements UpstreamObserver, JobWatchObserver {
 
   readonly #circuit = new Gauge({
     name: 'upstream_circuit_state',
-    help: 'Circuit breaker per upstream: 0 closed, 1 half-open, 2 open.',
+    help: 'Circuit breaker per upstream: 0 closed, 1 half-open, 2 open. Status pages past the first 20 configured have none of their own: see upstream_circuits_open.',
     labelNames: ['upstream'] as const,
+    registers: [this.registry],
+  });
+
+  readonly #circuitsOpen = new Gauge({
+    name: 'upstream_circuits_open',
+    help: 'Circuits not closed (open or half-open) among upstreams that share a label: status_feed_other, the status pages past the first 20 configured.',
+    labelNames: ['upstream'] as const,
+    registers: [this.registry],
+  });
+
+  readonly #pagesResident = new Gauge({
+    name: 'status_pages_resident',
+    help: 'Status pages held in memory (their snapshots, upstream client and poller), followed or recently asked for.',
+    registers: [this.registry],
+  });
+
+  readonly #pagesBytes = new Gauge({
+    name: 'status_pages_bytes',
+    help: 'What the resident status pages hold, as estimated from their documents’ sizes; kept within STATUS_PAGES_MAX_BYTES.',
+    registers: [this.registry],
+  });
+
+  readonly #pagesReleased = new Counter({
+    name: 'status_pages_released_total',
+    help: 'Status pages let go, by reason: budget (the others needed the room, STATUS_PAGES_MAX_BYTES), idle (not asked for within STATUS_PAGE_IDLE_MS).',
+    labelNames: ['reason'] as const,
     registers: [this.registry],
   });
 
@@ -196,6 +224,19 @@ export class GatewayMetrics implements UpstreamObserver, JobWatchObserver {
 
   circuit(upstream: string, state: CircuitState) {
     this.#circuit.set({ upstream: snakeCase(upstream) }, CIRCUIT_VALUES[state]);
+  }
+
+  circuitsOpen(upstream: string, count: number) {
+    this.#circuitsOpen.set({ upstream: snakeCase(upstream) }, count);
+  }
+
+  residentPages(pages: number, bytes: number) {
+    this.#pagesResident.set(pages);
+    this.#pagesBytes.set(bytes);
+  }
+
+  pageReleased(reason: ReleaseReason) {
+    this.#pagesReleased.inc({ reason });
   }
 
   redisState(state: RedisState) {

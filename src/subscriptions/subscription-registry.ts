@@ -238,13 +238,26 @@ export class SubscriptionRegistry {
    * subscription of the client whose request started it.
    */
   open(subscriber: Subscriber, request: SubscriptionRequest): ChangeStream {
-    const { limits, poller } = this.#options;
+    const { limits, poller, metrics } = this.#options;
     const pages = new Set(request.pages);
     // Shared, a late subscriber starts with the last event: one page's, so a subscription that
     // starts with several pages is its one client's alone, admitted here.
     const sharedBy = request.startWithPage && pages.size > 1 ? undefined : subscriber.sharedBy;
-    const admission = sharedBy ? undefined : this.admit(subscriber, request.field);
-    const release = this.#closed ? () => {} : poller.acquire(request.pages, request.documents);
+    let release: () => void;
+    try {
+      // Refused (the followed pages hold STATUS_PAGES_MAX_BYTES) before anything is counted.
+      release = this.#closed ? () => {} : poller.acquire(request.pages, request.documents);
+    } catch (error) {
+      metrics.subscriptionEnded(request.field, subscriber.transport, 'refused');
+      throw error;
+    }
+    let admission: Admission | undefined;
+    try {
+      admission = sharedBy ? undefined : this.admit(subscriber, request.field);
+    } catch (error) {
+      release();
+      throw error;
+    }
     const stream: ChangeStream = new ChangeStream({
       accept: (event) => pages.has(pageSlugOf(event)) && request.accept(event),
       backlog: limits.backlog,

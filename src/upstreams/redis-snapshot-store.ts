@@ -135,8 +135,11 @@ export interface SharedDocumentOptions<Wire, Value> {
    * input like any other. It must accept the JSON of its own output.
    */
   readonly schema: z.ZodType<Wire>;
-  /** Indexes a document into the value every request reads (once per version per replica). */
-  readonly build: (wire: Wire) => Value;
+  /**
+   * Indexes a document into the value every request reads (once per version per replica);
+   * `storedBytes` is the length of its JSON as stored, what its owner sizes it by.
+   */
+  readonly build: (wire: Wire, storedBytes: number) => Value;
   readonly ttlMs: number;
   /** How long a stored snapshot is kept: as a stand-in while the upstream fails, and as the baseline of the next. */
   readonly retainMs: number;
@@ -220,11 +223,29 @@ export class RedisSnapshotStore {
     redis.subscribe(this.#channel, (message) => this.#onNotice(message), MAX_NOTICE_BYTES);
   }
 
-  /** The sharing of one document, for its `SnapshotCache`. */
+  /**
+   * The sharing of one document, for its `SnapshotCache`, registered for the notices about it
+   * until it is closed (a status page released: nothing of it stays here).
+   */
   document<Wire, Value>(options: SharedDocumentOptions<Wire, Value>): SnapshotSharing<Value> {
-    const document = new SharedDocument(options, this.#redis, this.#channel, this.#stores);
-    this.#documents.set(options.name, document as SharedDocument<unknown, unknown>);
+    const { name } = options;
+    const document: SharedDocument<Wire, Value> = new SharedDocument(
+      options,
+      this.#redis,
+      this.#channel,
+      this.#stores,
+      () => {
+        // A page made again meanwhile registered a document of its own under the name.
+        if (this.#documents.get(name) === document) this.#documents.delete(name);
+      },
+    );
+    this.#documents.set(name, document as SharedDocument<unknown, unknown>);
     return document;
+  }
+
+  /** How many documents are registered: a test's window on what released pages leave. */
+  get documents(): number {
+    return this.#documents.size;
   }
 
   /**
@@ -278,14 +299,17 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   /** The check of notices against Redis: whether one runs, and whether another is due. */
   #checking = false;
   #checkDue = false;
+  readonly #unregister: () => void;
 
   constructor(
     options: SharedDocumentOptions<Wire, Value>,
     redis: RedisConnection,
     channel: string,
     stores: LRUCache<number, StoredSource>,
+    unregister: () => void,
   ) {
     this.#options = options;
+    this.#unregister = unregister;
     this.#redis = redis;
     this.#channel = channel;
     this.#stores = stores;
@@ -304,6 +328,13 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
 
   watch(listener: (supersedes: (snapshot: Snapshot<Value>) => boolean) => void): void {
     this.#watchers.add(listener);
+  }
+
+  close(): void {
+    this.#unregister();
+    this.#watchers.clear();
+    this.#latest = undefined;
+    this.#previous = undefined;
   }
 
   /** A notice about this document: it wakes the waits, and a new snapshot's is checked. */
@@ -349,7 +380,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       this.#refuse('invalid snapshot', { err: error });
       return known;
     }
-    const snapshot = this.#snapshotOf(version, fetchedAt, this.#options.build(wire));
+    const snapshot = this.#snapshotOf(version, fetchedAt, this.#options.build(wire, body.length));
     if (!this.#latest || fetchedAt >= this.#latest.fetchedAt.getTime()) this.#setLatest(snapshot);
     return snapshot;
   }
@@ -433,9 +464,9 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
         throw error;
       }
       const fetchedAt = this.#now();
-      const snapshot = this.#snapshotOf(token, fetchedAt, this.#options.build(wire));
-      this.#setLatest(snapshot);
       const body = JSON.stringify(wire);
+      const snapshot = this.#snapshotOf(token, fetchedAt, this.#options.build(wire, body.length));
+      this.#setLatest(snapshot);
       // Over the limit, it is too large for the others to read: each replica fetches it alone.
       if (Buffer.byteLength(body) <= MAX_STORED_SNAPSHOT_BYTES) {
         const notice = JSON.stringify({ name, version: token, fetchedAt } satisfies Notice);

@@ -87,6 +87,8 @@ export interface SnapshotSharing<Value> {
    * whether a snapshot is superseded by it.
    */
   watch(listener: (supersedes: (snapshot: Snapshot<Value>) => boolean) => void): void;
+  /** Forgets the document's watchers and what it holds of it: its cache is closed. */
+  close(): void;
 }
 
 /**
@@ -112,6 +114,8 @@ export class SnapshotCache<Value> {
   #superseded: Snapshot<Value> | undefined;
   /** Counts changes of `#current` and `#superseded`: a `currencyOf` check holds on to it. */
   #generation = 0;
+  /** Set by `close`: loads still serve their readers, and keep nothing. */
+  #closed = false;
 
   constructor(options: SnapshotCacheOptions<Value>) {
     this.#options = options;
@@ -233,9 +237,28 @@ export class SnapshotCache<Value> {
     return (await this.#refreshing) ?? served;
   }
 
+  /**
+   * Lets go of every snapshot and stops sharing: the owner no longer keeps the document (a status
+   * page released for memory). Reads still work, each waiting for a load of its own, and keep
+   * nothing; `currencyOf` checks made before answer false, so that no cache of answers holds on.
+   */
+  close(): void {
+    this.#closed = true;
+    this.#current = undefined;
+    this.#standIn = undefined;
+    this.#superseded = undefined;
+    this.#failure = undefined;
+    this.#generation += 1;
+    this.#options.sharing?.close();
+  }
+
   async #refresh(requestId: string | undefined): Promise<Snapshot<Value>> {
     try {
       const { snapshot, fetched, previous } = await this.#load(requestId);
+      if (this.#closed) {
+        if (fetched) this.#options.onLoaded?.(previous, snapshot);
+        return snapshot;
+      }
       this.#current = snapshot;
       this.#superseded = undefined;
       this.#generation += 1;
@@ -245,6 +268,7 @@ export class SnapshotCache<Value> {
       return snapshot;
     } catch (error) {
       const previous = this.#current;
+      if (this.#closed) throw error;
       if (previous && this.#now() - previous.fetchedAt.getTime() <= this.#options.maxStaleMs) {
         this.#options.onEvent?.('stale', error);
         this.#standIn ??= { ...previous, stale: true };
@@ -257,11 +281,13 @@ export class SnapshotCache<Value> {
 
   async #load(requestId: string | undefined): Promise<SharedLoad<Value>> {
     const sharing = this.#options.sharing;
-    if (sharing?.available) {
+    if (sharing?.available && !this.#closed) {
       try {
         const latest = await sharing.latest();
         const current = this.#current;
-        if (latest && (latest === current || !current || latest.fetchedAt > current.fetchedAt)) {
+        const newer =
+          !current || latest === current || (latest && latest.fetchedAt > current.fetchedAt);
+        if (latest && newer && !this.#closed) {
           // The replicas' newest: adopted even when it is past its TTL, as the stand-in to serve
           // if the refetch fails and as the baseline the next snapshot is compared with.
           if (latest !== current) this.#standIn = undefined;

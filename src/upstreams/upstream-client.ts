@@ -42,6 +42,18 @@ export interface UpstreamClientOptions extends UpstreamPolicy {
    * 5xx counts, and so does any error status `getJson` rejects.
    */
   readonly isServiceFailure?: (response: Pick<UpstreamResponse, 'status' | 'text'>) => boolean;
+  /**
+   * The circuit this client's requests go through, when it outlives the client (a status page's,
+   * kept while the page's client is released and made again).
+   * @default a circuit of its own (`upstreamCircuit`), its changes told to `observer`
+   */
+  readonly circuit?: CircuitBreaker;
+  /**
+   * The request slots this client's requests take, when it shares them with other clients (the
+   * status pages of one host share one set).
+   * @default `maxConcurrentRequests` slots of its own
+   */
+  readonly slots?: RequestSlots;
   /** @default globalThis.fetch */
   readonly fetch?: typeof fetch;
 }
@@ -60,6 +72,12 @@ export interface UpstreamResponse {
 export interface RequestOptions {
   /** Sent as `x-request-id`, so the upstream's logs can be matched with the gateway's. */
   readonly requestId?: string | undefined;
+  /**
+   * The largest body accepted for this request, below the client's 10 MiB: a larger one is an
+   * `UpstreamBadResponseError`, refused as it arrives.
+   * @default 10 MiB
+   */
+  readonly maxBytes?: number | undefined;
   readonly headers?: Record<string, string>;
   /** Appended to the path as its query; error messages and metrics name the path without it. */
   readonly searchParams?: Record<string, string>;
@@ -69,10 +87,33 @@ export type UpstreamClient = ReturnType<typeof createUpstreamClient>;
 
 const RETRIED_STATUS_CODES = [500, 502, 503, 504];
 
+/**
+ * A circuit breaker with an upstream's policy (`CIRCUIT_*`), each change of state logged and told
+ * to `onChange`.
+ */
+export function upstreamCircuit(
+  options: Pick<
+    UpstreamClientOptions,
+    'name' | 'logger' | 'circuitFailureThreshold' | 'circuitCooldownMs'
+  >,
+  onChange?: (state: CircuitState) => void,
+): CircuitBreaker {
+  const { name, logger } = options;
+  return new CircuitBreaker({
+    failureThreshold: options.circuitFailureThreshold,
+    cooldownMs: options.circuitCooldownMs,
+    onStateChange: (state) => {
+      onChange?.(state);
+      const log = state === 'open' ? logger.warn : logger.info;
+      log.call(logger, { upstream: name, circuit: state }, `upstream circuit ${state}`);
+    },
+  });
+}
+
 export function createUpstreamClient(options: UpstreamClientOptions) {
   const { name, baseUrl, timeoutMs, retries, retryDelayMs, logger, observer } = options;
-  const { maxConcurrentRequests, isServiceFailure, tracing } = options;
-  const slots = new RequestSlots(maxConcurrentRequests);
+  const { isServiceFailure, tracing } = options;
+  const slots = options.slots ?? new RequestSlots(options.maxConcurrentRequests);
   // Spans name the upstream by origin and path: never the credentials a base URL may carry.
   const { origin, hostname, port, pathname: basePath } = new URL(baseUrl);
   const serverPort = Number(port) || (origin.startsWith('https:') ? 443 : 80);
@@ -106,15 +147,8 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
     fetch: options.fetch,
   });
 
-  const circuit = new CircuitBreaker({
-    failureThreshold: options.circuitFailureThreshold,
-    cooldownMs: options.circuitCooldownMs,
-    onStateChange: (state) => {
-      observer?.circuit(name, state);
-      const log = state === 'open' ? logger.warn : logger.info;
-      log.call(logger, { upstream: name, circuit: state }, `upstream circuit ${state}`);
-    },
-  });
+  const circuit =
+    options.circuit ?? upstreamCircuit(options, (state) => observer?.circuit(name, state));
 
   /**
    * Sends one request (with ky's retries) through the circuit and reads the whole body. `request`
@@ -125,7 +159,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
   async function exchange<Result>(
     method: 'GET' | 'POST',
     path: string,
-    { requestId, headers, searchParams }: RequestOptions,
+    { requestId, headers, searchParams, maxBytes = MAX_UPSTREAM_BODY_BYTES }: RequestOptions,
     request: (init: KyOptions) => Promise<Response>,
     judge: (response: UpstreamResponse) => Result,
   ): Promise<Result> {
@@ -159,7 +193,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
             throw redirectRefused(endpoint, response.status);
           }
           const text = await readBodyText(response, {
-            maxBytes: MAX_UPSTREAM_BODY_BYTES,
+            maxBytes: Math.min(maxBytes, MAX_UPSTREAM_BODY_BYTES),
             timeoutMs,
           });
           const answer = { endpoint, status: response.status, headers: response.headers, text };
@@ -215,7 +249,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
     if (!(await slots.acquire(timeoutMs))) {
       throw new UpstreamUnavailableError(
         endpoint,
-        `${maxConcurrentRequests} requests to it are already in flight; try again shortly`,
+        `${slots.size} requests to ${options.slots ? 'its host' : 'it'} are already in flight; try again shortly`,
       );
     }
     try {
@@ -237,6 +271,19 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
         options,
         (init) => http.get(path, init),
         (response) => parseJsonBody(response, schema),
+      );
+    },
+    /**
+     * `getJson`, with the length of the body it parsed (UTF-16 units, bytes for ASCII): what the
+     * status pages' memory budget estimates a snapshot from.
+     */
+    getSizedJson<Output>(path: string, schema: z.ZodType<Output>, options: RequestOptions = {}) {
+      return exchange(
+        'GET',
+        path,
+        options,
+        (init) => http.get(path, init),
+        (response) => ({ value: parseJsonBody(response, schema), bytes: response.text.length }),
       );
     },
     /**
@@ -304,20 +351,21 @@ export function parseJsonBody<Output>(
   return parsed.data;
 }
 
+/**
+ * The error callers see. What failed is not kept as its cause, only what it said (`saidBy`): ky's
+ * `HTTPError` and `TimeoutError` hold the request, the answer and ky's options, fetch's failure
+ * its connection's, and a snapshot cache keeps a document's last failure (16 KB each, 1 KB
+ * without them: `bench/page-memory.ts`).
+ */
 function toUpstreamError(endpoint: UpstreamEndpoint, error: unknown, timeoutMs: number) {
   if (error instanceof UpstreamError) return error;
   if (error instanceof HTTPError) {
     const { status } = error.response;
     if (isRedirect(status)) return redirectRefused(endpoint, status);
-    return new UpstreamUnavailableError(endpoint, `it answered HTTP ${status}`, {
-      status,
-      cause: error,
-    });
+    return new UpstreamUnavailableError(endpoint, `it answered HTTP ${status}`, { status });
   }
   if (error instanceof TimeoutError) {
-    return new UpstreamUnavailableError(endpoint, `no answer within ${timeoutMs} ms`, {
-      cause: error,
-    });
+    return new UpstreamUnavailableError(endpoint, `no answer within ${timeoutMs} ms`);
   }
   if (error instanceof BodyTimeoutError) {
     return new UpstreamUnavailableError(endpoint, error.message, { cause: error });
@@ -325,7 +373,18 @@ function toUpstreamError(endpoint: UpstreamEndpoint, error: unknown, timeoutMs: 
   if (error instanceof BodyTooLargeError) {
     return new UpstreamBadResponseError(endpoint, error.message, { cause: error });
   }
-  return new UpstreamUnavailableError(endpoint, 'the connection failed', { cause: error });
+  return new UpstreamUnavailableError(endpoint, 'the connection failed', {
+    cause: saidBy(error),
+  });
+}
+
+/** An error of the messages of `error` and its causes (ECONNREFUSED and the like), nothing else. */
+function saidBy(error: unknown): Error {
+  const said: string[] = [];
+  for (let cause = error; cause instanceof Error && said.length < 4; cause = cause.cause) {
+    said.push(cause.message);
+  }
+  return new Error(said.length > 0 ? said.join(': ') : String(error));
 }
 
 function summarizeIssues(error: z.ZodError): string {

@@ -52,6 +52,7 @@ interface Replica {
   readonly loaded: { previous: string | undefined; next: string }[];
   readonly builds: string[];
   readonly connection: TestConnection;
+  readonly store: RedisSnapshotStore;
 }
 
 /**
@@ -102,7 +103,7 @@ function replica(
     onLoaded: (previous: Snapshot<string> | undefined, next: Snapshot<string>) =>
       loaded.push({ previous: previous?.value, next: next.value }),
   });
-  return { name, cache, loaded, builds, connection };
+  return { name, cache, loaded, builds, connection, store };
 }
 
 interface PairOptions {
@@ -128,6 +129,21 @@ async function pair({ xTtlMs, ...options }: PairOptions = {}) {
 }
 
 describe('RedisSnapshotStore', () => {
+  it('forgets the document of a closed cache: nothing registered, nothing held, reads still answer', async () => {
+    const { x, y } = await pair();
+    const first = await x.cache.get();
+    expect(x.store.documents).toBe(1);
+    x.cache.close();
+    expect(x.store.documents).toBe(0);
+    expect(x.cache.current).toBeUndefined();
+    expect(x.cache.currencyOf(first)).toBeUndefined();
+    // Closed, X fetches for its reader alone, and shares nothing: Y reads what Redis holds.
+    const read = await x.cache.get();
+    expect(read.value).toBe('v2');
+    expect(x.cache.current).toBeUndefined();
+    expect((await y.cache.get()).value).toBe('v1');
+  });
+
   it('lets one replica fetch per TTL; the other builds the stored document, once per version', async () => {
     const { feed, x, y } = await pair();
     const first = await x.cache.get();

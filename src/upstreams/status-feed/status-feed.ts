@@ -24,12 +24,42 @@ import {
   WireSummary,
   WireUpcoming,
 } from '../../core/status/wire.js';
+import { UpstreamBadResponseError } from '../../errors/upstream-bad-response-error.js';
 import type { Tracing } from '../../observability/tracing.js';
 import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
-import { createUpstreamClient, type UpstreamObserver } from '../upstream-client.js';
+import {
+  createUpstreamClient,
+  type UpstreamClientOptions,
+  type UpstreamObserver,
+} from '../upstream-client.js';
 
-export interface StatusFeedOptions extends Omit<Config['statusFeed'], 'pollIntervalMs' | 'pages'> {
+/*
+ * What a document's snapshot holds in the heap, estimated from the length of the JSON it was built
+ * from, measured on the real pages' documents (test/fixtures/real-feeds and real-history, heap
+ * after a full collection per snapshot, under the Dockerfile's flags: `bench/page-memory.ts`,
+ * docs/performance.md): 1.26 to 2.75 times the upstream's body, 1.73 to 3.74 times the validated
+ * JSON another replica stored (without the keys the gateway drops, nor whitespace); the small
+ * documents cost the most per byte. Each factor with 10 KiB per document is above every one
+ * measured.
+ */
+const RETAINED_PER_BODY_BYTE = 1.5;
+const RETAINED_PER_STORED_BYTE = 2;
+const RETAINED_PER_DOCUMENT = 10 * 1024;
+
+/**
+ * What a page holds besides its snapshots: four caches, an upstream client (ky's instance and its
+ * hooks), a poller, their closures and each document's last failure: 16 KB a page made and not
+ * read, 27 KB one whose four documents failed (refused connections), measured over 1,000 pages
+ * after a full collection (`bench/page-memory.ts`).
+ */
+export const PAGE_OVERHEAD_BYTES = 28 * 1024;
+
+export interface StatusFeedOptions
+  extends Omit<
+    Config['statusFeed'],
+    'pollIntervalMs' | 'pages' | 'maxBytes' | 'idleMs' | 'fetchesPerHost'
+  > {
   /** The configured page this feed reads: its URL, and the slug everything read from it carries. */
   readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern'>;
   /** What errors, logs and metrics call the upstream. */
@@ -50,6 +80,16 @@ export interface StatusFeedOptions extends Omit<Config['statusFeed'], 'pollInter
    * none are looked for without it.
    */
   readonly changes?: Pick<ChangeBus, 'publish'>;
+  /**
+   * The most one document's snapshot may hold, as estimated: a larger document is refused as
+   * `UPSTREAM_BAD_RESPONSE` (its body as it arrives, when this replica fetches it).
+   * @default unbounded (the upstream client's 10 MiB body limit alone)
+   */
+  readonly maxDocumentBytes?: number;
+  /** Told of what the page's snapshots hold, as estimated, each time a document is built. */
+  readonly onResize?: (bytes: number) => void;
+  /** The upstream client's circuit and request slots, when they outlive the feed (see there). */
+  readonly client?: Pick<UpstreamClientOptions, 'circuit' | 'slots'>;
 }
 
 /** The feed's documents, by the name of the `StatusFeed` method that reads each. */
@@ -72,15 +112,33 @@ export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
 export function createStatusFeed(options: StatusFeedOptions) {
   const { page, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
     options;
-  const { sharedSnapshots, changes, upstreamName } = options;
+  const { sharedSnapshots, changes, upstreamName, maxDocumentBytes = Infinity, onResize } = options;
   const client = createUpstreamClient({
     ...upstream,
+    ...options.client,
     baseUrl: page.baseUrl,
     name: upstreamName,
     logger,
     observer,
     tracing,
   });
+  // Another replica's snapshots keep the one before them too (what its change events are checked
+  // against): two per document.
+  const copies = sharedSnapshots ? 2 : 1;
+  const retained = (bytes: number, perByte: number) =>
+    copies * (Math.ceil(bytes * perByte) + RETAINED_PER_DOCUMENT);
+  /** The longest body a document may have, refused as it arrives past it. */
+  const maxBodyBytes = Math.max(
+    0,
+    Math.floor((maxDocumentBytes / copies - RETAINED_PER_DOCUMENT) / RETAINED_PER_BODY_BYTE),
+  );
+  /** What each document's snapshot holds, by path, as estimated when it was built. */
+  const sizes = new Map<string, number>();
+  const bytes = () => {
+    let total = PAGE_OVERHEAD_BYTES;
+    for (const size of sizes.values()) total += size;
+    return total;
+  };
 
   /**
    * One document's cache. A document the page may not serve at all (some Statuspage-compatible
@@ -97,9 +155,18 @@ export function createStatusFeed(options: StatusFeedOptions) {
     // Logged when the document starts and stops being served stale, not on every read of it.
     let servingStale = false;
     const failureTtlMs = optional ? cacheTtlMs : 0;
-    const fetch = (requestId?: string) => client.getJson(path, schema, { requestId });
-    const buildLogged = (wire: Wire): Value => {
+    const fetch = (requestId?: string) =>
+      client.getSizedJson(path, schema, { requestId, maxBytes: maxBodyBytes });
+    const buildLogged = (wire: Wire, size: number): Value => {
+      if (size > maxDocumentBytes) {
+        throw new UpstreamBadResponseError(
+          { upstream: upstreamName, method: 'GET', path },
+          `it would hold about ${size} bytes, more than the ${maxDocumentBytes} one document may (STATUS_PAGES_MAX_BYTES / 16)`,
+        );
+      }
       const { snapshot, problems } = build(wire, page);
+      sizes.set(path, size);
+      onResize?.(bytes());
       if (servingStale) {
         servingStale = false;
         logger.info({ upstream: upstreamName, path }, 'status feed answers again');
@@ -113,13 +180,17 @@ export function createStatusFeed(options: StatusFeedOptions) {
       ttlMs: cacheTtlMs,
       maxStaleMs,
       failureTtlMs,
-      load: async (requestId) => buildLogged(await fetch(requestId)),
+      load: async (requestId) => {
+        const { value, bytes } = await fetch(requestId);
+        return buildLogged(value, retained(bytes, RETAINED_PER_BODY_BYTE));
+      },
       sharing: sharedSnapshots?.document({
         name: sharedName(page.slug, path),
         upstream: upstreamName,
-        fetch,
+        fetch: async (requestId) => (await fetch(requestId)).value,
         schema,
-        build: buildLogged,
+        build: (wire, storedBytes) =>
+          buildLogged(wire, retained(storedBytes, RETAINED_PER_STORED_BYTE)),
         ttlMs: cacheTtlMs,
         retainMs: maxStaleMs + cacheTtlMs,
         failureTtlMs,
@@ -203,6 +274,18 @@ export function createStatusFeed(options: StatusFeedOptions) {
      * for it (see `SnapshotCache.latest`). Rejects as the document's readers would.
      */
     poll: (document: FeedDocument): Promise<Snapshot<unknown>> => caches[document].latest(),
+    /** What the page's snapshots and the feed itself hold, as estimated. */
+    get bytes(): number {
+      return bytes();
+    },
+    /**
+     * Lets go of every snapshot and stops sharing them (see `SnapshotCache.close`): reads already
+     * holding the feed still answer, each fetching for itself.
+     */
+    close: () => {
+      for (const document of documents) document.close();
+      sizes.clear();
+    },
   };
 }
 
