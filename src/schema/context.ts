@@ -55,7 +55,7 @@ export interface StatusPagesLoaders {
   /** The configuration: slugs, order, chains. */
   readonly registry: Pick<
     StatusPages,
-    'configs' | 'defaultSlug' | 'has' | 'config' | 'chain' | 'forEachByHost'
+    'configs' | 'defaultSlug' | 'has' | 'config' | 'chain'
   >;
   /**
    * Page `slug`'s loaders (the default page's without one), made once per operation and page;

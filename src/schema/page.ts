@@ -192,9 +192,6 @@ async function readPage(
   return { slug };
 }
 
-/** Pages one field reads at once against one host (`STATUS_PAGES_FILE` may list many of one). */
-const FETCHES_PER_HOST = 4;
-
 builder.queryField('statusPage', (t) =>
   t.field({
     readsStatusSnapshots: true,
@@ -230,8 +227,8 @@ builder.queryField('statusPages', (t) =>
 );
 
 /**
- * The pages a field's `slugs` names (every configured page without any) whose summary can be read,
- * a few at a time per host; their fields then answer from the operation's snapshots. A page that
+ * The pages a field's `slugs` names (every configured page without any) whose summary can be read
+ * (the pages of one host share its request slots, `STATUS_FETCHES_PER_HOST`); their fields then answer from the operation's snapshots. A page that
  * fails is left out and reported beside the data (an error at `path` naming its slug): one page's
  * outage never takes the others' answer.
  */
@@ -242,8 +239,10 @@ export async function readPages(
 ): Promise<PageSource[]> {
   const slugs = pageSlugsOf(named, context.statusPages.registry, { whenNone: 'all' });
   const failures = new Map<string, unknown>();
-  await context.statusPages.registry.forEachByHost(slugs, FETCHES_PER_HOST, (slug) =>
-    summaryOf({ slug }, context).catch((error: unknown) => failures.set(slug, error)),
+  await Promise.all(
+    slugs.map((slug) =>
+      summaryOf({ slug }, context).catch((error: unknown) => failures.set(slug, error)),
+    ),
   );
   for (const slug of slugs) {
     if (failures.has(slug)) reportedBeside(context, path, { slug })(failures.get(slug));

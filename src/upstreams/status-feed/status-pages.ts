@@ -233,34 +233,6 @@ export class StatusPages {
     };
   }
 
-  /**
-   * Runs `task` for each of `slugs`, at most `perHost` at once against any one host: a query over
-   * a hundred pages of one provider does not open a hundred requests to it together.
-   */
-  async forEachByHost(
-    slugs: readonly string[],
-    perHost: number,
-    task: (slug: string) => Promise<unknown>,
-  ): Promise<void> {
-    const byHost = new Map<string, string[]>();
-    for (const slug of slugs) {
-      const host = new URL(this.config(slug).baseUrl).host;
-      const queued = byHost.get(host);
-      if (queued) queued.push(slug);
-      else byHost.set(host, [slug]);
-    }
-    const worker = async (queue: string[]) => {
-      for (let slug = queue.shift(); slug !== undefined; slug = queue.shift()) {
-        await task(slug).catch(() => {});
-      }
-    };
-    await Promise.all(
-      [...byHost.values()].flatMap((queue) =>
-        Array.from({ length: Math.min(perHost, queue.length) }, () => worker(queue)),
-      ),
-    );
-  }
-
   /** Stops every page's poller, and the release of idle pages. */
   close(): void {
     clearInterval(this.#idleTimer);
