@@ -278,7 +278,7 @@ const measure = async (
 {
   const gateway = await startGateway({
     VERIFY_MAX_CONCURRENT_UPLOADS: '4',
-    VERIFY_UPLOADS_HEAP_SHARE: '1',
+    REQUEST_BODIES_HEAP_SHARE: '1',
   });
   // Warm: the first verification compiles the paths the measured ones take.
   await gateway.post(bodyWith(largeStdJsonInput(300_000)));
@@ -316,7 +316,7 @@ const measure = async (
 }
 
 {
-  // As production runs: the default VERIFY_UPLOADS_HEAP_SHARE admits one upload of 8 MiB.
+  // As production runs: the default REQUEST_BODIES_HEAP_SHARE admits one upload of 8 MiB.
   const gateway = await startGateway({});
   await gateway.post(bodyWith(largeStdJsonInput(300_000)));
   const bomb = bombBody();

@@ -1,7 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { UPLOAD_HEAP_PER_BYTE } from './config/verification.js';
 import type { Config } from './config.js';
 import type { ChangeBus } from './core/status/change-bus.js';
 import { InMemoryChangeBus } from './core/status/in-memory-change-bus.js';
@@ -167,14 +166,11 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
       useBodyLimit<GatewayServerContext>({
         maxBytes: config.limits.maxBodyBytes,
         json: config.limits.json,
+        heapBytes: Math.floor(config.limits.bodiesHeapShare * getHeapStatistics().heap_size_limit),
         // Standard JSON inputs run to megabytes: their mutations alone may send that much.
         uploads: {
           maxBytes: config.limits.maxBodyBytes + config.verification.maxSourceBytes,
           maxConcurrent: config.verification.maxConcurrentUploads,
-          heapBytes: Math.floor(
-            config.verification.uploadsHeapShare * getHeapStatistics().heap_size_limit,
-          ),
-          heapPerByte: UPLOAD_HEAP_PER_BYTE,
           accepts: isSourceVerification,
           // Before the body is read: a client past its allowance costs the gateway no parse.
           beforeRead: async (request, { req }) => {

@@ -76,7 +76,6 @@ describe('loadConfig', () => {
         jobStaleMs: 600_000,
         maxSourceBytes: 8_388_608,
         maxConcurrentUploads: 4,
-        uploadsHeapShare: 0.2,
         lookupConcurrency: 8,
         lookupTtlMs: 30_000,
         lookupCacheBytes: 8_388_608,
@@ -86,6 +85,7 @@ describe('loadConfig', () => {
         upstream: UPSTREAM_DEFAULTS,
       },
       limits: {
+        bodiesHeapShare: 0.2,
         maxBodyBytes: 262_144,
         maxDepth: 12,
         maxAliases: 30,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonBudgetExceeded, parseJsonWithin } from '../src/json-budget.js';
+import { JsonBudgetExceeded, jsonHeapBound, parseJsonWithin } from '../src/json-budget.js';
 
 const budget = { maxValues: 5, maxDepth: 3 };
 
@@ -55,5 +55,21 @@ describe('parseJsonWithin', () => {
     expect(() => parseJsonWithin('[1,2,3,4,5,6]', budget)).toThrow(
       'It holds more than 5 JSON values (MAX_JSON_VALUES).',
     );
+  });
+
+  it('lets a text hold as many values as its length allows: 4,096, or one per 16 bytes', () => {
+    const shipped = { maxValues: 100_000, maxDepth: 64 };
+    // 6,000 empty objects in 18 KB: denser than one value per 16 bytes, past 4,096.
+    const dense = `[${'{},'.repeat(5_999)}{}]`;
+    expect(refusalOf(dense, shipped)).toBe('MAX_JSON_VALUES');
+    expect(() => parseJsonWithin(dense, shipped)).toThrow(
+      'It holds more than 4096 JSON values, the most a text of its length may hold (one per 16 bytes past 4096).',
+    );
+    // As many values, each a 20-byte string: as sparse as metadata with a large ABI.
+    const sparse = JSON.stringify(Array.from({ length: 6_000 }, (_, i) => `value-${i}`.padEnd(17)));
+    expect(refusalOf(sparse, shipped)).toBeUndefined();
+    // What the admission counts grows with the bytes, however dense the text.
+    expect(jsonHeapBound(dense.length, shipped)).toBeLessThan(dense.length * 40);
+    expect(jsonHeapBound(8 * 1_048_576, shipped)).toBe(6 * 8 * 1_048_576);
   });
 });

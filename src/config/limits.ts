@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import { env, wholeNumber } from './variable.js';
+import { env, fraction, wholeNumber } from './variable.js';
 
 export const Limits = z
   .object({
+    bodiesHeapShare: env('REQUEST_BODIES_HEAP_SHARE', fraction, {
+      default: '0.2',
+      description:
+        "Share of node's heap limit (`--max-old-space-size`) that the request bodies being handled may take together. Each counts, from before it is read to its answer, the most heap a JSON text of its declared `Content-Length` (or `MAX_BODY_BYTES` without one) may take: 6 times its bytes (the most an upload was measured to take at its peak while it is read, parsed, checked and sent on; `npm run bench:uploads`, docs/performance.md), or its text and every value it may hold at 67 bytes each (a text may hold `MAX_JSON_VALUES` values, and a short one only 4,096 or one per 16 bytes), whichever is more. One that would not fit is refused unread with 503 `SERVER_BUSY` (`TOO_MANY_UPLOADS` for a body above `MAX_BODY_BYTES`) and `Retry-After`. Under the Dockerfile's flags (a 280 MiB heap limit) it is 56 MiB: one upload of the largest size (8.25 MiB, 49.5 MiB counted), 21 bodies of 256 KiB, or about 4,000 of 200 bytes. With `SUBSCRIPTION_HEAP_LIMIT` (0.75) it stays under the limit.",
+    }),
     maxBodyBytes: env('MAX_BODY_BYTES', wholeNumber(1), {
       default: '262144',
       description: 'Largest request body; larger gets 413 (declared or streamed).',

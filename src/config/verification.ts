@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import { env, flag, fraction, httpUrl, oneOf, requiredUrl, wholeNumber } from './variable.js';
-
-/**
- * The heap one large upload takes at its peak, per byte of its body, as `npm run bench:uploads`
- * measured it (docs/performance.md): what `VERIFY_UPLOADS_HEAP_SHARE` counts each upload at.
- */
-export const UPLOAD_HEAP_PER_BYTE = 6;
+import { env, flag, httpUrl, oneOf, requiredUrl, wholeNumber } from './variable.js';
 
 export const Verification = z
   .object({
@@ -88,12 +82,7 @@ export const Verification = z
     maxConcurrentUploads: env('VERIFY_MAX_CONCURRENT_UPLOADS', wholeNumber(1, 1_000), {
       default: '4',
       description:
-        'Request bodies above `MAX_BODY_BYTES` (source verifications) handled at once on this replica, at most, even when `VERIFY_UPLOADS_HEAP_SHARE` would admit more; more are refused with 503 `TOO_MANY_UPLOADS` until one is answered.',
-    }),
-    uploadsHeapShare: env('VERIFY_UPLOADS_HEAP_SHARE', fraction, {
-      default: '0.2',
-      description:
-        "Share of node's heap limit (`--max-old-space-size`) that the request bodies above `MAX_BODY_BYTES` being handled may take together: each counts 6 times its declared `Content-Length` from its admission to its answer (the most one upload was measured to take at its peak while it is read, scanned, parsed, checked and sent on: 2 times its bytes when it is ASCII, up to 6 when a character past Latin-1 makes V8 keep its text two bytes a character; `npm run bench:uploads`, docs/performance.md); one that would not fit is refused with 503 `TOO_MANY_UPLOADS`. With `SUBSCRIPTION_HEAP_LIMIT` (0.75 of the heap, past which subscriptions are refused) the default stays under the limit. Under the Dockerfile's flags (a 280 MiB heap limit) it is 56 MiB, one upload of the largest size (8.25 MiB, 49.5 MiB counted) or four of 2 MiB at once.",
+        'Request bodies above `MAX_BODY_BYTES` (source verifications) handled at once on this replica, at most, even when `REQUEST_BODIES_HEAP_SHARE` would admit more; more are refused with 503 `TOO_MANY_UPLOADS` until one is answered.',
     }),
     lookupConcurrency: env('VERIFY_LOOKUP_CONCURRENCY', wholeNumber(1, 100), {
       default: '8',

@@ -23,7 +23,9 @@ export const ERROR_CODES = {
   INPUT_TOO_LARGE:
     "A verification's source input (`stdJsonInput`, or `metadata` and `sources`) is larger than `VERIFY_MAX_SOURCE_BYTES`; nothing was sent to the service. Returned as `InvalidInputError` with `field` and `maxBytes`.",
   TOO_MANY_UPLOADS:
-    'A request body above `MAX_BODY_BYTES` (a source verification) was refused with 503 before it was read: the ones being handled already are `VERIFY_MAX_CONCURRENT_UPLOADS`, or take the heap `VERIFY_UPLOADS_HEAP_SHARE` sets aside for them; `extensions.limit` names which. Retry shortly.',
+    'A request body above `MAX_BODY_BYTES` (a source verification) was refused with 503 before it was read: the ones being handled already are `VERIFY_MAX_CONCURRENT_UPLOADS`, or the request bodies being handled take the heap `REQUEST_BODIES_HEAP_SHARE` sets aside for them; `extensions.limit` names which. Retry shortly (`Retry-After`).',
+  SERVER_BUSY:
+    'The request was refused with 503 before its body was read: the request bodies being handled already take the heap `REQUEST_BODIES_HEAP_SHARE` sets aside for them (`extensions.limit`). Retry shortly (`Retry-After`).',
   UPSTREAM_UNAVAILABLE:
     'An upstream could not be reached, timed out, answered an error status, or its circuit is open.',
   UPSTREAM_BAD_RESPONSE: 'An upstream answered a body that is not what its endpoint serves.',

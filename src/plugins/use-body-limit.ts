@@ -2,7 +2,12 @@ import type { Plugin } from 'graphql-yoga';
 import type { ErrorCode } from '../errors/error-code.js';
 import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { refusal, refusalBody } from '../errors/refusal.js';
-import { type JsonBudget, JsonBudgetExceeded, parseJsonWithin } from '../json-budget.js';
+import {
+  type JsonBudget,
+  JsonBudgetExceeded,
+  jsonHeapBound,
+  parseJsonWithin,
+} from '../json-budget.js';
 import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../read-body-text.js';
 
 export interface BodyLimitOptions<ServerContext> {
@@ -22,6 +27,13 @@ export interface BodyLimitOptions<ServerContext> {
    */
   readonly json: JsonBudget;
   /**
+   * Heap the request bodies being handled may take together (`REQUEST_BODIES_HEAP_SHARE` of the
+   * heap limit): each counts the most a JSON text of its declared length may take (`jsonHeapBound`;
+   * `maxBytes` when it declares none) from before it is read to its answer. One that would not
+   * fit is refused with 503 `SERVER_BUSY` (`TOO_MANY_UPLOADS` for an upload), unread.
+   */
+  readonly heapBytes: number;
+  /**
    * Bodies above `maxBytes` accepted for the operations `accepts` takes (source verifications):
    * up to `maxBytes` of their own, declared by `content-length`, as many at once as `maxConcurrent`
    * and `heapBytes` allow (more get 503 `TOO_MANY_UPLOADS`); any other operation that large gets
@@ -35,13 +47,6 @@ export interface UploadLimits<ServerContext> {
   readonly maxBytes: number;
   /** Uploads in flight at once, at most (`VERIFY_MAX_CONCURRENT_UPLOADS`). */
   readonly maxConcurrent: number;
-  /**
-   * Heap the uploads in flight may take together (`VERIFY_UPLOADS_HEAP_SHARE` of the heap limit):
-   * each counts `heapPerByte` times its declared length from its admission to its answer.
-   */
-  readonly heapBytes: number;
-  /** Heap one upload takes per byte of its body, at its peak (measured: docs/performance.md). */
-  readonly heapPerByte: number;
   /** Whether a parsed body's operation may be that large. */
   readonly accepts: (body: Record<string, unknown>) => boolean;
   /**
@@ -53,33 +58,37 @@ export interface UploadLimits<ServerContext> {
 
 /**
  * Caps the size of request bodies, which Yoga does not: a declared `content-length` over the cap is
- * refused before the body is read, and a body sent without one is read only up to the cap. A JSON
- * body is parsed only within its budget of values and depth (`parseJsonWithin`). Node drains
- * whatever the client still sends after a refusal.
+ * refused before the body is read, and a body sent without one is read only up to the cap. Every
+ * body is admitted by the heap it may take before it is read, all of them together within
+ * `heapBytes`; a JSON body is parsed only within its budget of values and depth
+ * (`parseJsonWithin`), which is what makes that heap known. Node drains whatever the client still
+ * sends after a refusal.
  */
 export function useBodyLimit<ServerContext extends object>({
   maxBytes = 262_144,
   timeoutMs = 10_000,
   json,
+  heapBytes,
   uploads,
 }: BodyLimitOptions<ServerContext>): Plugin<object, ServerContext> {
   const tooLarge = `The request body is larger than the limit of ${maxBytes} bytes.`;
-  /** The requests admitted as uploads, each with the heap it counts until its answer or abort. */
-  const admitted = new WeakMap<Request, number>();
-  let inFlight = 0;
+  /** The requests whose bodies are admitted, each with the heap it counts until its answer. */
+  const admitted = new WeakMap<Request, { readonly heap: number; readonly upload: boolean }>();
+  let uploadsInFlight = 0;
   let heapInFlight = 0;
   const release = (request: Request) => {
-    const heap = admitted.get(request);
-    if (heap === undefined) return;
+    const body = admitted.get(request);
+    if (body === undefined) return;
     admitted.delete(request);
-    inFlight -= 1;
-    heapInFlight -= heap;
+    if (body.upload) uploadsInFlight -= 1;
+    heapInFlight -= body.heap;
   };
   return {
     // Not async: a request within `maxBytes`, nearly all of them, goes on without a promise.
     onRequest({ request, serverContext, endResponse, fetchAPI }) {
-      const declared = Number(request.headers.get('content-length'));
-      if (declared <= maxBytes) return;
+      if (request.method !== 'POST') return;
+      const length = request.headers.get('content-length');
+      const declared = length === null ? maxBytes : Number(length);
       const refuse = (
         code: ErrorCode,
         message: string,
@@ -95,7 +104,23 @@ export function useBodyLimit<ServerContext extends object>({
             },
           }),
         );
-      if (!uploads || request.method !== 'POST' || declared > uploads.maxBytes) {
+      const upload = declared > maxBytes;
+      const heap = jsonHeapBound(declared, json);
+      if (!upload) {
+        if (heapInFlight + heap > heapBytes) {
+          refuse(
+            'SERVER_BUSY',
+            'The request bodies being handled already take the memory set aside for them (REQUEST_BODIES_HEAP_SHARE); retry shortly.',
+            503,
+            { limit: 'REQUEST_BODIES_HEAP_SHARE', retryAfter: 1 },
+          );
+          return;
+        }
+        heapInFlight += heap;
+        admitted.set(request, { heap, upload });
+        return;
+      }
+      if (!uploads || declared > uploads.maxBytes) {
         refuse(
           'PAYLOAD_TOO_LARGE',
           uploads
@@ -105,28 +130,27 @@ export function useBodyLimit<ServerContext extends object>({
         );
         return;
       }
-      if (inFlight >= uploads.maxConcurrent) {
+      if (uploadsInFlight >= uploads.maxConcurrent) {
         refuse(
           'TOO_MANY_UPLOADS',
           `${uploads.maxConcurrent} large request bodies are being handled already (VERIFY_MAX_CONCURRENT_UPLOADS); retry shortly.`,
           503,
-          { limit: 'VERIFY_MAX_CONCURRENT_UPLOADS' },
+          { limit: 'VERIFY_MAX_CONCURRENT_UPLOADS', retryAfter: 1 },
         );
         return;
       }
-      const heap = Math.ceil(declared * uploads.heapPerByte);
-      if (heapInFlight + heap > uploads.heapBytes) {
+      if (heapInFlight + heap > heapBytes) {
         refuse(
           'TOO_MANY_UPLOADS',
-          `The large request bodies being handled already take the heap set aside for them (VERIFY_UPLOADS_HEAP_SHARE); retry shortly${heap > uploads.heapBytes ? ', or send a smaller input: this one alone needs more' : ''}.`,
+          `The request bodies being handled already take the memory set aside for them (REQUEST_BODIES_HEAP_SHARE); retry shortly${heap > heapBytes ? ', or send a smaller input: this one alone needs more' : ''}.`,
           503,
-          { limit: 'VERIFY_UPLOADS_HEAP_SHARE' },
+          { limit: 'REQUEST_BODIES_HEAP_SHARE', retryAfter: 1 },
         );
         return;
       }
-      inFlight += 1;
+      uploadsInFlight += 1;
       heapInFlight += heap;
-      admitted.set(request, heap);
+      admitted.set(request, { heap, upload });
       request.signal?.addEventListener('abort', () => release(request), { once: true });
       const { beforeRead } = uploads;
       if (!beforeRead) return;
@@ -174,7 +198,7 @@ export function useBodyLimit<ServerContext extends object>({
         return;
       }
       if (!isJson(contentType)) return;
-      const limit = uploads && admitted.has(request) ? uploads.maxBytes : maxBytes;
+      const limit = uploads && admitted.get(request)?.upload ? uploads.maxBytes : maxBytes;
       setRequestParser(async (request) => {
         const text = await readBounded(request, limit);
         let body: unknown;

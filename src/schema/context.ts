@@ -53,10 +53,7 @@ export interface GatewayContext {
 /** The configured pages, and each one's documents as one operation reads them. */
 export interface StatusPagesLoaders {
   /** The configuration: slugs, order, chains. */
-  readonly registry: Pick<
-    StatusPages,
-    'configs' | 'defaultSlug' | 'has' | 'config' | 'chain'
-  >;
+  readonly registry: Pick<StatusPages, 'configs' | 'defaultSlug' | 'has' | 'config' | 'chain'>;
   /**
    * Page `slug`'s loaders (the default page's without one), made once per operation and page;
    * `BAD_USER_INPUT` for a slug nobody configured.

@@ -2,7 +2,7 @@ import { getHeapStatistics } from 'node:v8';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { fixtureContract } from '../../simulator/src/verification/fixture.js';
-import { UPLOAD_HEAP_PER_BYTE } from '../../src/config/verification.js';
+import { jsonHeapBound } from '../../src/json-budget.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { openRawSocket } from '../helpers/raw-socket.js';
@@ -18,6 +18,8 @@ import { largeStdJsonInput, sourceInput } from '../helpers/verification-inputs.j
  */
 
 const MiB = 1_048_576;
+/** `MAX_JSON_VALUES` and `MAX_JSON_DEPTH` as they ship. */
+const JSON_BUDGET = { maxValues: 100_000, maxDepth: 64 };
 const GREETER = fixtureContract('Greeter');
 const DAI = fixtureContract('Dai');
 const FROM_SOURCE = `mutation ($input: VerifyFromSourceInput!) {
@@ -227,14 +229,14 @@ describe('large uploads, before their body is read', () => {
     }
   });
 
-  it('are admitted while the heap their declared bytes count fits VERIFY_UPLOADS_HEAP_SHARE', async () => {
+  it('are admitted while the heap their declared bytes count fits REQUEST_BODIES_HEAP_SHARE', async () => {
     const held = 2 * MiB;
     // Room for the upload held below and a small one (over MAX_BODY_BYTES, 256 KiB, and under
     // 400,000 bytes), not for a second of its size.
-    const room = UPLOAD_HEAP_PER_BYTE * (held + 400_000);
+    const room = jsonHeapBound(held, JSON_BUDGET) + jsonHeapBound(400_000, JSON_BUDGET);
     const harness = await startHarness({
       env: {
-        VERIFY_UPLOADS_HEAP_SHARE: (room / getHeapStatistics().heap_size_limit).toFixed(8),
+        REQUEST_BODIES_HEAP_SHARE: (room / getHeapStatistics().heap_size_limit).toFixed(8),
         VERIFY_MAX_CONCURRENT_UPLOADS: 10,
       },
       logLevel: 'silent',
@@ -257,13 +259,49 @@ describe('large uploads, before their body is read', () => {
       });
       expect(((await refused.json()) as Answer).errors?.[0]?.extensions).toEqual({
         code: 'TOO_MANY_UPLOADS',
-        limit: 'VERIFY_UPLOADS_HEAP_SHARE',
+        limit: 'REQUEST_BODIES_HEAP_SHARE',
       });
+      expect(refused.headers.get('retry-after')).toBe('1');
       const small = await upload(280_000);
       expect(small.status).toBe(200);
       raw.socket.destroy();
       // Given back when its client goes: one of its size fits again.
       await eventually(async () => (await upload(held - 100_000)).status === 200);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('every body, small ones too, within REQUEST_BODIES_HEAP_SHARE: past it, 503 SERVER_BUSY unread', async () => {
+    const held = 200_000;
+    // Room for the body held below and nothing as large besides.
+    const room = jsonHeapBound(held, JSON_BUDGET) + jsonHeapBound(50_000, JSON_BUDGET);
+    const harness = await startHarness({
+      env: { REQUEST_BODIES_HEAP_SHARE: (room / getHeapStatistics().heap_size_limit).toFixed(8) },
+      logLevel: 'silent',
+    });
+    try {
+      const raw = await startUpload(harness.origin, held, '{"query":');
+      const query = (padding: number) =>
+        harness.fetch('/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: `{ statusPage { name } } # ${'x'.repeat(padding)}` }),
+        });
+      const refused = await eventually(async () => {
+        const response = await query(100_000);
+        return response.status === 503 && response;
+      });
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(((await refused.json()) as Answer).errors?.[0]?.extensions).toEqual({
+        code: 'SERVER_BUSY',
+        limit: 'REQUEST_BODIES_HEAP_SHARE',
+      });
+      // A small body still fits, and a GET has none to count.
+      expect((await query(10)).status).toBe(200);
+      expect((await harness.fetch('/graphql?query=%7B__typename%7D')).status).toBe(200);
+      raw.socket.destroy();
+      await eventually(async () => (await query(100_000)).status === 200);
     } finally {
       await harness.close();
     }
