@@ -16,11 +16,12 @@
  * - apq: 20,000 distinct unparseable APQ registrations, with another client opening subscriptions
  *   during and after.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { type Simulator, startSimulator } from '../simulator/src/server.js';
 import { createSimulatedFeed, STATUS_FEED_PRESETS } from '../simulator/src/status-feed/fixture.js';
 import { VERIFIABLE_CONTRACTS } from '../simulator/src/verification/fixture.js';
 import { statusPagesFile } from '../test/helpers/status-pages-file.js';
+import { stdJsonInput } from '../test/helpers/verification-inputs.js';
 import { connectInspector, type Inspector } from './lib/inspector.js';
 import { freePort, LOOPBACK, type ManagedProcess, sleep, waitForHttp } from './lib/processes.js';
 import { installProduction, spawnProductionCommand } from './lib/production-install.js';
@@ -281,14 +282,18 @@ async function uploads(): Promise<boolean> {
 
 async function jobs(): Promise<boolean> {
   const simulator = await startSimulator();
-  // Jobs that stay pending for longer than the attack.
-  simulator.verification.setJobDelay(10 * 60_000);
+  // Jobs that never complete (a null delay), each of its own address.
+  simulator.verification.setJobDelay(null);
   const ids: string[] = [];
   for (let i = 0; i < 100; i += 1) {
-    const address = `0x${(i + 1).toString(16).padStart(40, '0')}`;
+    const address = `0x${randomBytes(20).toString('hex')}`;
     const response = await post(
-      `${simulator.verifyBaseUrl}/v2/verify/etherscan/${GREETER?.chainId}/${address}`,
-      {},
+      `${simulator.verifyBaseUrl}/v2/verify/${GREETER?.chainId}/${address}`,
+      {
+        stdJsonInput: stdJsonInput(),
+        compilerVersion: GREETER?.compilerVersion,
+        contractIdentifier: `${GREETER?.compiledPath}:${GREETER?.name}`,
+      },
     );
     const { verificationId } = (await response.json()) as { verificationId?: string };
     if (verificationId) ids.push(verificationId);
@@ -313,13 +318,19 @@ async function jobs(): Promise<boolean> {
           }),
         ),
       );
+      const started = performance.now();
       await sleep(60_000);
       const polls = countJobPolls(simulator, ids);
+      // VERIFY_WATCH_MAX_POLLS_PER_SECOND as it ships: 10 a second, one more at the start.
+      const budget = Math.floor((10 * (performance.now() - started)) / 1000) + 1;
       controller.abort();
       return {
+        jobs: ids.length,
         watched: opened.filter((result) => result.status === 'fulfilled' && result.value === 200)
           .length,
         jobPollsIn60s: polls,
+        budget,
+        ...(polls > budget ? { failed: `${polls} polls, over the budget of ${budget}` } : {}),
       };
     });
   } finally {
