@@ -186,6 +186,26 @@ const parseCacheOf = () => {
         },
       },
     });
+  const fill = async (cache: ResponseCache, n: number, make: typeof small) => {
+    for (let i = 0; i < n; i += 1) {
+      const answer = await encodeAnswer(await make(i), contentType, vary);
+      const key = `POST application/json ${JSON.stringify({ query: `{ statusPage { name } } # ${i}` })}`;
+      const generation = i;
+      cache.store(key, {
+        answer,
+        current: (now) => now >= 0 && generation >= 0,
+        freshUntil: Date.now() + 30_000,
+        stale: false,
+        cacheControl: { maxAge: -1, value: '' },
+        operation: undefined,
+        operationField: '',
+        countHit: (status, seconds) => void [status, seconds, generation],
+      });
+    }
+  };
+  // The first answers compile what every answer shares (the codings, the headers).
+  await fill(new ResponseCache(), 200, small);
+  await fill(new ResponseCache(), 200, pageTree);
   for (const [entry, make] of [
     ['small answer (90 bytes)', small],
     ['page tree answer (9 KB, coded)', pageTree],
@@ -197,24 +217,7 @@ const parseCacheOf = () => {
       entry,
       n,
       () => cache.bytes,
-      async () => {
-        for (let i = 0; i < n; i += 1) {
-          const body = await make(i);
-          const answer = await encodeAnswer(body, contentType, vary);
-          const key = `POST application/json ${JSON.stringify({ query: `{ statusPage { name } } # ${i}` })}`;
-          const generation = i;
-          cache.store(key, {
-            answer,
-            current: (now) => now >= 0 && generation >= 0,
-            freshUntil: Date.now() + 30_000,
-            stale: false,
-            cacheControl: { maxAge: -1, value: '' },
-            operation: undefined,
-            operationField: '',
-            countHit: (status, seconds) => void [status, seconds, generation],
-          });
-        }
-      },
+      () => fill(cache, n, make),
     );
   }
 }

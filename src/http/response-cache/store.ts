@@ -101,13 +101,13 @@ export class ResponseCache {
 
 /*
  * What an entry holds besides its bytes and names, as `npm run bench:caches` measures it
- * (docs/performance.md, "What the caches hold"), rounded up: 2,320 bytes for an answer kept in one
- * coding, 3,840 in three.
+ * (docs/performance.md, "What the caches hold"): 2,270 bytes for an answer kept in one coding,
+ * 2,650 in three.
  */
 /** The slot, the entry, its closures, and the answer's own objects (its hash, its codings' map). */
-const ENTRY_OVERHEAD_BYTES = 1_600;
+const ENTRY_OVERHEAD_BYTES = 2_048;
 /** A coding's buffer object and header list (its length, its ETag). */
-const REPRESENTATION_OVERHEAD_BYTES = 768;
+const REPRESENTATION_OVERHEAD_BYTES = 256;
 
 /** The codings an answer is kept in: the identity bytes, and brotli and gzip when they were made. */
 function representationsOf(answer: EncodedAnswer): number {
