@@ -8,10 +8,12 @@
  * Yoga server with the gateway's schema, answers coded by `encodeAnswer`, lookups parsed as APIv2's
  * are); the heap after a full collection (and the finalizers it lets run) with them, minus before,
  * over `n`, is what an entry retains. Then the red team's flood through the gateway: 20,000
- * distinct unparseable APQ registrations, and the heap after a full collection.
+ * distinct unparseable APQ registrations, and the heap after a full collection; and what a full
+ * collection of a 190 MiB heap costs (what `LiveHeap` may make once per 10 s).
  *
  * `npm run bench:caches` (`-- --flood 0` skips the flood).
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
@@ -28,6 +30,7 @@ import { createContractCache } from '../src/upstreams/verification/contract-cach
 import { toContract } from '../src/upstreams/verification/v2-model.js';
 import { WireV2Contract } from '../src/upstreams/verification/wire-v2.js';
 import { startInProcessGateway } from './lib/in-process-gateway.js';
+import { GATEWAY_NODE_FLAGS } from './lib/processes.js';
 
 const { values: options } = parseArgs({
   options: { flood: { type: 'string', default: '20000' } },
@@ -324,3 +327,36 @@ if (flood > 0) {
   );
   await running.close();
 }
+
+/*
+ * What a full collection costs (the live-heap reading makes one at most every 10 s, when V8 made
+ * none and the heap in use is over an admission line): the Dockerfile's node flags, 190 MiB of small
+ * objects live (the heap of the old parse cache after the flood), 20 MB of garbage before each.
+ */
+const COLLECTION = `
+const { setFlagsFromString, getHeapStatistics } = require('node:v8');
+setFlagsFromString('--expose-gc');
+const gc = require('node:vm').runInNewContext('gc');
+const live = [];
+while (getHeapStatistics().used_heap_size < 190 * 2 ** 20) {
+  const chunk = [];
+  for (let i = 0; i < 10000; i++) chunk.push({ a: 'x' + i + Math.random(), b: [i, i + 1], c: { d: i } });
+  live.push(chunk);
+}
+const pauses = [];
+for (let round = 0; round < 5; round++) {
+  let garbage = [];
+  for (let i = 0; i < 200000; i++) garbage.push({ x: i, y: String(i) });
+  garbage = null;
+  const started = performance.now();
+  gc();
+  pauses.push(Math.round(performance.now() - started));
+}
+console.log(JSON.stringify({ live: Math.round(getHeapStatistics().used_heap_size / 2 ** 20), kept: live.length, pauses }));
+`;
+const collection = JSON.parse(
+  execFileSync(process.execPath, [...GATEWAY_NODE_FLAGS, '-e', COLLECTION], { encoding: 'utf8' }),
+) as { live: number; pauses: number[] };
+console.log(
+  `A full collection with ${collection.live} MiB live (the Dockerfile's node flags): ${collection.pauses.join(', ')} ms.`,
+);

@@ -17,7 +17,7 @@ const MAX_ENTRY_BYTES = 1024 * 1024;
 /*
  * What an entry holds on the heap, as `npm run bench:caches` measures it (docs/performance.md,
  * "What the caches hold"), on graphql 16 and node 24, rounded up: documents of 9 and 91 tokens held
- * 262 bytes besides their text and 344 a token; a parse failure 366 bytes besides its text and
+ * 256 bytes besides their text and 344 a token; a parse failure 366 bytes besides its text and
  * message, a validation failure 490 besides its message.
  */
 /** What V8 spends on a token and the AST node and location it makes. */
@@ -34,7 +34,7 @@ const BYTES_PER_FAILURE = 320;
  * extensions it had when it was made. Never the error itself: until its `stack` is read, V8 keeps
  * an error's stack trace as frames, each holding its function's closure and receiver, and the
  * frames of a parse or a validation reach the request being served (its `IncomingMessage`, the
- * response, the context): 11 KB a cached parse failure, 70 KB a cached validation failure.
+ * response, the context): 3 to 11 KB a cached parse failure, 56 to 75 KB a validation failure.
  */
 interface Failure {
   readonly message: string;
