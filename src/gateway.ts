@@ -155,8 +155,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
         subscriber: { ...(subscriber ?? { transport: 'http' }), clientAddress },
       });
     },
-    // Bounded in bytes: Yoga's own keeps 1,024 documents whatever their size.
-    parserAndValidationCache: new ParserCache(),
+    // Yoga's own keeps 1,024 documents whatever their size, and its errors' stacks: `ParserCache`.
+    parserAndValidationCache: false,
     plugins: [
       // Subscribers of the same operation share each event's execution and its text.
       useMultiplexedSubscriptions({ metrics }),
@@ -207,6 +207,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
       ...(config.statusBoard
         ? [useStatusBoard({ slugs: statusPages.configs.map((page) => page.slug) })]
         : []),
+      // Last, where Yoga puts its own: it keeps what the plugins above made of a parse.
+      new ParserCache().plugin,
     ],
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     // GraphQL over HTTP's persisted documents (`usePersistedDocuments`).

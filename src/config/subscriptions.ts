@@ -35,7 +35,7 @@ export const Subscriptions = z
       maxHeapShare: env('SUBSCRIPTION_HEAP_LIMIT', fraction, {
         default: '0.75',
         description:
-          "Share of node's heap limit (`--max-old-space-size`) in use above which new subscriptions are refused with `TOO_MANY_SUBSCRIPTIONS`, whatever `MAX_SUBSCRIPTIONS` allows: an idle subscriber sharing its subscription with others who sent the same request holds about 9 KB over SSE and 5 KB over graphql-ws, one alone about 40 KB, and more while events are sent. Garbage not yet collected counts as in use.",
+          "Share of node's heap limit (`--max-old-space-size`) held by live objects above which new subscriptions are refused with `TOO_MANY_SUBSCRIPTIONS`, whatever `MAX_SUBSCRIPTIONS` allows: an idle subscriber sharing its subscription with others who sent the same request holds about 9 KB over SSE and 5 KB over graphql-ws, one alone about 40 KB, and more while events are sent. Garbage not yet collected never refuses: while the heap in use (garbage included) is under the line, it is what counts; over it, the heap in use right after the last full collection does, V8's own (about every 1.3 s during a flood of requests) or, when none came in the last 10 s, one the gateway makes then, at most once per 10 s (a full collection stops the process for 0.2 to 0.35 s on a 190 MiB heap, docs/performance.md). So a reading is at most 10 s old, and what grew since it is counted at the next full collection.",
       }),
       keepAliveMs: env('SUBSCRIPTION_KEEP_ALIVE_MS', wholeNumber(100), {
         default: '12000',

@@ -83,7 +83,7 @@ export async function encodeAnswer(
   if (body.byteLength > LARGEST_UNCODED) {
     await Promise.all(
       (['br', 'gzip'] as const).map(async (encoding) => {
-        const coded = await compress(body, encoding);
+        const coded = ownBytes(await compress(body, encoding));
         if (coded.byteLength < body.byteLength) {
           representations.set(encoding, representationOf(contentType, encoding, coded, hash, vary));
         }
@@ -100,6 +100,17 @@ export async function encodeAnswer(
     size,
     representation: (encoding) => representations.get(encoding) ?? identity,
   };
+}
+
+/**
+ * `bytes` in memory of their own: zlib's output is a view of its 64 KiB output chunk, which a kept
+ * answer would hold whole (the brotli form of a 9 KB answer, 262 bytes, held 64 KiB).
+ */
+function ownBytes(bytes: Buffer): Buffer {
+  if (bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.byteLength);
+  bytes.copy(own);
+  return own;
 }
 
 function representationOf(

@@ -1,9 +1,9 @@
-import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ChangeBus } from '../core/status/change-bus.js';
 import { pageSlugOf, type StatusChangeEvent } from '../core/status/change-event.js';
 import { slowSubscriber, tooManySubscriptions } from '../errors/subscription-error.js';
+import { HEAP_LIMIT, liveHeapBytes } from '../observability/live-heap.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
 import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import { ChangeStream, type StreamEndReason, type StreamItem } from './change-stream.js';
@@ -199,9 +199,10 @@ export class SubscriptionRegistry {
       throw refused(tooManySubscriptions('MAX_SUBSCRIPTIONS_PER_CLIENT', limits.maxPerClient));
     }
     // Whatever the counts allow: what a subscription holds depends on its selection, the page and
-    // its clients' reading, so it is the heap that says whether another fits.
-    const heap = getHeapStatistics();
-    if (heap.used_heap_size > limits.maxHeapShare * heap.heap_size_limit) {
+    // its clients' reading, so it is the heap that says whether another fits. Its live objects:
+    // garbage not yet collected never refuses a client.
+    const line = limits.maxHeapShare * HEAP_LIMIT;
+    if (liveHeapBytes(line) > line) {
       throw refused(tooManySubscriptions('SUBSCRIPTION_HEAP_LIMIT', limits.maxHeapShare));
     }
     const started = performance.now();

@@ -28,10 +28,14 @@ export interface GatewayProcess extends ManagedProcess {
   logged(message: string): Record<string, unknown>[];
 }
 
-/** Starts a gateway process with `env` (besides PORT and HOST) and waits until it answers. */
+/**
+ * Starts a gateway process with `env` (besides PORT and HOST), and node's `nodeFlags` (the
+ * Dockerfile's, for a heap sized as production's), and waits until it answers.
+ */
 export async function startGatewayProcess(
   name: string,
   env: Record<string, string>,
+  { nodeFlags = [] }: { nodeFlags?: readonly string[] } = {},
 ): Promise<GatewayProcess> {
   const port = await freePort();
   const logs: Record<string, unknown>[] = [];
@@ -39,7 +43,7 @@ export async function startGatewayProcess(
   const managed = spawnNode({
     name,
     script: 'src/main.ts',
-    nodeFlags: ['--import', 'tsx'],
+    nodeFlags: [...nodeFlags, '--import', 'tsx'],
     port,
     env: { LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: LOOPBACK },
     onLine: (line) => {

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
 /*
@@ -10,6 +13,12 @@ import { type Harness, startHarness } from '../helpers/harness.js';
  * limit": Yoga's parse cache kept 1,024 documents keyed by their whole text, each document holding
  * that text again. Now the cache is bounded in bytes (`ParserCache`, 16 MiB), documents and parse
  * errors alike.
+ *
+ * Finding (issue 36): 20,000 distinct unparseable APQ registrations kept 189 MiB after a full
+ * collection: the cached `GraphQLError`s' stack traces (frames that V8 keeps, closures and all,
+ * until `stack` is read) held each request's IncomingMessage and response, 11 KB a failure, and a
+ * document's validation errors 70 KB. Now a failure is kept as a record (message, positions,
+ * extensions) and each answer gets a new error made from it.
  */
 
 setFlagsFromString('--expose-gc');
@@ -84,5 +93,65 @@ describe('the parse cache', () => {
     // Cached documents are still served from the cache: the same text answers the same.
     const again = await post(documentOf(DOCUMENTS - 1, false));
     expect(again.body.data).toEqual({ __typename: 'Query' });
+  });
+});
+
+/** The body of an APQ registration: the text with its hash. */
+const registration = (query: string) => ({
+  query,
+  extensions: {
+    persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') },
+  },
+});
+
+async function answer(body: unknown) {
+  const response = await harness.fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('what the parse cache keeps of a request', () => {
+  it('nothing: every request is collected once answered, however its document failed, and a failure kept is answered as the first time', async () => {
+    const requests: WeakRef<IncomingMessage>[] = [];
+    const track = (request: IncomingMessage) => requests.push(new WeakRef(request));
+    harness.server.on('request', track);
+    const bodies = Array.from({ length: 100 }, (_, i) => [
+      // An APQ registration that does not parse: the red team's flood.
+      registration(`{ statusPage { name } # ${i}\n`),
+      // A document that parses and fails validation, and one over a limit (MAX_ALIASES).
+      { query: `{ statusPage { name nope${i} } }` },
+      {
+        query: `{ ${Array.from({ length: 40 }, (_, a) => `a${a}: statusPage { name }`).join(' ')} } # ${i}`,
+      },
+      // A valid one, kept as a document.
+      { query: `{ __typename } # ${i}` },
+    ]).flat();
+    const first = [];
+    for (const body of bodies) first.push(await answer(body));
+    // Again: now from the cache, each answered as the first time.
+    for (const [i, body] of bodies.entries()) expect(await answer(body)).toEqual(first[i]);
+    harness.server.off('request', track);
+
+    expect(
+      first.slice(0, 4).map(({ status, body }) => [status, body.errors?.[0]?.extensions]),
+    ).toEqual([
+      [400, { code: 'GRAPHQL_PARSE_FAILED' }],
+      [400, { code: 'GRAPHQL_VALIDATION_FAILED' }],
+      [400, { code: 'BAD_USER_INPUT', limit: 'MAX_ALIASES' }],
+      [200, undefined],
+    ]);
+    expect(first[0]?.body.errors[0]).toMatchObject({
+      message: 'Syntax Error: Expected Name, found <EOF>.',
+      locations: [{ line: 2, column: 1 }],
+    });
+    expect(requests).toHaveLength(bodies.length * 2);
+    harness.server.closeIdleConnections();
+    await eventually(() => {
+      gc();
+      return requests.every((request) => request.deref() === undefined);
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { stringBytes } from '../../observability/heap-bytes.js';
 import type { HitRecord } from '../answers.js';
 import type { EncodedAnswer } from '../encoded-answer.js';
 
@@ -51,19 +52,27 @@ export class ResponseCache {
     return slot.entry;
   }
 
+  /** Estimated bytes of everything kept: what `MAX_BYTES` bounds (`npm run bench:caches`). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /** The answer kept for `key`, current or not: what a rebuild may reuse. */
   previous(key: string): CachedResponse | undefined {
     return this.#entries.get(key)?.entry;
   }
 
   store(key: string, entry: CachedResponse): void {
-    // The operation's name is the client's text, up to the whole body: counted at two bytes a
-    // character, as V8 may keep it, in the name and in the log field made of it.
+    const { answer, operation, operationField } = entry;
+    // The operation's name is the client's text, up to the whole body: counted in the name and in
+    // the log field made of it.
     const size =
-      entry.answer.size +
-      key.length +
-      2 * ((entry.operation?.length ?? 0) + entry.operationField.length) +
-      ENTRY_OVERHEAD_BYTES;
+      answer.size +
+      stringBytes(key) +
+      stringBytes(operation ?? '') +
+      stringBytes(operationField) +
+      ENTRY_OVERHEAD_BYTES +
+      REPRESENTATION_OVERHEAD_BYTES * representationsOf(answer);
     if (size > MAX_BYTES / 8) return;
     const previous = this.#entries.get(key);
     if (previous) this.#delete(key, previous);
@@ -90,8 +99,25 @@ export class ResponseCache {
   }
 }
 
-/** What an entry costs besides its bytes and names: the slot, the entry and its closures. */
-const ENTRY_OVERHEAD_BYTES = 512;
+/*
+ * What an entry holds besides its bytes and names, as `npm run bench:caches` measures it
+ * (docs/performance.md, "What the caches hold"): 2,270 bytes for an answer kept in one coding,
+ * 2,650 in three.
+ */
+/** The slot, the entry, its closures, and the answer's own objects (its hash, its codings' map). */
+const ENTRY_OVERHEAD_BYTES = 2_048;
+/** A coding's buffer object and header list (its length, its ETag). */
+const REPRESENTATION_OVERHEAD_BYTES = 256;
+
+/** The codings an answer is kept in: the identity bytes, and brotli and gzip when they were made. */
+function representationsOf(answer: EncodedAnswer): number {
+  const identity = answer.representation('identity');
+  return (
+    1 +
+    (answer.representation('br') === identity ? 0 : 1) +
+    (answer.representation('gzip') === identity ? 0 : 1)
+  );
+}
 
 /** An entry, its size, and when it was last hit. */
 interface Slot {

@@ -56,6 +56,11 @@ export function createContractCache({ maxBytes, ttlMs, load }: ContractCacheOpti
       return entry?.contract ?? null;
     },
 
+    /** Estimated bytes of the lookups kept: what `maxBytes` bounds (`npm run bench:caches`). */
+    get bytes(): number {
+      return entries.calculatedSize;
+    },
+
     /** Forgets a contract (it was just verified: a lookup that said "not verified" is wrong now). */
     delete(chainId: string, address: string): void {
       entries.delete(keyOf(chainId, address));
