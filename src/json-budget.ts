@@ -18,12 +18,12 @@ export interface JsonBudget {
  */
 const VALUES_ANY_TEXT_MAY_HOLD = 4_096;
 /**
- * Bytes of text per value past that: a text may hold one value per 16 of its bytes. Real inputs
- * are far sparser (a standard JSON input about 4,000 bytes a value, metadata with a large ABI
- * 20); a bomb is denser (`[{},…]`, 3). So what a text parses into grows with its bytes, and
- * `jsonHeapBound` can count it.
+ * Bytes of text per value past that: a text may hold one value per 8 of its bytes. Real inputs
+ * are sparser (a standard JSON input about 4,000 bytes a value, the densest metadata.json among
+ * Sourcify's fixtures, with its ABI, 22); a bomb is denser (`[{},…]`, 3). So what a text parses
+ * into grows with its bytes, and `jsonHeapBound` can count it.
  */
-const BYTES_PER_VALUE = 16;
+const BYTES_PER_VALUE = 8;
 /** Heap an empty object takes once parsed, the costliest value (measured: docs/performance.md). */
 const HEAP_PER_VALUE = 67;
 /** Heap a text's characters take, at most: two bytes each once one is past Latin-1. */

@@ -57,13 +57,13 @@ describe('parseJsonWithin', () => {
     );
   });
 
-  it('lets a text hold as many values as its length allows: 4,096, or one per 16 bytes', () => {
+  it('lets a text hold as many values as its length allows: 4,096, or one per 8 bytes', () => {
     const shipped = { maxValues: 100_000, maxDepth: 64 };
-    // 6,000 empty objects in 18 KB: denser than one value per 16 bytes, past 4,096.
+    // 6,000 empty objects in 18 KB: denser than one value per 8 bytes, past 4,096.
     const dense = `[${'{},'.repeat(5_999)}{}]`;
     expect(refusalOf(dense, shipped)).toBe('MAX_JSON_VALUES');
     expect(() => parseJsonWithin(dense, shipped)).toThrow(
-      'It holds more than 4096 JSON values, the most a text of its length may hold (one per 16 bytes past 4096).',
+      'It holds more than 4096 JSON values, the most a text of its length may hold (one per 8 bytes past 4096).',
     );
     // As many values, each a 20-byte string: as sparse as metadata with a large ABI.
     const sparse = JSON.stringify(Array.from({ length: 6_000 }, (_, i) => `value-${i}`.padEnd(17)));
