@@ -114,6 +114,8 @@ export class SnapshotCache<Value> {
   #superseded: Snapshot<Value> | undefined;
   /** Counts changes of `#current` and `#superseded`: a `currencyOf` check holds on to it. */
   #generation = 0;
+  /** The `refetch` waiting for the refresh under way to end, shared by the calls meanwhile. */
+  #refetching: Promise<void> | undefined;
   /** Set by `close`: loads still serve their readers, and keep nothing. */
   #closed = false;
 
@@ -209,12 +211,7 @@ export class SnapshotCache<Value> {
       }
     }
     if (!this.#refreshing) {
-      const refreshing = this.#refresh(requestId).finally(() => {
-        this.#refreshing = undefined;
-      });
-      // Readers served the last snapshot do not wait for this one; its failure is handled there.
-      refreshing.catch(() => {});
-      this.#refreshing = refreshing;
+      const refreshing = this.#startRefresh(requestId);
       if (!usable) {
         this.#options.onEvent?.('miss');
         return refreshing;
@@ -238,6 +235,35 @@ export class SnapshotCache<Value> {
   }
 
   /**
+   * Fetches the document again now, whatever its TTL, when a snapshot of it is held here or, with
+   * `sharing`, by the replicas (its upstream said it changed: a webhook; a document nobody read has
+   * nobody to tell), as any refetch: a change is told `onLoaded`, a failure makes the snapshot a
+   * stand-in. The fetch starts after this call, so that it reads what the upstream holds now: a
+   * refetch already under way started before and may have read the old document, so this one
+   * follows it; calls until it starts share it. With `sharing`, another replica's snapshot stored
+   * since is taken instead. Resolves when it is done, whatever its outcome.
+   */
+  refetch(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#refetching ??= (async () => {
+      await this.#refreshing?.catch(() => {});
+      this.#refetching = undefined;
+      if (this.#closed || !(await this.#isHeld())) return;
+      // A refetch a reader started meanwhile started after this call too.
+      await (this.#refreshing ?? this.#startRefresh(undefined, true)).catch(() => {});
+    })();
+    return this.#refetching;
+  }
+
+  /** Whether a snapshot of the document is held here, or with `sharing` by the replicas. */
+  async #isHeld(): Promise<boolean> {
+    if (this.#current !== undefined) return true;
+    const sharing = this.#options.sharing;
+    if (!sharing?.available) return false;
+    return (await sharing.latest().catch(() => undefined)) !== undefined;
+  }
+
+  /**
    * Lets go of every snapshot and stops sharing: the owner no longer keeps the document (a status
    * page released for memory). Reads still work, each waiting for a load of its own, and keep
    * nothing; `currencyOf` checks made before answer false, so that no cache of answers holds on.
@@ -252,9 +278,20 @@ export class SnapshotCache<Value> {
     this.#options.sharing?.close();
   }
 
-  async #refresh(requestId: string | undefined): Promise<Snapshot<Value>> {
+  /** Starts the one refresh under way; `force` fetches even when the replicas' snapshot is fresh. */
+  #startRefresh(requestId: string | undefined, force = false): Promise<Snapshot<Value>> {
+    const refreshing = this.#refresh(requestId, force).finally(() => {
+      this.#refreshing = undefined;
+    });
+    // Readers served the last snapshot do not wait for this one; its failure is handled there.
+    refreshing.catch(() => {});
+    this.#refreshing = refreshing;
+    return refreshing;
+  }
+
+  async #refresh(requestId: string | undefined, force: boolean): Promise<Snapshot<Value>> {
     try {
-      const { snapshot, fetched, previous } = await this.#load(requestId);
+      const { snapshot, fetched, previous } = await this.#load(requestId, force);
       if (this.#closed) {
         if (fetched) this.#options.onLoaded?.(previous, snapshot);
         return snapshot;
@@ -279,7 +316,7 @@ export class SnapshotCache<Value> {
     }
   }
 
-  async #load(requestId: string | undefined): Promise<SharedLoad<Value>> {
+  async #load(requestId: string | undefined, force: boolean): Promise<SharedLoad<Value>> {
     const sharing = this.#options.sharing;
     if (sharing?.available && !this.#closed) {
       try {
@@ -294,7 +331,9 @@ export class SnapshotCache<Value> {
           this.#current = latest;
           this.#superseded = undefined;
           this.#generation += 1;
-          if (this.#isFresh(latest, this.#now())) return { snapshot: latest, fetched: false };
+          if (!force && this.#isFresh(latest, this.#now())) {
+            return { snapshot: latest, fetched: false };
+          }
         }
         return await sharing.load(this.#current, requestId);
       } catch (error) {

@@ -274,6 +274,13 @@ export function createStatusFeed(options: StatusFeedOptions) {
      * for it (see `SnapshotCache.latest`). Rejects as the document's readers would.
      */
     poll: (document: FeedDocument): Promise<Snapshot<unknown>> => caches[document].latest(),
+    /**
+     * Fetches again now every document held here or by the replicas (`SnapshotCache.refetch`): the
+     * page said it changed. A document nobody read has nobody to tell.
+     */
+    refetch: async (): Promise<void> => {
+      await Promise.all(documents.map((document) => document.refetch()));
+    },
     /** What the page's snapshots and the feed itself hold, as estimated. */
     get bytes(): number {
       return bytes();

@@ -233,6 +233,20 @@ export class StatusPages {
     };
   }
 
+  /**
+   * Fetches page `slug`'s documents again now, each that is held (its upstream said it changed: a
+   * webhook), through their caches as a poll does: a change found is published once. A page not
+   * resident here holds nothing to refetch (a followed page is always resident), and is neither
+   * made for it nor made more recently used; with shared snapshots it is made, as the replicas'
+   * documents may be followed on another replica, whose subscribers hear of the change through
+   * the change bus. Resolves when they are in, whatever their outcome.
+   */
+  async refetch(slug: string): Promise<void> {
+    const resident = this.#resident.peek(slug);
+    const shared = this.#options.feed.sharedSnapshots !== undefined && this.has(slug);
+    await (resident ?? (shared ? this.get(slug) : undefined))?.feed.refetch();
+  }
+
   /** Stops every page's poller, and the release of idle pages. */
   close(): void {
     clearInterval(this.#idleTimer);
