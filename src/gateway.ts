@@ -17,6 +17,8 @@ import { requestIdOf } from './http/request-id.js';
 import { createRequestLog } from './http/request-log.js';
 import { createCachedHandler } from './http/response-cache/cached-handler.js';
 import { ResponseCache } from './http/response-cache/store.js';
+import { WebhookRefetches } from './http/webhook-refetches.js';
+import { createStatuspageWebhooks } from './http/webhooks.js';
 import { createWebSocketTransport } from './http/websocket-transport.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createMetricsListener } from './metrics/metrics-listener.js';
@@ -245,6 +247,18 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
       : undefined,
   });
 
+  // A page's webhook refetches it at once, at most once a second per page, through its caches.
+  const webhookRefetches = new WebhookRefetches({
+    refetch: (slug) => statusPages.refetch(slug),
+    logger,
+  });
+  const webhooks = createStatuspageWebhooks({
+    pages: statusPages,
+    refetches: webhookRefetches,
+    answers,
+    maxBodyBytes: config.limits.maxBodyBytes,
+  });
+
   const websockets = createWebSocketTransport({
     yoga,
     path: GRAPHQL_ENDPOINT,
@@ -280,7 +294,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
 
   return {
     /** The node:http listener: the front door, with the response cache before Yoga's pipeline. */
-    listener: createFrontDoor({ yoga, responseCache, answers, tracing }),
+    listener: createFrontDoor({ yoga, responseCache, webhooks, answers, tracing }),
     /** With `METRICS_PORT`, `/metrics` on a port of its own (the API port then answers it 404). */
     metricsListener: config.metricsPort === undefined ? undefined : createMetricsListener(metrics),
     /** The HTTP server's `upgrade` listener: graphql-ws WebSockets on the GraphQL endpoint. */
@@ -291,6 +305,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
     close: async () => {
       quiesce();
       subscriptions.close();
+      webhookRefetches.close();
       statusPages.close();
       await socketsClosed;
       await yoga.dispose();

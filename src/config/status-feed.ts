@@ -39,6 +39,34 @@ const versionPattern = z.string().transform((source, context) => {
   }
 });
 
+/** The fewest characters a `webhookToken` has: 32 hex digits are 128 bits. */
+const MIN_WEBHOOK_TOKEN_LENGTH = 32;
+
+/**
+ * The fewest different characters a `webhookToken` has: a made-up or repeated word
+ * (`changeme-changeme-…`, `aaaa…`) has fewer, a random one more (64 random hex digits have fewer
+ * once in 10^12 draws; 32 of them once in 10^4, when the message says to draw again).
+ */
+const MIN_WEBHOOK_TOKEN_SYMBOLS = 10;
+
+/**
+ * A page's webhook secret: what admits `POST /webhooks/statuspage/<slug>/<token>`. It travels in
+ * a URL (Statuspage signs nothing and sends no header of the subscriber's), so it is made of the
+ * characters a path carries as they are.
+ */
+const webhookToken = z
+  .string()
+  .min(MIN_WEBHOOK_TOKEN_LENGTH, {
+    error: `must be at least ${MIN_WEBHOOK_TOKEN_LENGTH} characters (openssl rand -hex 32)`,
+  })
+  .max(256, { error: 'must be at most 256 characters' })
+  .regex(/^[A-Za-z0-9._~-]+$/, {
+    error: 'must be letters, digits and . _ ~ - only: it is part of a URL',
+  })
+  .refine((token) => new Set(token).size >= MIN_WEBHOOK_TOKEN_SYMBOLS, {
+    error: `must be random: it has fewer than ${MIN_WEBHOOK_TOKEN_SYMBOLS} different characters (openssl rand -hex 32)`,
+  });
+
 const StatusPage = z.strictObject({
   slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
     error: 'must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit',
@@ -58,6 +86,7 @@ const StatusPage = z.strictObject({
     .max(1000)
     .default([]),
   versionPattern: versionPattern.optional(),
+  webhookToken: webhookToken.optional(),
 });
 
 /** `STATUS_PAGES_FILE`: the path of a YAML (or JSON) file, read and checked as it is parsed. */
@@ -112,7 +141,7 @@ export const StatusFeed = z
     pages: env('STATUS_PAGES_FILE', pagesFile, {
       unset: 'one page from `STATUS_BASE_URL`, slug `default`',
       description:
-        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, chains?: [{ chainId, components: [component ids] }], versionPattern? }]`. See README.md. A page costs nothing until it is asked for.',
+        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, chains?: [{ chainId, components: [component ids] }], versionPattern?, webhookToken? }]`. See README.md. A page costs nothing until it is asked for. `webhookToken` (at least 32 URL-safe characters, random: `openssl rand -hex 32`) opens `POST /webhooks/statuspage/<slug>/<token>` for that page: its Statuspage webhook makes it refetch at once (docs/operations.md).',
     }),
     cacheTtlMs: env('STATUS_CACHE_TTL_MS', wholeNumber(0), {
       default: '10000',

@@ -8,13 +8,18 @@
 export const ERROR_CODES = {
   BAD_REQUEST:
     "The HTTP request is not a GraphQL request the gateway can read: a body that is not a JSON object, a batch, a bad `variables` parameter, a malformed `documentId` or persisted query hash, an invalid Host header, or bytes node's HTTP parser refuses (431 for a URL and headers past its limit: send the operation in a POST body).",
+  NOT_FOUND:
+    'Nothing is served at this path for this request: a status page webhook (`POST /webhooks/statuspage/<slug>/<token>`) whose page is not configured, has no `webhookToken`, or whose token is wrong or missing (404, the same for each, and nothing is fetched).',
+  METHOD_NOT_ALLOWED:
+    'The path is served for other HTTP methods only (405, with `Allow`): a status page webhook takes POST.',
   PERSISTED_QUERY_NOT_FOUND:
     'The `documentId` (or APQ `sha256Hash`) names no persisted document: use an id of persisted-documents.json, or (APQ) send the query with its hash to register it.',
   PERSISTED_DOCUMENT_REQUIRED:
     'The gateway runs persisted documents only (`PERSISTED_DOCUMENTS_ONLY`): send the `documentId` of a document in its manifest.',
   CSRF_BLOCKED:
     'A POST a browser could send cross-site without a preflight (a form, `text/plain`); send JSON with `Content-Type: application/json`.',
-  PAYLOAD_TOO_LARGE: 'The request body is larger than `MAX_BODY_BYTES`.',
+  PAYLOAD_TOO_LARGE:
+    "The request body (a status page webhook's too) is larger than `MAX_BODY_BYTES`.",
   JSON_TOO_COMPLEX:
     'The request body, a GET `variables` or `extensions` parameter, or a WebSocket message holds more JSON values than `MAX_JSON_VALUES`, or nests objects and arrays deeper than `MAX_JSON_DEPTH`; `extensions.limit` names which. Refused with 413 before it was parsed (a WebSocket is closed with 4400). A real input, even megabytes of sources, is far from both: its sources are long strings.',
   REQUEST_TIMEOUT: 'The request, its headers or its body, did not arrive in time.',

@@ -6,22 +6,25 @@ import type { Answers } from './answers.js';
 import { askYoga, type GatewayYoga } from './gateway-yoga.js';
 import { requestIdOf } from './request-id.js';
 import type { CachedHandler } from './response-cache/cached-handler.js';
+import type { StatuspageWebhooks } from './webhooks.js';
 
 export interface FrontDoorOptions {
   readonly yoga: GatewayYoga;
   readonly responseCache: CachedHandler;
+  /** Status pages' webhooks (`POST /webhooks/statuspage/…`), never Yoga's. */
+  readonly webhooks: StatuspageWebhooks;
   readonly answers: Answers;
   readonly tracing: Tracing | undefined;
 }
 
 /**
  * The gateway's front door, the node:http listener production serves and the tests call: it opens
- * the request's scope (its id, arrival time and trace, see `RequestScope`), then a request the
- * response cache accepts goes to it, everything else to Yoga, in the scope. Every answer, whoever
- * makes it, goes out through `Answers`.
+ * the request's scope (its id, arrival time and trace, see `RequestScope`), then a status page's
+ * webhook goes to `webhooks`, a request the response cache accepts to it, everything else to Yoga,
+ * in the scope. Every answer, whoever makes it, goes out through `Answers`.
  */
 export function createFrontDoor(options: FrontDoorOptions): RequestListener {
-  const { yoga, responseCache, answers, tracing } = options;
+  const { yoga, responseCache, webhooks, answers, tracing } = options;
   // The last Host header found valid: clients send the same one request after request.
   let validHost: string | undefined;
   return (req, res) => {
@@ -62,6 +65,10 @@ export function createFrontDoor(options: FrontDoorOptions): RequestListener {
         );
         return;
       }
+    }
+    if (webhooks.accepts(req)) {
+      runInRequestScope(scope, () => webhooks.handle(req, res, scope));
+      return;
     }
     // The cache holds the scope itself (a hit needs nothing else, and entering AsyncLocalStorage
     // is a measurable share of a hit) and puts a miss back in it before Yoga runs.

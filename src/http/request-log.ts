@@ -17,7 +17,8 @@ const HEALTH_PROBES = new Set(['/health', '/readiness']);
  * and every other answer alike: its id, route, status and time, the operation it ran, the code of the
  * first error its answer carries (every 4xx has one) and the result type of fields that answer a
  * union of outcomes (`results: { verifyContract: 'UpstreamUnavailableError' }`). The line never
- * holds the query string, the body or headers, which may carry secrets.
+ * holds the query string, the body or headers, which may carry secrets, nor a webhook's token: its
+ * path is the one `requestPath` makes, `/webhooks/statuspage/<slug>/redacted`.
  */
 export function createRequestLog(
   logger: Logger,

@@ -5,6 +5,7 @@ import { CloseCode, handleProtocols } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type RawRefusal, rawRefusal, shuttingDown } from '../errors/refusal.js';
 import type { JsonBudget } from '../json-budget.js';
+import { requestPath } from '../observability/route.js';
 import { ClientCounts } from '../subscriptions/client-counts.js';
 import { clientAddressOf } from './client-address.js';
 import { fetchRequestOf } from './fetch-request.js';
@@ -179,7 +180,10 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
       socket.on('error', () => socket.destroy());
       const refuse = (refused: RawRefusal) => {
         const { status, error } = refused;
-        logger.info({ requestId, path: req.url, status, ...error.extensions }, 'websocket refused');
+        logger.info(
+          { requestId, path: requestPath(req.url), status, ...error.extensions },
+          'websocket refused',
+        );
         writeRawRefusal(socket, refused, requestId);
       };
       const host = req.headers.host;

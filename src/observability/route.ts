@@ -1,6 +1,16 @@
 /** The paths the gateway serves: the only values a `route` takes in metrics and span names. */
 const ROUTES = new Set(['/graphql', '/health', '/readiness', '/metrics', '/status']);
 
+/**
+ * Where a status page's webhooks are posted: `<prefix><slug>/<token>`, or `<prefix><slug>` with the
+ * token in a header. All of them are one route, whatever the slug.
+ */
+export const STATUSPAGE_WEBHOOKS = '/webhooks/statuspage/';
+const STATUSPAGE_WEBHOOKS_ROUTE = '/webhooks/statuspage';
+
+/** What stands for everything past a webhook's slug in a logged path: the token, a secret. */
+const REDACTED = '/redacted';
+
 /** Paths that orchestrators and scrapers poll: not traced, they would drown the traces. */
 const PROBES = new Set(['/health', '/readiness', '/metrics']);
 
@@ -13,13 +23,21 @@ export function routeOf(path: string | undefined): string {
   const bare = requestPath(path);
   if (ROUTES.has(bare)) return bare;
   // The status board's page and files are one route.
-  return bare.startsWith('/status/') ? '/status' : 'other';
+  if (bare.startsWith('/status/')) return '/status';
+  return bare.startsWith(STATUSPAGE_WEBHOOKS) ? STATUSPAGE_WEBHOOKS_ROUTE : 'other';
 }
 
-/** A request's path without its query: what a log line and a route are made from. */
+/**
+ * A request's path without its query, and without a webhook's token (anything past its slug, in
+ * whatever form the URL came): what a log line and a route are made from.
+ */
 export function requestPath(url = '/'): string {
   const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+  const path = query === -1 ? url : url.slice(0, query);
+  const webhook = path.indexOf(STATUSPAGE_WEBHOOKS);
+  if (webhook === -1) return path;
+  const afterSlug = path.indexOf('/', webhook + STATUSPAGE_WEBHOOKS.length);
+  return afterSlug === -1 ? path : `${path.slice(0, afterSlug)}${REDACTED}`;
 }
 
 /** Whether a route is a health probe or a scrape. */
