@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { eventually, sleep } from '../helpers/eventually.js';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { type PageEntry, statusPagesFile } from '../helpers/status-pages-file.js';
 import { subscribeSse } from '../helpers/subscriptions.js';
@@ -16,6 +16,7 @@ import { subscribeSse } from '../helpers/subscriptions.js';
 const MINUTE_MS = 60_000;
 const TOKEN = 'f3b8c1d2e4a5968778695a4b3c2d1e0f0e1d2c3b4a5968778695a4b3c2d1e0f';
 const GAMMA_TOKEN = '0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9';
+const DELTA_TOKEN = 'e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8';
 const SUMMARY = (slug: string) => `/status/${slug}/api/v2/summary.json`;
 const WEBHOOK = (slug: string, token?: string) =>
   `/webhooks/statuspage/${slug}${token === undefined ? '' : `/${token}`}`;
@@ -71,6 +72,8 @@ describe('Statuspage webhooks', () => {
       // A page without a token has no webhook.
       { slug: 'beta', baseUrl: '' },
       { slug: 'gamma', baseUrl: '', webhookToken: GAMMA_TOKEN },
+      // Never read: its webhooks fetch nothing, and only time them.
+      { slug: 'delta', baseUrl: '', webhookToken: DELTA_TOKEN },
     ];
     harness = await startHarness({
       simulator: {
@@ -174,14 +177,23 @@ describe('Statuspage webhooks', () => {
   it('costs a page at most two fetches for a burst of webhooks', async () => {
     await read('gamma');
     const before = harness.simulator.requestCount(SUMMARY('gamma'));
+    const refetches = (slug: string) =>
+      harness.logs.filter(
+        (line) => line.msg === 'status page refetched for its webhook' && line.slug === slug,
+      ).length;
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => post(WEBHOOK('gamma', GAMMA_TOKEN))),
     );
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 202));
     // One at once, and one for those that came after it started, when its second is over.
     await eventually(() => harness.simulator.requestCount(SUMMARY('gamma')) === before + 2);
-    // Another second: nothing more was due.
-    await sleep(1_200);
+    // The witness: delta's second webhook is refetched when a second that began after gamma's
+    // last one is over, so a third of gamma's, had one been due, would have started before it.
+    for (let i = 0; i < 2; i++) {
+      expect((await post(WEBHOOK('delta', DELTA_TOKEN))).status).toBe(202);
+    }
+    await eventually(() => refetches('delta') === 2);
+    expect(refetches('gamma')).toBe(2);
     expect(harness.simulator.requestCount(SUMMARY('gamma'))).toBe(before + 2);
   });
 
@@ -214,7 +226,9 @@ describe('Statuspage webhooks', () => {
     const lines = harness.rawLogs.filter((line) => line.includes('/webhooks/statuspage/'));
     expect(lines.length).toBeGreaterThan(50);
     expect(harness.rawLogs.filter((line) => line.includes(TOKEN.slice(0, 32)))).toEqual([]);
-    expect(harness.rawLogs.filter((line) => line.includes(GAMMA_TOKEN.slice(0, 32)))).toEqual([]);
+    for (const token of [GAMMA_TOKEN, DELTA_TOKEN]) {
+      expect(harness.rawLogs.filter((line) => line.includes(token.slice(0, 32)))).toEqual([]);
+    }
     expect(harness.logs).toContainEqual(
       expect.objectContaining({
         msg: 'request',
