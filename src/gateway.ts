@@ -150,6 +150,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
         cacheability,
         maxEntityRepresentations: config.limits.maxEntityRepresentations,
         maxPagesPerOperation: config.limits.maxPagesPerOperation,
+        overviewDeadlineMs: config.statusFeed.overviewDeadlineMs,
         clientAddress,
         clientQuota,
         verificationsTaken: paidUploads.has(request) ? 1 : 0,

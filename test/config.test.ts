@@ -52,6 +52,7 @@ describe('loadConfig', () => {
             name: undefined,
             chains: [],
             versionPattern: undefined,
+            tags: [],
           },
         ],
         cacheTtlMs: 10_000,
@@ -60,6 +61,7 @@ describe('loadConfig', () => {
         maxBytes: Math.floor(getHeapStatistics().heap_size_limit / 5),
         idleMs: 300_000,
         fetchesPerHost: 4,
+        overviewDeadlineMs: 1_000,
         upstream: UPSTREAM_DEFAULTS,
       },
       verification: {

@@ -87,6 +87,16 @@ const StatusPage = z.strictObject({
     .default([]),
   versionPattern: versionPattern.optional(),
   webhookToken: webhookToken.optional(),
+  tags: z
+    .array(
+      z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+        error:
+          'must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit',
+      }),
+    )
+    .max(20)
+    .default([])
+    .transform((tags) => [...new Set(tags)]),
 });
 
 /** `STATUS_PAGES_FILE`: the path of a YAML (or JSON) file, read and checked as it is parsed. */
@@ -141,7 +151,7 @@ export const StatusFeed = z
     pages: env('STATUS_PAGES_FILE', pagesFile, {
       unset: 'one page from `STATUS_BASE_URL`, slug `default`',
       description:
-        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, chains?: [{ chainId, components: [component ids] }], versionPattern?, webhookToken? }]`. See README.md. A page costs nothing until it is asked for. `webhookToken` (at least 32 URL-safe characters, random: `openssl rand -hex 32`) opens `POST /webhooks/statuspage/<slug>/<token>` for that page: its Statuspage webhook makes it refetch at once (docs/operations.md).',
+        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, tags?: [tag], chains?: [{ chainId, components: [component ids] }], versionPattern?, webhookToken? }]`; a tag is written like a slug, at most 20 a page. See README.md. A page costs nothing until it is asked for. `webhookToken` (at least 32 URL-safe characters, random: `openssl rand -hex 32`) opens `POST /webhooks/statuspage/<slug>/<token>` for that page: its Statuspage webhook makes it refetch at once (docs/operations.md).',
     }),
     cacheTtlMs: env('STATUS_CACHE_TTL_MS', wholeNumber(0), {
       default: '10000',
@@ -167,6 +177,11 @@ export const StatusFeed = z
       unset: '`STATUS_MAX_STALE_MS`, at least `STATUS_CACHE_TTL_MS`',
       description:
         'How long a page no subscription follows is kept after it was last asked for: then its snapshots, upstream client and poller are let go (its circuit stays). Past `STATUS_MAX_STALE_MS` its snapshots could no longer stand in for a failing feed anyway.',
+    }),
+    overviewDeadlineMs: env('STATUS_OVERVIEW_DEADLINE_MS', wholeNumber(1), {
+      default: '1000',
+      description:
+        "How long a list or an overview of pages (`statusPages`, `pages`, `statusOverview`, `incidents`) waits for any one page's feed: a page that has not answered by then is shown with its last known state (`reachable: false`, `stale: true`), or, never having answered, left out with an error naming it (`StatusOverview.unreachablePages` lists both). Its fetch goes on in the background, for the next reader: a page that never answers costs its `STATUS_TIMEOUT_MS` there, never in a client's answer.",
     }),
     fetchesPerHost: env('STATUS_FETCHES_PER_HOST', wholeNumber(1), {
       default: '4',
@@ -202,7 +217,12 @@ export const StatusFeed = z
     { when: () => true },
   )
   .transform(({ baseUrl = '', pages, pollIntervalMs, maxBytes, idleMs, ...feed }) => {
-    const only: z.output<typeof StatusPage> = { slug: DEFAULT_PAGE_SLUG, baseUrl, chains: [] };
+    const only: z.output<typeof StatusPage> = {
+      slug: DEFAULT_PAGE_SLUG,
+      baseUrl,
+      chains: [],
+      tags: [],
+    };
     return {
       ...feed,
       pages: pages ?? [only],

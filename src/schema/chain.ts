@@ -5,8 +5,12 @@ import { ComponentRef, ComponentStatusEnum } from './component.js';
 import { type GatewayContext, reportedBeside } from './context.js';
 import { PageRef } from './page-ref.js';
 import { chainPages } from './page-slugs.js';
+import { configurationOnly, readsItsPages } from './plugins/page-budget.js';
 
 const ChainRef = builder.objectRef<Chain>('Chain').implement({
+  // Its fields answer from the verification service and the configuration, but those that read
+  // its page's feed.
+  readsPages: configurationOnly,
   description: 'A chain the verification service can verify contracts on.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Decimal chain id, e.g. `1`; pass it as `chainId`.' }),
@@ -16,7 +20,6 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
         "Whether `verifyContract` can fetch sources from the chain's block explorer. When false, the chain is supported but not through an explorer.",
     }),
     statusPage: t.field({
-      readsPages: chainPages,
       type: PageRef,
       nullable: true,
       description:
@@ -24,7 +27,7 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
       resolve: (chain, _args, { statusPages }) => statusPages.registry.chain(chain.id) ?? null,
     }),
     status: t.field({
-      readsPages: chainPages,
+      readsPages: readsItsPages,
       type: ComponentStatusEnum,
       nullable: true,
       description:
@@ -35,7 +38,7 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
           .sort((a, b) => COMPONENT_STATUS_SEVERITY[b] - COMPONENT_STATUS_SEVERITY[a])[0] ?? null,
     }),
     components: t.field({
-      readsPages: chainPages,
+      readsPages: readsItsPages,
       type: [ComponentRef],
       description:
         "The components that stand for the chain on its status page, in the configuration's order; empty when no page is mapped to it, or (with an error beside it) while the page cannot be read.",
@@ -43,7 +46,7 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
         (await componentsOf(chain, context).catch(reportedBeside(context, info.path))) ?? [],
     }),
     softwareVersion: t.string({
-      readsPages: chainPages,
+      readsPages: readsItsPages,
       nullable: true,
       description:
         "The software version the chain's components carry in their names (the first that has one), by its page's `versionPattern`; null without one.",
@@ -64,6 +67,7 @@ async function componentsOf(chain: Chain, { statusPages }: GatewayContext) {
 
 builder.objectField(PageRef, 'chains', (t) =>
   t.field({
+    readsPages: configurationOnly,
     type: [ChainRef],
     description:
       "The supported chains (`supportedChains`) the page stands for, as the gateway configuration maps them, in its order. Empty, with an error beside it, when the verification service's chain list cannot be read.",
@@ -81,6 +85,7 @@ builder.objectField(PageRef, 'chains', (t) =>
 
 builder.queryField('supportedChains', (t) =>
   t.field({
+    readsPages: chainPages,
     type: [ChainRef],
     description:
       'The chains the verification service verifies contracts on. Empty, with an error beside it, when the service has no chain list; `verifyContract` then leaves the check to the service.',

@@ -5,7 +5,7 @@ import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
 import type { StatusPagesLoaders } from './context.js';
 import { PageRef } from './page-ref.js';
-import { FOLLOWED_SLUGS, namedPages, pageSlugsOf } from './page-slugs.js';
+import { FOLLOWED_SLUGS, namedPages, pageSlugsOf, TAGS_ARGUMENT } from './page-slugs.js';
 
 /** Component ids one `componentStatusChanged` may name: a page has tens, a large one hundreds. */
 const MAX_IDS = 500;
@@ -63,10 +63,11 @@ builder.subscriptionField('componentStatusChanged', (t) =>
         description: `Only these components, and the children of the groups among them (at most ${MAX_IDS}). Omit for every component.`,
       }),
       slugs: t.arg.stringList(FOLLOWED_SLUGS),
+      tags: t.arg.stringList(TAGS_ARGUMENT),
     },
-    readsPages: namedPages('default'),
-    subscribe: async (_root, { ids, slugs }, { openSubscription, statusPages }) => {
-      const pages = pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' });
+    readsPages: namedPages('default', { readsThem: true }),
+    subscribe: async (_root, { ids, slugs, tags }, { openSubscription, statusPages }) => {
+      const pages = pageSlugsOf({ slugs, tags }, statusPages.registry, { whenNone: 'default' });
       const wanted = ids ? await checkedIds(ids.map(String), pages, statusPages) : undefined;
       return openSubscription({
         field: 'componentStatusChanged',

@@ -1,8 +1,9 @@
 import DataLoader from 'dataloader';
 import { GraphQLError, responsePathAsArray } from 'graphql';
 import type { Path } from 'graphql/jsutils/Path.js';
-import type { Component, Incident, Maintenance } from '../core/status/model.js';
+import type { Component, Incident, Maintenance, StatusSummary } from '../core/status/model.js';
 import { UpstreamError } from '../errors/upstream-error.js';
+import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import type { ChangeStream } from '../subscriptions/change-stream.js';
 import type {
   Subscriber,
@@ -10,7 +11,7 @@ import type {
   SubscriptionRequest,
 } from '../subscriptions/subscription-registry.js';
 import type { Snapshot } from '../upstreams/snapshot-cache.js';
-import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
+import { type StatusFeed, SUMMARY_PATH } from '../upstreams/status-feed/status-feed.js';
 import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import type { ClientQuota } from '../upstreams/verification/client-quota.js';
 import type { Contract } from '../upstreams/verification/model.js';
@@ -54,6 +55,8 @@ export interface GatewayContext {
 export interface StatusPagesLoaders {
   /** The configuration: slugs, order, chains. */
   readonly registry: Pick<StatusPages, 'configs' | 'defaultSlug' | 'has' | 'config' | 'chain'>;
+  /** How long a list or an overview waits for any one page (`STATUS_OVERVIEW_DEADLINE_MS`). */
+  readonly deadlineMs: number;
   /**
    * Page `slug`'s loaders (the default page's without one), made once per operation and page;
    * `BAD_USER_INPUT` for a slug nobody configured.
@@ -70,6 +73,8 @@ export interface ContextSources {
   readonly maxEntityRepresentations: number;
   /** Pages one operation may read (`MAX_PAGES_PER_OPERATION`). */
   readonly maxPagesPerOperation: number;
+  /** How long a list or an overview waits for any one page (`STATUS_OVERVIEW_DEADLINE_MS`). */
+  readonly overviewDeadlineMs: number;
   /** Where the request comes from (see `clientAddressOf`). */
   readonly clientAddress: string;
   readonly clientQuota: ClientQuota;
@@ -101,6 +106,7 @@ export function createContext(sources: ContextSources): GatewayContext {
     // loaders of the moment.
     statusPages: {
       registry,
+      deadlineMs: sources.overviewDeadlineMs,
       of: (slug = registry.defaultSlug) => {
         let page = loaders.get(slug);
         if (!page) {
@@ -186,13 +192,38 @@ function createStatusFeedLoaders(
     cacheability?.snapshotRead(snapshot);
     return snapshot;
   };
-  const summary = once(() => feed.summary(requestId).then(record));
+  let summaryRead: Promise<Snapshot<StatusSummary>> | undefined;
+  const summary = () => (summaryRead ??= feed.summary(requestId).then(record));
+  /**
+   * The summary as a list of pages reads it, waiting at most `deadlineMs`: past it, the last good
+   * summary marked stale, or, with none, an `UpstreamUnavailableError`. The read goes on for the
+   * next reader; the page's other fields answer from what this gave. An answer built from it is
+   * never cached: it lacks what the page would have said.
+   */
+  const summaryWithin = (deadlineMs: number) => {
+    const lastKnown = () => {
+      cacheability?.markUncacheable();
+      const last = feed.lastSummary();
+      if (last) return { ...last, stale: true };
+      throw new UpstreamUnavailableError(
+        { upstream: feed.name, method: 'GET', path: SUMMARY_PATH },
+        `no answer within ${deadlineMs} ms`,
+      );
+    };
+    summaryRead = within(summary(), deadlineMs, lastKnown).then((snapshot) => {
+      // Served while it is refetched: past the deadline, the refetch has not answered in time.
+      const since = feed.summaryRefreshingSince();
+      return since !== undefined && Date.now() - since > deadlineMs ? lastKnown() : snapshot;
+    });
+    return summaryRead;
+  };
   const upcoming = once(() => feed.upcoming(requestId).then(record));
   const incidentHistory = once(() => feed.incidentHistory(requestId).then(record));
   const maintenanceHistory = once(() => feed.maintenanceHistory(requestId).then(record));
 
   return {
     summary,
+    summaryWithin,
     upcoming,
     incidentHistory,
     maintenanceHistory,
@@ -245,6 +276,25 @@ async function lookUp<Value>(
     }
   }
   return found.map((value) => value ?? failure ?? null);
+}
+
+/**
+ * `read`, or what `fallback` makes of it when it has not settled within `ms`; a read that settles
+ * later is left to whoever reads it next (its failure is handled there).
+ */
+function within<Value>(read: Promise<Value>, ms: number, fallback: () => Value): Promise<Value> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Value>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(fallback());
+      } catch (error) {
+        reject(error);
+      }
+    }, ms);
+  });
+  read.catch(() => {});
+  return Promise.race([read, late]).finally(() => clearTimeout(timer));
 }
 
 /** Calls `load` on first use only; later calls get the same promise. */

@@ -8,6 +8,7 @@ import {
 } from '../upstreams/verification/verification-service.js';
 import { builder } from './builder.js';
 import { ContractRef } from './contract.js';
+import { type PageInfo, PageInfoRef } from './page-info.js';
 
 /*
  * Lookups of many contracts at once: of one chain by address, of one address on every chain, and
@@ -27,30 +28,6 @@ interface ContractConnection {
   readonly edges: readonly ContractEdge[];
   readonly pageInfo: PageInfo;
 }
-
-interface PageInfo {
-  readonly hasNextPage: boolean;
-  readonly hasPreviousPage: boolean;
-  readonly startCursor: string | null;
-  readonly endCursor: string | null;
-}
-
-const PageInfoRef = builder.objectRef<PageInfo>('PageInfo').implement({
-  description: 'Where a page of a connection is (Relay cursor connections).',
-  fields: (t) => ({
-    hasNextPage: t.exposeBoolean('hasNextPage', {
-      description: 'Whether more items follow: ask again with `after: endCursor`.',
-    }),
-    hasPreviousPage: t.exposeBoolean('hasPreviousPage', {
-      description: 'Whether items come before this page (it was asked for `after` a cursor).',
-    }),
-    startCursor: t.exposeString('startCursor', { nullable: true }),
-    endCursor: t.exposeString('endCursor', {
-      nullable: true,
-      description: 'The cursor of the last item: pass it as `after` for the next page.',
-    }),
-  }),
-});
 
 const ContractEdgeRef = builder.objectRef<ContractEdge>('ContractEdge').implement({
   description: 'A verified contract of a page, with its cursor.',

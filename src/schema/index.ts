@@ -1,6 +1,6 @@
 import { builder } from './builder.js';
 import { guardEntityRepresentations } from './entity-representations.js';
-import { declarePagesRead, type PageDirectory } from './plugins/page-budget.js';
+import { declarePagesRead } from './plugins/page-budget.js';
 import './chain.js';
 import './component.js';
 import './component-status-change.js';
@@ -11,6 +11,7 @@ import './incident.js';
 import './status-event-change.js';
 import './maintenance.js';
 import './page.js';
+import './page-connection.js';
 import './status-event.js';
 import './status-overview.js';
 import './verification.js';
@@ -36,15 +37,20 @@ export const schema = guardEntityRepresentations(
 /** The types whose representations name a page: `slug` (a Page), or `page { slug }`. */
 const PAGE_ENTITIES = new Set(['Page', 'Component', 'Incident', 'Maintenance']);
 
-// `_entities` reads the pages its representations name; one without a slug, the default page.
-declarePagesRead(
-  schema.getQueryType()?.getFields()._entities,
-  ({ representations }, pages: PageDirectory) =>
-    (Array.isArray(representations) ? representations : []).flatMap((representation: unknown) => {
-      if (typeof representation !== 'object' || representation === null) return [];
-      const { __typename, slug, page } = representation as Record<string, unknown>;
-      if (typeof __typename !== 'string' || !PAGE_ENTITIES.has(__typename)) return [];
-      const named = __typename === 'Page' ? slug : (page as { slug?: unknown } | null)?.slug;
-      return [typeof named === 'string' ? named : pages.defaultSlug];
-    }),
-);
+// `_entities` is about the pages its representations name (one without a slug, the default page).
+// A page, by slug, is resolved from the configuration; by `id`, and every other entity, from the
+// page's summary.
+declarePagesRead(schema.getQueryType()?.getFields()._entities, ({ representations }, pages) => {
+  const scope: string[] = [];
+  const reads: string[] = [];
+  for (const representation of Array.isArray(representations) ? representations : []) {
+    if (typeof representation !== 'object' || representation === null) continue;
+    const { __typename, slug, page } = representation as Record<string, unknown>;
+    if (typeof __typename !== 'string' || !PAGE_ENTITIES.has(__typename)) continue;
+    const named = __typename === 'Page' ? slug : (page as { slug?: unknown } | null)?.slug;
+    const pageSlug = typeof named === 'string' ? named : pages.defaultSlug;
+    scope.push(pageSlug);
+    if (__typename !== 'Page' || typeof slug !== 'string') reads.push(pageSlug);
+  }
+  return { scope, reads };
+});

@@ -1,60 +1,109 @@
 import { InvalidInputError } from '../errors/invalid-input-error.js';
-import type { StatusPagesLoaders } from './context.js';
-import type { PageDirectory } from './plugins/page-budget.js';
+import type { PageDirectory, ReadsPages } from './plugins/page-budget.js';
+
+/** The arguments that name pages: by slug, by tag, or both (a page either names is taken). */
+export interface PageSelection {
+  readonly slugs?: readonly string[] | null | undefined;
+  readonly tags?: readonly string[] | null | undefined;
+}
+
+/** A field's `slugs` argument. */
+export const SLUGS_ARGUMENT = {
+  required: false,
+  description:
+    "The pages' slugs. With `tags`, the pages either names; without either, every configured page.",
+} as const;
+
+/** A field's `tags` argument. */
+export const TAGS_ARGUMENT = {
+  required: false,
+  description: 'The pages carrying any of these tags (`Page.tags`), beside those `slugs` names.',
+} as const;
 
 /** A subscription's `slugs` argument. */
 export const FOLLOWED_SLUGS = {
   required: false,
   description:
-    "The pages to follow: with the operation's other fields, at most `MAX_PAGES_PER_OPERATION` pages (50 unless configured). Omit for the default page.",
+    "The pages to follow (with `tags`, the pages either names): with the operation's other fields, at most `MAX_PAGES_PER_OPERATION` pages (50 unless configured). Omit both for the default page.",
 } as const;
 
-/** What a field with a `slug` argument reads (`readsPages`): that page, or the default one. */
-export const namedPage = (
-  { slug }: { readonly slug?: string | null | undefined },
+/**
+ * The pages `selection` names, in configuration order, as they are configured now; without slugs
+ * or tags, every configured page (`all`) or the default page (`default`). Slugs and tags nobody
+ * configured name nothing: `pageSlugsOf` refuses them.
+ */
+export function selectedPages(
+  { slugs, tags }: PageSelection,
   pages: PageDirectory,
-): string[] => [slug ?? pages.defaultSlug];
+  whenNone: 'all' | 'default',
+): string[] {
+  if (!slugs && !tags) {
+    return whenNone === 'default' ? [pages.defaultSlug] : pages.configs.map((page) => page.slug);
+  }
+  const named = new Set(slugs);
+  const tagged = new Set(tags);
+  return pages.configs
+    .filter((page) => named.has(page.slug) || page.tags.some((tag) => tagged.has(tag)))
+    .map((page) => page.slug);
+}
 
 /**
- * What a field with a `slugs` argument reads (`readsPages`): the pages named, or without any,
- * every configured page (`all`) or the default page alone (as `pageSlugsOf` reads them).
+ * The pages a field's `slug`/`slugs`/`tags` name are its scope (`readsPages`); `reads` says
+ * whether the field itself reads their feeds (a page read first) or leaves that to what is selected
+ * below it.
  */
+export const namedPage: ReadsPages<{ readonly slug?: string | null | undefined }> = (
+  { slug },
+  pages,
+) => ({ scope: [slug ?? pages.defaultSlug] });
+
+/** The pages `slugs` and `tags` name, their feeds read by what is selected of them. */
 export const namedPages =
-  (whenNone: 'all' | 'default') =>
-  ({ slugs }: { readonly slugs?: readonly string[] | null | undefined }, pages: PageDirectory) =>
-    slugs ?? (whenNone === 'all' ? pages.configs.map((page) => page.slug) : [pages.defaultSlug]);
+  (whenNone: 'all' | 'default', { readsThem = false } = {}): ReadsPages<PageSelection> =>
+  (selection, pages) => {
+    const scope = selectedPages(selection, pages, whenNone);
+    return readsThem ? { scope } : { scope, reads: [] };
+  };
 
 /**
- * What a chain's status fields read (`readsPages`): a chain's page comes from the configuration
- * once the verification service has listed the chain, so every page some chain is mapped to.
+ * What `supportedChains` is about: a chain's page comes from the configuration once the
+ * verification service has listed the chain, so every page some chain is mapped to.
  */
-export const chainPages = (_args: unknown, pages: PageDirectory): string[] =>
-  pages.configs.filter((page) => page.chains.length > 0).map((page) => page.slug);
+export const chainPages: ReadsPages<unknown> = (_args, pages) => ({
+  scope: pages.configs.filter((page) => page.chains.length > 0).map((page) => page.slug),
+  reads: [],
+});
 
 /**
- * The slugs a field was given, checked before anything is read: each configured, repeats once, in
- * configuration order. Without any, every configured page (`all`), or the default page alone. How
- * many pages an operation reads is bounded for the whole operation (`usePageBudget`).
+ * The pages a field was given, checked before anything is read: each slug and tag configured, in
+ * configuration order, each page once; without any, `whenNone`. How many pages an operation reads
+ * is bounded for the whole operation (`usePageBudget`).
  */
 export function pageSlugsOf(
-  slugs: readonly string[] | null | undefined,
-  registry: StatusPagesLoaders['registry'],
+  selection: PageSelection,
+  pages: PageDirectory,
   { whenNone }: { readonly whenNone: 'all' | 'default' },
 ): string[] {
-  if (slugs === null || slugs === undefined) {
-    if (whenNone === 'default') return [registry.defaultSlug];
-    return registry.configs.map((page) => page.slug);
-  }
-  const unknown = slugs.filter((slug) => !registry.has(slug));
-  if (unknown.length > 0) {
+  const unknownSlugs = (selection.slugs ?? []).filter((slug) => !pages.has(slug));
+  if (unknownSlugs.length > 0) {
     throw new InvalidInputError(
       'slugs',
-      `No status page has the slug ${unknown
-        .slice(0, 5)
-        .map((slug) => JSON.stringify(slug.slice(0, 64)))
-        .join(', ')}: ask statusPages for the configured ones.`,
+      `No status page has the slug ${quoted(unknownSlugs)}: \`pages\` lists the configured ones.`,
     );
   }
-  const wanted = new Set(slugs);
-  return registry.configs.filter((page) => wanted.has(page.slug)).map((page) => page.slug);
+  const known = new Set(pages.configs.flatMap((page) => page.tags));
+  const unknownTags = (selection.tags ?? []).filter((tag) => !known.has(tag));
+  if (unknownTags.length > 0) {
+    throw new InvalidInputError(
+      'tags',
+      `No status page has the tag ${quoted(unknownTags)}: \`pages\` lists the pages with their tags.`,
+    );
+  }
+  return selectedPages(selection, pages, whenNone);
 }
+
+const quoted = (values: readonly string[]) =>
+  values
+    .slice(0, 5)
+    .map((value) => JSON.stringify(value.slice(0, 64)))
+    .join(', ');

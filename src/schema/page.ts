@@ -1,7 +1,8 @@
-import type { Path } from 'graphql/jsutils/Path.js';
+import type { GraphQLResolveInfo } from 'graphql';
 import { pageSlugOf } from '../core/status/change-event.js';
-import type { PageStatus } from '../core/status/model.js';
+import type { PageStatus, StatusSummary } from '../core/status/model.js';
 import { changeOf } from '../subscriptions/subscription-registry.js';
+import type { Snapshot } from '../upstreams/snapshot-cache.js';
 import { FEED_DOCUMENTS } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
@@ -9,7 +10,16 @@ import { type GatewayContext, reportedBeside } from './context.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { PageRef, type PageSource, summaryOf } from './page-ref.js';
-import { FOLLOWED_SLUGS, namedPage, namedPages, pageSlugsOf } from './page-slugs.js';
+import {
+  FOLLOWED_SLUGS,
+  namedPage,
+  namedPages,
+  type PageSelection,
+  pageSlugsOf,
+  SLUGS_ARGUMENT,
+  TAGS_ARGUMENT,
+} from './page-slugs.js';
+import { configurationOnly, pagesReadBelow } from './plugins/page-budget.js';
 
 export const StatusIndicatorEnum = builder.enumType('StatusIndicator', {
   description: 'The overall state of the page, worst first: what the banner at the top shows.',
@@ -46,8 +56,38 @@ PageRef.implement({
     'A configured status page: its overall status, its components and what is going on with them.',
   fields: (t) => ({
     slug: t.exposeString('slug', {
+      readsPages: configurationOnly,
       description:
         'The slug the gateway configuration gives the page (`default` when it serves one page); pass it as `slug` or in `slugs`.',
+    }),
+    tags: t.stringList({
+      readsStatusSnapshots: true,
+      readsPages: configurationOnly,
+      description:
+        'The tags the gateway configuration gives the page (`STATUS_PAGES_FILE`), in its order: pass them as `tags` to list, sum up or follow the pages that carry them.',
+      resolve: (page, _args, context) => context.statusPages.registry.config(page.slug).tags,
+    }),
+    reachable: t.boolean({
+      readsStatusSnapshots: true,
+      description:
+        "Whether the page's feed answered: false while it fails, or when it did not answer a list or an overview within `STATUS_OVERVIEW_DEADLINE_MS`. The page then shows its last known state (`stale`, as of `lastSeenAt`).",
+      resolve: async (page, _args, context) =>
+        summaryOf(page, context).then(
+          (snapshot) => !snapshot.stale,
+          () => false,
+        ),
+    }),
+    lastSeenAt: t.field({
+      readsStatusSnapshots: true,
+      type: 'DateTime',
+      nullable: true,
+      description:
+        "When the gateway last got an answer from the page's feed: `fetchedAt` of what the page shows. Null when it never answered.",
+      resolve: async (page, _args, context) =>
+        summaryOf(page, context).then(
+          (snapshot) => snapshot.fetchedAt,
+          () => null,
+        ),
     }),
     id: t.id({
       readsStatusSnapshots: true,
@@ -56,11 +96,19 @@ PageRef.implement({
     }),
     name: t.string({
       readsStatusSnapshots: true,
+      // A configured name costs nothing; without one, the page's own is read from its feed.
+      readsPages: (_args, pages, scope) => ({
+        reads: scope.filter((slug) => pages.has(slug) && pages.config(slug).name === undefined),
+      }),
       description:
-        'Name of the status page, e.g. "Ledger Network Status": the `name` the gateway configuration gives it, else the one the page gives itself.',
+        'Name of the status page, e.g. "Ledger Network Status": the `name` the gateway configuration gives it, else the one the page gives itself (its `slug` while it has never answered).',
       resolve: async (page, _args, context) =>
         context.statusPages.registry.config(page.slug).name ??
-        (await summaryOf(page, context)).value.page.name,
+        summaryOf(page, context).then(
+          (snapshot) => snapshot.value.page.name,
+          // A page that never answered (`StatusOverview.unreachablePages`) has no name of its own.
+          () => page.slug,
+        ),
     }),
     url: t.field({
       readsStatusSnapshots: true,
@@ -215,39 +263,65 @@ builder.queryField('statusPages', (t) =>
     readsStatusSnapshots: true,
     readsPages: namedPages('all'),
     type: [PageRef],
-    description: `Every configured page (or those named), in configuration order; at most \`MAX_PAGES_PER_OPERATION\` pages across the operation (50 unless configured). A page whose feed cannot be read (and has no recent copy) is left out, with an error beside the data naming its \`slug\`: the others answer.`,
-    args: {
-      slugs: t.arg.stringList({
-        required: false,
-        description: "The pages' slugs. Omit for every configured page.",
-      }),
-    },
-    resolve: (_root, { slugs }, context, info) => readPages(slugs, context, info.path),
+    description:
+      "Every configured page (or those `slugs` and `tags` name), in configuration order. What their configuration answers (`slug`, `name`, `tags`, `chains`) costs nothing; the fields that read their feeds count them against `MAX_PAGES_PER_OPERATION` (50 unless configured) with the operation's other pages. Each page's feed is waited for at most `STATUS_OVERVIEW_DEADLINE_MS`: one that has not answered by then shows its last known state (`reachable: false`), and one that never answered is left out, with an error beside the data naming its `slug`.",
+    args: { slugs: t.arg.stringList(SLUGS_ARGUMENT), tags: t.arg.stringList(TAGS_ARGUMENT) },
+    resolve: async (_root, selection, context, info) =>
+      (await readPages(selection, context, info)).map(({ slug }) => ({ slug })),
   }),
 );
 
+/** A page of a list, as `readPages` read it: its summary, or why it has none. */
+export type ReadPage =
+  | { readonly slug: string; readonly read?: undefined; readonly failure?: undefined }
+  | { readonly slug: string; readonly read: Snapshot<StatusSummary>; readonly failure?: undefined }
+  | { readonly slug: string; readonly read?: undefined; readonly failure: unknown };
+
 /**
- * The pages a field's `slugs` names (every configured page without any) whose summary can be read
- * (the pages of one host share its request slots, `STATUS_FETCHES_PER_HOST`); their fields then answer from the operation's snapshots. A page that
- * fails is left out and reported beside the data (an error at `path` naming its slug): one page's
- * outage never takes the others' answer.
+ * The pages a list names, in configuration order. The summaries of those whose feeds what is
+ * selected of them reads are read first, all at once (the pages of one host share its request slots,
+ * `STATUS_FETCHES_PER_HOST`), waiting at most `STATUS_OVERVIEW_DEADLINE_MS` for any page: one
+ * that has not answered by then shows its last known state, and one that never answered is left
+ * out, reported beside the data (an error at the field naming its slug), so that one page's outage
+ * never takes or holds up the others' answer. When only their configuration is selected, nothing
+ * is read.
  */
 export async function readPages(
-  named: readonly string[] | null | undefined,
+  selection: PageSelection,
   context: Pick<GatewayContext, 'statusPages' | 'partialErrors'>,
-  path: Path,
-): Promise<PageSource[]> {
-  const slugs = pageSlugsOf(named, context.statusPages.registry, { whenNone: 'all' });
-  const failures = new Map<string, unknown>();
-  await Promise.all(
+  info: GraphQLResolveInfo,
+  { slugs = pageSlugsOf(selection, context.statusPages.registry, { whenNone: 'all' }) } = {},
+): Promise<ReadPage[]> {
+  const below = pagesReadBelow(info, context.statusPages.registry, slugs);
+  if (below.size === 0) return slugs.map((slug) => ({ slug }));
+  const read = new Map(
+    (await readSummaries([...below], context)).map((page) => [page.slug, page] as const),
+  );
+  const pages: ReadPage[] = [];
+  for (const slug of slugs) {
+    const page = read.get(slug) ?? { slug };
+    if (page.failure === undefined) pages.push(page);
+    else reportedBeside(context, info.path, { slug })(page.failure);
+  }
+  return pages;
+}
+
+/** Each page's summary, waiting at most `STATUS_OVERVIEW_DEADLINE_MS` for any (see `readPages`). */
+export function readSummaries(
+  slugs: readonly string[],
+  { statusPages }: Pick<GatewayContext, 'statusPages'>,
+): Promise<ReadPage[]> {
+  return Promise.all(
     slugs.map((slug) =>
-      summaryOf({ slug }, context).catch((error: unknown) => failures.set(slug, error)),
+      statusPages
+        .of(slug)
+        .summaryWithin(statusPages.deadlineMs)
+        .then(
+          (read) => ({ slug, read }),
+          (failure: unknown) => ({ slug, failure }),
+        ),
     ),
   );
-  for (const slug of slugs) {
-    if (failures.has(slug)) reportedBeside(context, path, { slug })(failures.get(slug));
-  }
-  return slugs.filter((slug) => !failures.has(slug)).map((slug) => ({ slug }));
 }
 
 builder.subscriptionField('statusPageChanged', (t) =>
@@ -255,12 +329,12 @@ builder.subscriptionField('statusPageChanged', (t) =>
     type: PageRef,
     description:
       'The whole page, once on subscribe and again each time anything on it changes: its banner, a component, an incident or maintenance, or the upcoming and past lists. Select what you show; every event reads the feed as it stands then. With several `slugs`, each page comes on its own (see `slug`).',
-    args: { slugs: t.arg.stringList(FOLLOWED_SLUGS) },
-    readsPages: namedPages('default'),
-    subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
+    args: { slugs: t.arg.stringList(FOLLOWED_SLUGS), tags: t.arg.stringList(TAGS_ARGUMENT) },
+    readsPages: namedPages('default', { readsThem: true }),
+    subscribe: (_root, selection, { openSubscription, statusPages }) =>
       openSubscription({
         field: 'statusPageChanged',
-        pages: pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' }),
+        pages: pageSlugsOf(selection, statusPages.registry, { whenNone: 'default' }),
         documents: FEED_DOCUMENTS,
         accept: (event) => event.type === 'page',
         startWithPage: true,

@@ -10,7 +10,7 @@ import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { PageRef } from './page-ref.js';
-import { FOLLOWED_SLUGS, namedPages, pageSlugsOf } from './page-slugs.js';
+import { FOLLOWED_SLUGS, namedPages, pageSlugsOf, TAGS_ARGUMENT } from './page-slugs.js';
 
 type StatusEventChange = IncidentChangeEvent | MaintenanceChangeEvent;
 
@@ -63,12 +63,12 @@ function defineChange<Type extends StatusEventChange['type']>(
     t.field({
       type: changeRef,
       description: options.description,
-      args: { slugs: t.arg.stringList(FOLLOWED_SLUGS) },
-      readsPages: namedPages('default'),
-      subscribe: (_root, { slugs }, { openSubscription, statusPages }) =>
+      args: { slugs: t.arg.stringList(FOLLOWED_SLUGS), tags: t.arg.stringList(TAGS_ARGUMENT) },
+      readsPages: namedPages('default', { readsThem: true }),
+      subscribe: (_root, { slugs, tags }, { openSubscription, statusPages }) =>
         openSubscription({
           field,
-          pages: pageSlugsOf(slugs, statusPages.registry, { whenNone: 'default' }),
+          pages: pageSlugsOf({ slugs, tags }, statusPages.registry, { whenNone: 'default' }),
           documents: options.documents,
           accept: (event) => event.type === type,
         }),

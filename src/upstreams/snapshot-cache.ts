@@ -109,6 +109,8 @@ export class SnapshotCache<Value> {
   /** `#current` marked stale, once a refetch has failed; cleared by the next good one. */
   #standIn: Snapshot<Value> | undefined;
   #refreshing: Promise<Snapshot<Value>> | undefined;
+  /** When `#refreshing` started (epoch ms). */
+  #refreshingSince = 0;
   #failure: { error: unknown; at: number } | undefined;
   /** `#current` once another replica has stored a newer snapshot: no longer current. */
   #superseded: Snapshot<Value> | undefined;
@@ -187,6 +189,14 @@ export class SnapshotCache<Value> {
   #revalidate(): void {
     // Past `maxStaleMs` (a check's clock may run a little behind this one) a read rejects.
     this.get().catch(() => {});
+  }
+
+  /**
+   * When the fetch under way started (epoch ms), `undefined` when none is: a reader served the last
+   * snapshot meanwhile can tell how long the upstream has kept it waiting.
+   */
+  get refreshingSince(): number | undefined {
+    return this.#refreshing ? this.#refreshingSince : undefined;
   }
 
   /** The last good snapshot, fresh or not, without fetching. */
@@ -283,6 +293,7 @@ export class SnapshotCache<Value> {
     const refreshing = this.#refresh(requestId, force).finally(() => {
       this.#refreshing = undefined;
     });
+    this.#refreshingSince = this.#now();
     // Readers served the last snapshot do not wait for this one; its failure is handled there.
     refreshing.catch(() => {});
     this.#refreshing = refreshing;

@@ -85,7 +85,7 @@ describe('the pages one operation reads', () => {
       statusOverview(slugs: $more) @skip(if: $skip) { indicator }
       component(id: "x", slug: $other) { id }
     }
-    fragment Fifty on Query { statusPages(slugs: $fifty) { slug } }`;
+    fragment Fifty on Query { statusPages(slugs: $fifty) { slug status { indicator } } }`;
     const variables = { fifty: window(200), other: 'p0999', more: window(100, 10) };
     const mixed = await harness.execute(query, { ...variables, skip: false });
     expect(mixed.body.errors).toEqual([expect.objectContaining(refusedForPages(61))]);

@@ -252,6 +252,8 @@ export function createStatusFeed(options: StatusFeedOptions) {
   });
 
   return {
+    /** What errors, logs and metrics call this feed. */
+    name: upstreamName,
     /** `GET /summary.json`: page, indicator, components, unresolved incidents, maintenances. */
     summary: (requestId?: string) => summary.get(requestId),
     /** `GET /scheduled-maintenances/upcoming.json`. */
@@ -260,6 +262,10 @@ export function createStatusFeed(options: StatusFeedOptions) {
     incidentHistory: (requestId?: string) => incidentHistory.get(requestId),
     /** `GET /scheduled-maintenances.json`: the 50 most recent maintenances. */
     maintenanceHistory: (requestId?: string) => maintenanceHistory.get(requestId),
+    /** The last good summary, fresh or not, without fetching: what a reader that cannot wait shows. */
+    lastSummary: () => summary.current,
+    /** When the summary's fetch under way started (epoch ms), if one is. */
+    summaryRefreshingSince: () => summary.refreshingSince,
     /**
      * A check that `snapshot` is still what the feed serves, fresh, without asking upstream (see
      * `SnapshotCache.currencyOf`); `undefined` when it is not now.
