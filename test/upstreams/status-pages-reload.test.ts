@@ -3,7 +3,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../simulator/src/server.js';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
-import { MAX_PAGES_FILE_BYTES } from '../../src/config/status-feed.js';
+import { MAX_PAGES_FILE_BYTES, readPagesFile } from '../../src/config/status-feed.js';
 import { eventually } from '../helpers/eventually.js';
 import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
@@ -296,7 +296,13 @@ describe('STATUS_PAGES_FILE read again by the production entry', () => {
     );
     const reloaded = () => gateway?.logged('status pages reloaded') ?? [];
     process.kill(gateway.pid, 'SIGHUP');
-    expect(await eventually(() => reloaded()[0])).toMatchObject({ trigger: 'SIGHUP', added: 0 });
+    expect(await eventually(() => reloaded()[0])).toMatchObject({
+      trigger: 'SIGHUP',
+      added: 0,
+      removed: 0,
+      changed: 0,
+      updated: 0,
+    });
 
     writeFileSync(file, JSON.stringify({ pages: [entry('alpha'), entry('beta')] }));
     expect(await eventually(() => reloaded()[1])).toMatchObject({ trigger: 'change', added: 1 });
@@ -322,5 +328,16 @@ describe('STATUS_PAGES_FILE read again by the production entry', () => {
     ]);
     const after = await gateway.execute<PageAnswer>(PAGE_QUERY, { slug: 'beta' });
     expect(after.body.data?.statusPage?.slug).toBe('beta');
+  });
+});
+
+describe('readPagesFile', () => {
+  it('reads JSON, and YAML whose flow style starts with a brace as JSON does', () => {
+    const json = statusPagesFile([{ slug: 'a', baseUrl: 'https://a.example.com/api/v2/' }]);
+    expect(readPagesFile(json).pages).toEqual([
+      { slug: 'a', baseUrl: 'https://a.example.com/api/v2', chains: [] },
+    ]);
+    writeFileSync(json, '{ pages: [{ slug: b, baseUrl: "https://b.example.com/api/v2" }] }');
+    expect(readPagesFile(json).pages?.map(({ slug }) => slug)).toEqual(['b']);
   });
 });
