@@ -114,18 +114,24 @@ export const MAX_PAGES_FILE_BYTES = 4 * 1024 * 1024;
 /**
  * The heap one byte of YAML takes while the `yaml` library parses it: its document and syntax tree
  * hold about 70 (a file of 10,000 pages, 2 MB, needed a heap of 150 to 160 MiB; 1 MB, 60 to 80
- * MiB), rounded up. JSON costs a few bytes a byte, and is parsed as JSON.
+ * MiB), rounded up.
  */
 const YAML_HEAP_PER_BYTE = 100;
 
-/** The share of the heap limit a YAML file's parse may take the heap to. */
-const YAML_HEAP_SHARE = 0.9;
+/**
+ * The heap one byte of JSON may take once parsed, at worst: 4 MiB of empty objects (`[{},{},…]`,
+ * 1.4 million of them) held 100 MiB, 24 a byte; a real file of pages, a few.
+ */
+const JSON_HEAP_PER_BYTE = 32;
+
+/** The share of the heap limit a file's parse may take the heap to. */
+const PARSE_HEAP_SHARE = 0.9;
 
 /**
  * Reads and checks the pages file `file`: the same rules at start and on every reload. Whatever is
  * wrong is returned, never thrown: a file that cannot be read (missing, not a regular file, larger
- * than `MAX_PAGES_FILE_BYTES`), text that is neither JSON nor YAML, a YAML file whose parse the
- * heap has no room for, or every problem of its pages, each with its path.
+ * than `MAX_PAGES_FILE_BYTES`), text that is neither JSON nor YAML, a file whose parse the heap
+ * has no room for, or every problem of its pages, each with its path.
  */
 export function readPagesFile(file: string): PagesFileRead {
   let text: string;
@@ -151,24 +157,29 @@ export const describeProblem = ({ path, message }: PagesFileProblem): string =>
 
 /**
  * JSON as JSON (a fraction of YAML's cost, and the file a script writes of thousands of pages),
- * anything else as YAML, admitted by the heap its parse would take.
+ * anything else as YAML, each admitted by the heap its parse may take at worst.
  */
 function parsePagesText(text: string): unknown {
+  const bytes = Buffer.byteLength(text);
   if (text.trimStart().startsWith('{')) {
+    admitParse('JSON', bytes * JSON_HEAP_PER_BYTE);
     try {
       return JSON.parse(text);
     } catch {
       // YAML's flow style starts with a brace too: `{ pages: [...] }`.
     }
   }
-  const cost = Buffer.byteLength(text) * YAML_HEAP_PER_BYTE;
-  const line = YAML_HEAP_SHARE * HEAP_LIMIT;
-  if (cost >= line || liveHeapBytes(line - cost) + cost > line) {
-    throw new Error(
-      `parsing it as YAML would take about ${Math.ceil(cost / 2 ** 20)} MiB of heap, more than is free: write it as JSON, or give node a larger heap`,
-    );
-  }
+  admitParse('YAML', bytes * YAML_HEAP_PER_BYTE);
   return parseYaml(text);
+}
+
+/** Throws when the heap has no room for `cost` more bytes below `PARSE_HEAP_SHARE` of its limit. */
+function admitParse(format: 'JSON' | 'YAML', cost: number): void {
+  const line = PARSE_HEAP_SHARE * HEAP_LIMIT;
+  if (cost < line && liveHeapBytes(line - cost) + cost <= line) return;
+  throw new Error(
+    `parsing it as ${format} would take about ${Math.ceil(cost / 2 ** 20)} MiB of heap, more than is free: ${format === 'YAML' ? 'write it as JSON, or ' : ''}give node a larger heap`,
+  );
 }
 
 /**
