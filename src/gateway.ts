@@ -1,6 +1,8 @@
 import { getHeapStatistics } from 'node:v8';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { describeProblem, readPagesFile } from './config/status-feed.js';
+import { watchFile } from './config/watch-file.js';
 import type { Config } from './config.js';
 import type { ChangeBus } from './core/status/change-bus.js';
 import { InMemoryChangeBus } from './core/status/in-memory-change-bus.js';
@@ -58,6 +60,9 @@ import { createVerificationService } from './upstreams/verification/verification
 
 const GRAPHQL_ENDPOINT = '/graphql';
 
+/** What one log line of a reload lists at most: problems, and the slugs of each kind of change. */
+const MAX_LOGGED_ITEMS = 100;
+
 const GRAPHIQL_OPTIONS: GraphiQLOptions = {
   title: 'Ledger status gateway',
   defaultQuery: PAGE_TREE_QUERY,
@@ -110,6 +115,67 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
     logger,
     metrics,
   });
+  /**
+   * Reads `STATUS_PAGES_FILE` again and serves its pages (`StatusPages.reconfigure`), ending the
+   * subscriptions of the pages it removed or whose feed it changed; a file with problems changes
+   * nothing, and each problem is logged with its path. Returns whether the pages were reloaded.
+   */
+  const reloadStatusPages = (trigger: 'change' | 'SIGHUP'): boolean => {
+    const file = config.statusFeed.pagesFile;
+    if (file === undefined) {
+      logger.info({ trigger }, 'no STATUS_PAGES_FILE to read again: the one status page stays');
+      return false;
+    }
+    const { pages, problems } = readPagesFile(file);
+    if (problems) {
+      logger.warn(
+        {
+          file,
+          trigger,
+          problems: problems.slice(0, MAX_LOGGED_ITEMS).map(describeProblem),
+          problemCount: problems.length,
+        },
+        'STATUS_PAGES_FILE has problems: the status pages stay as they were',
+      );
+      return false;
+    }
+    const change = statusPages.reconfigure(pages);
+    const ended =
+      subscriptions.endFollowing(change.removed, 'page-removed') +
+      subscriptions.endFollowing(change.changed, 'page-changed');
+    const listed = (slugs: readonly string[]) => slugs.slice(0, MAX_LOGGED_ITEMS);
+    logger.info(
+      {
+        file,
+        trigger,
+        pages: pages.length,
+        added: change.added.length,
+        removed: change.removed.length,
+        changed: change.changed.length,
+        updated: change.updated.length,
+        subscriptionsEnded: ended,
+        slugs: {
+          added: listed(change.added),
+          removed: listed(change.removed),
+          changed: listed(change.changed),
+          updated: listed(change.updated),
+        },
+      },
+      'status pages reloaded',
+    );
+    return true;
+  };
+  const pagesFile = config.statusFeed.pagesFile;
+  const pagesWatch =
+    pagesFile !== undefined
+      ? watchFile(pagesFile, () => reloadStatusPages('change'), {
+          onError: (error) =>
+            logger.warn(
+              { err: error, file: pagesFile },
+              'STATUS_PAGES_FILE is no longer watched for changes: SIGHUP reads it again',
+            ),
+        })
+      : undefined;
   const verification = createVerificationService({
     ...config.verification,
     logger,
@@ -302,8 +368,14 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
     upgrade: websockets.upgrade,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     quiesce,
+    /**
+     * Reads `STATUS_PAGES_FILE` again now (`main.ts` on SIGHUP; a change of the file does it by
+     * itself): whether its pages are served from now on (false when it has problems).
+     */
+    reloadStatusPages: () => reloadStatusPages('SIGHUP'),
     /** Stops the background work and completes open streams; close the HTTP server first. */
     close: async () => {
+      pagesWatch?.close();
       quiesce();
       subscriptions.close();
       webhookRefetches.close();

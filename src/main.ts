@@ -1,6 +1,6 @@
 /**
- * The production entry (the Dockerfile's command): reads the configuration, listens, and closes
- * the gateway on SIGTERM or SIGINT. It knows nothing of the simulator: `npm start` starts one
+ * The production entry (the Dockerfile's command): reads the configuration, listens, closes the
+ * gateway on SIGTERM or SIGINT, and reads STATUS_PAGES_FILE again on SIGHUP. It knows nothing of the simulator: `npm start` starts one
  * beside it when the upstream URLs are unset (scripts/start.ts).
  */
 import type { Server } from 'node:http';
@@ -101,3 +101,8 @@ async function shutdown(signal: string) {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+// STATUS_PAGES_FILE is read again when it changes; SIGHUP reads it now, where a change is not seen
+// (a file system that does not report changes: NFS, some bind mounts).
+process.on('SIGHUP', () => {
+  if (!stopping) gateway.reloadStatusPages();
+});

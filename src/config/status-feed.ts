@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_PAGE_SLUG } from '../core/status/model.js';
+import { HEAP_LIMIT, liveHeapBytes } from '../observability/live-heap.js';
 import { env, httpUrl, requiredUrl, wholeNumber } from './variable.js';
 
 /** Pages one `STATUS_PAGES_FILE` may list: each costs nothing until asked, but its entry is kept. */
@@ -99,48 +100,160 @@ const StatusPage = z.strictObject({
     .transform((tags) => [...new Set(tags)]),
 });
 
-/** `STATUS_PAGES_FILE`: the path of a YAML (or JSON) file, read and checked as it is parsed. */
-const pagesFile = z
-  .string()
-  .transform((file, context): unknown => {
-    try {
-      return parseYaml(readFileSync(file, 'utf8'));
-    } catch (error) {
-      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      context.addIssue({ code: 'custom', message: `${file} cannot be read: ${reason}` });
-      return z.NEVER;
-    }
-  })
-  .pipe(
-    z
-      .strictObject({ pages: z.array(StatusPage).min(1).max(MAX_STATUS_PAGES) })
-      .superRefine(({ pages }, context) => {
-        const slugs = new Set<string>();
-        const chains = new Map<string, string>();
-        pages.forEach((page, i) => {
-          if (slugs.has(page.slug)) {
-            context.addIssue({
-              code: 'custom',
-              path: ['pages', i, 'slug'],
-              message: 'is a repeat',
-            });
-          }
-          slugs.add(page.slug);
-          page.chains.forEach(({ chainId }, j) => {
-            const other = chains.get(chainId);
-            if (other !== undefined) {
-              context.addIssue({
-                code: 'custom',
-                path: ['pages', i, 'chains', j, 'chainId'],
-                message: `is already the chain of page ${other}`,
-              });
-            }
-            chains.set(chainId, page.slug);
-          });
+/** What a file of pages is checked as: each page's rules, and those between the pages. */
+const PagesDocument = z
+  .strictObject({ pages: z.array(StatusPage).min(1).max(MAX_STATUS_PAGES) })
+  .superRefine(({ pages }, context) => {
+    const slugs = new Set<string>();
+    const chains = new Map<string, string>();
+    pages.forEach((page, i) => {
+      if (slugs.has(page.slug)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['pages', i, 'slug'],
+          message: 'is a repeat',
         });
-      }),
-  )
-  .transform(({ pages }) => pages);
+      }
+      slugs.add(page.slug);
+      page.chains.forEach(({ chainId }, j) => {
+        const other = chains.get(chainId);
+        if (other !== undefined) {
+          context.addIssue({
+            code: 'custom',
+            path: ['pages', i, 'chains', j, 'chainId'],
+            message: `is already the chain of page ${other}`,
+          });
+        }
+        chains.set(chainId, page.slug);
+      });
+    });
+  });
+
+/** One page of `STATUS_PAGES_FILE`, as read and checked. */
+export type StatusPageEntry = z.output<typeof StatusPage>;
+
+/** A problem of a file of pages: where in it (`pages[3].baseUrl`, empty for the whole file). */
+export interface PagesFileProblem {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/** `STATUS_PAGES_FILE` read: its pages, or every problem found in it, each with its path. */
+export type PagesFileRead =
+  | { readonly pages: readonly StatusPageEntry[]; readonly problems?: undefined }
+  | { readonly pages?: undefined; readonly problems: readonly PagesFileProblem[] };
+
+/**
+ * The largest `STATUS_PAGES_FILE` read, 4 MiB: 10,000 pages of 400 bytes each (a page with a name,
+ * tags and a chain is about 200). Past it the file is refused before it is parsed, so that a file
+ * that never ends (a device, a file being written without end) costs at most this much.
+ */
+export const MAX_PAGES_FILE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The heap one byte of YAML takes while the `yaml` library parses it: its document and syntax tree
+ * hold about 70 (a file of 10,000 pages, 2 MB, needed a heap of 150 to 160 MiB; 1 MB, 60 to 80
+ * MiB), rounded up.
+ */
+const YAML_HEAP_PER_BYTE = 100;
+
+/**
+ * The heap one byte of JSON may take once parsed, at worst: 4 MiB of empty objects (`[{},{},…]`,
+ * 1.4 million of them) held 100 MiB, 24 a byte; a real file of pages, a few.
+ */
+const JSON_HEAP_PER_BYTE = 32;
+
+/** The share of the heap limit a file's parse may take the heap to. */
+const PARSE_HEAP_SHARE = 0.9;
+
+/**
+ * Reads and checks the pages file `file`: the same rules at start and on every reload. Whatever is
+ * wrong is returned, never thrown: a file that cannot be read (missing, not a regular file, larger
+ * than `MAX_PAGES_FILE_BYTES`), text that is neither JSON nor YAML, a file whose parse the heap
+ * has no room for, or every problem of its pages, each with its path.
+ */
+export function readPagesFile(file: string): PagesFileRead {
+  let text: string;
+  try {
+    text = readCapped(file, MAX_PAGES_FILE_BYTES);
+  } catch (error) {
+    return { problems: [{ path: [], message: `${file} cannot be read: ${firstLine(error)}` }] };
+  }
+  let document: unknown;
+  try {
+    document = parsePagesText(text);
+  } catch (error) {
+    return { problems: [{ path: [], message: `${file} cannot be parsed: ${firstLine(error)}` }] };
+  }
+  const checked = PagesDocument.safeParse(document);
+  if (checked.success) return { pages: checked.data.pages };
+  return { problems: checked.error.issues.map(({ path, message }) => ({ path, message })) };
+}
+
+/** A problem as the configuration's errors and the reload's log line write it. */
+export const describeProblem = ({ path, message }: PagesFileProblem): string =>
+  [z.core.toDotPath([...path]), message].filter(Boolean).join(' ');
+
+/**
+ * JSON as JSON (a fraction of YAML's cost, and the file a script writes of thousands of pages),
+ * anything else as YAML, each admitted by the heap its parse may take at worst.
+ */
+function parsePagesText(text: string): unknown {
+  const bytes = Buffer.byteLength(text);
+  if (text.trimStart().startsWith('{')) {
+    admitParse('JSON', bytes * JSON_HEAP_PER_BYTE);
+    try {
+      return JSON.parse(text);
+    } catch {
+      // YAML's flow style starts with a brace too: `{ pages: [...] }`.
+    }
+  }
+  admitParse('YAML', bytes * YAML_HEAP_PER_BYTE);
+  return parseYaml(text);
+}
+
+/** Throws when the heap has no room for `cost` more bytes below `PARSE_HEAP_SHARE` of its limit. */
+function admitParse(format: 'JSON' | 'YAML', cost: number): void {
+  const line = PARSE_HEAP_SHARE * HEAP_LIMIT;
+  if (cost < line && liveHeapBytes(line - cost) + cost <= line) return;
+  throw new Error(
+    `parsing it as ${format} would take about ${Math.ceil(cost / 2 ** 20)} MiB of heap, more than is free: ${format === 'YAML' ? 'write it as JSON, or ' : ''}give node a larger heap`,
+  );
+}
+
+/**
+ * The text of `file` (a regular file: a FIFO, opened without blocking, or a device is refused), or
+ * an error when it is larger than `maxBytes`, checked as it is read, however it grows meanwhile.
+ */
+function readCapped(file: string, maxBytes: number): string {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length > maxBytes) throw new Error(`larger than ${maxBytes} bytes`);
+    }
+    return buffer.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const firstLine = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0];
+
+/** `STATUS_PAGES_FILE`: the path of a YAML (or JSON) file, read and checked as it is parsed. */
+const pagesFile = z.string().transform((file, context) => {
+  const read = readPagesFile(file);
+  for (const { path, message } of read.problems ?? []) {
+    context.addIssue({ code: 'custom', path: [...path], message });
+  }
+  return read.pages ? { file, pages: read.pages } : z.NEVER;
+});
 
 export const StatusFeed = z
   .object({
@@ -151,7 +264,7 @@ export const StatusFeed = z
     pages: env('STATUS_PAGES_FILE', pagesFile, {
       unset: 'one page from `STATUS_BASE_URL`, slug `default`',
       description:
-        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, tags?: [tag], chains?: [{ chainId, components: [component ids] }], versionPattern?, webhookToken? }]`; a tag is written like a slug, at most 20 a page. See README.md. A page costs nothing until it is asked for. `webhookToken` (at least 32 URL-safe characters, random: `openssl rand -hex 32`) opens `POST /webhooks/statuspage/<slug>/<token>` for that page: its Statuspage webhook makes it refetch at once (docs/operations.md).',
+        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, tags?: [tag], chains?: [{ chainId, components: [component ids] }], versionPattern?, webhookToken? }]`; a tag is written like a slug, at most 20 a page. See README.md. A page costs nothing until it is asked for. `webhookToken` (at least 32 URL-safe characters, random: `openssl rand -hex 32`) opens `POST /webhooks/statuspage/<slug>/<token>` for that page: its Statuspage webhook makes it refetch at once (docs/operations.md). Read again when it changes and on SIGHUP: added pages are served, removed ones let go and their subscriptions ended; a file with problems keeps the pages as they were, and each problem is logged (docs/operations.md). At most 4 MiB (10,000 pages of 400 bytes); write a long list as JSON, which parses at a fraction of the heap and time YAML takes (about 100 bytes of heap per byte).',
     }),
     cacheTtlMs: env('STATUS_CACHE_TTL_MS', wholeNumber(0), {
       default: '10000',
@@ -217,15 +330,12 @@ export const StatusFeed = z
     { when: () => true },
   )
   .transform(({ baseUrl = '', pages, pollIntervalMs, maxBytes, idleMs, ...feed }) => {
-    const only: z.output<typeof StatusPage> = {
-      slug: DEFAULT_PAGE_SLUG,
-      baseUrl,
-      chains: [],
-      tags: [],
-    };
+    const only: StatusPageEntry = { slug: DEFAULT_PAGE_SLUG, baseUrl, chains: [], tags: [] };
     return {
       ...feed,
-      pages: pages ?? [only],
+      pages: pages?.pages ?? [only],
+      /** The file the pages were read from, read again when it changes; none for one page. */
+      pagesFile: pages?.file,
       pollIntervalMs: pollIntervalMs ?? Math.max(feed.cacheTtlMs, MIN_DEFAULT_POLL_MS),
       maxBytes: maxBytes ?? Math.floor(getHeapStatistics().heap_size_limit * PAGES_HEAP_SHARE),
       idleMs: idleMs ?? Math.max(feed.maxStaleMs, feed.cacheTtlMs),

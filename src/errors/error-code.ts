@@ -44,6 +44,8 @@ export const ERROR_CODES = {
     'The WebSocket handshake was refused: this client already holds `MAX_WEBSOCKETS_PER_CLIENT` sockets (429), or the gateway `MAX_WEBSOCKETS` (503); `extensions.limit` names which. One socket carries many operations: close one, or retry later.',
   SHUTTING_DOWN:
     'The gateway is shutting down and takes no new WebSocket (503, with `Retry-After` in seconds): retry then, and another replica answers.',
+  STATUS_PAGES_CHANGED:
+    'The subscription ended because a status page it follows was removed from `STATUS_PAGES_FILE` while the gateway ran, or its feed (`baseUrl`, `versionPattern`…) changed there; `extensions.reason` says which (`page-removed`, `page-changed`) and `extensions.slugs` names the pages. Subscribe again to the pages `statusPages` lists.',
   SLOW_SUBSCRIBER:
     'The subscription ended because its client fell behind: more than `SUBSCRIPTION_BACKLOG` events, or over SSE more than `SUBSCRIPTION_MAX_BUFFERED_BYTES` unread; `extensions.limit` names which. Subscribe again (`statusPageChanged` starts with the whole page).',
 } as const;

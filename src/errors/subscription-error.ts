@@ -43,3 +43,23 @@ export const slowSubscriber = (
     `This subscription fell more than ${max} ${limit === 'SUBSCRIPTION_BACKLOG' ? 'events' : 'bytes'} behind its client and was ended. Subscribe again.`,
     { extensions: { limit } },
   );
+
+/**
+ * Pages the subscription follows are no longer configured as they were: removed from
+ * `STATUS_PAGES_FILE` (`page-removed`), or their feed changed there (`page-changed`). Its
+ * subscription ends with this, naming them.
+ */
+export const pagesChanged = (reason: 'page-removed' | 'page-changed', slugs: readonly string[]) =>
+  codedError(
+    'STATUS_PAGES_CHANGED',
+    reason === 'page-removed'
+      ? `The status page ${quoted(slugs)} was removed from the gateway's configuration and this subscription ended. Subscribe again to the pages statusPages lists.`
+      : `The feed of the status page ${quoted(slugs)} changed in the gateway's configuration and this subscription ended. Subscribe again: it starts from the page as it is now.`,
+    { extensions: { reason, slugs: slugs.slice(0, 50) } },
+  );
+
+const quoted = (slugs: readonly string[]) =>
+  slugs
+    .slice(0, 5)
+    .map((slug) => JSON.stringify(slug))
+    .join(', ') + (slugs.length > 5 ? ` and ${slugs.length - 5} more` : '');

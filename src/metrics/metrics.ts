@@ -123,7 +123,7 @@ export class GatewayMetrics implements UpstreamObserver, StatusPagesObserver, Jo
 
   readonly #pagesReleased = new Counter({
     name: 'status_pages_released_total',
-    help: 'Status pages let go, by reason: budget (the others needed the room, STATUS_PAGES_MAX_BYTES), idle (not asked for within STATUS_PAGE_IDLE_MS).',
+    help: 'Status pages let go, by reason: budget (the others needed the room, STATUS_PAGES_MAX_BYTES), idle (not asked for within STATUS_PAGE_IDLE_MS), removed (removed from STATUS_PAGES_FILE, or its feed changed there, while running).',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
@@ -144,7 +144,7 @@ export class GatewayMetrics implements UpstreamObserver, StatusPagesObserver, Jo
 
   readonly #subscriptionsEnded = new Counter({
     name: 'graphql_subscriptions_ended_total',
-    help: 'Subscriptions ended, by root field, transport and reason: client (unsubscribed or went away), shutdown, slow (fell behind SUBSCRIPTION_BACKLOG), refused (over a limit, never opened).',
+    help: 'Subscriptions ended, by root field, transport and reason: client (unsubscribed or went away), complete (nothing more to send), shutdown, slow (fell behind SUBSCRIPTION_BACKLOG), page-removed and page-changed (a page it followed was removed from STATUS_PAGES_FILE, or its feed changed there), refused (over a limit, never opened).',
     labelNames: ['field', 'transport', 'reason'] as const,
     registers: [this.registry],
   });

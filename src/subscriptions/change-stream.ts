@@ -1,15 +1,25 @@
 import type { StatusChangeEvent } from '../core/status/change-event.js';
 
 /**
+ * Why a status page's subscriptions are ended by a reload of the pages: one they follow was
+ * removed, or its feed changed (see `StatusPages.reconfigure`).
+ */
+export type PagesEndReason = 'page-removed' | 'page-changed';
+
+/**
  * Why a subscription's stream ended, as its close log line and metrics say: `complete` when it had
  * nothing more to send (the job it watched finished).
  */
-export type StreamEndReason = 'client' | 'complete' | 'shutdown' | 'slow';
+export type StreamEndReason = 'client' | 'complete' | 'shutdown' | 'slow' | PagesEndReason;
 
-/** What a stream hands its reader: an event, or word that it fell behind and ends. */
+/**
+ * What a stream hands its reader: an event, or, last, word that it fell behind (`overflow`) or
+ * that pages it follows are no longer configured as they were (`pages`): the client is told why.
+ */
 export type StreamItem =
   | StatusChangeEvent
-  | { readonly type: 'overflow'; readonly backlog: number };
+  | { readonly type: 'overflow'; readonly backlog: number }
+  | { readonly type: 'pages'; readonly reason: PagesEndReason; readonly slugs: readonly string[] };
 
 export interface ChangeStreamOptions {
   /** Which events this subscription wants; the others are never queued. */
@@ -65,8 +75,24 @@ export class ChangeStream implements AsyncIterableIterator<StreamItem> {
       this.#queue.push(event);
       return;
     }
-    this.#queue.splice(0, this.#queue.length, { type: 'overflow', backlog: this.#options.backlog });
-    this.end('slow');
+    this.endWith({ type: 'overflow', backlog: this.#options.backlog }, 'slow');
+  }
+
+  /**
+   * Completes the stream, once, with `last` as its last item (what tells the client why): what was
+   * queued before is dropped.
+   */
+  endWith(last: Exclude<StreamItem, StatusChangeEvent>, reason: StreamEndReason): void {
+    if (this.#ended) return;
+    const waiting = this.#waiting;
+    if (waiting) {
+      this.#waiting = undefined;
+      this.#options.beforeEach?.();
+      waiting({ value: last, done: false });
+    } else {
+      this.#queue.splice(0, this.#queue.length, last);
+    }
+    this.end(reason);
   }
 
   next(): Promise<IteratorResult<StreamItem>> {

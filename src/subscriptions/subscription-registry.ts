@@ -2,11 +2,20 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ChangeBus } from '../core/status/change-bus.js';
 import { pageSlugOf, type StatusChangeEvent } from '../core/status/change-event.js';
-import { slowSubscriber, tooManySubscriptions } from '../errors/subscription-error.js';
+import {
+  pagesChanged,
+  slowSubscriber,
+  tooManySubscriptions,
+} from '../errors/subscription-error.js';
 import { HEAP_LIMIT, liveHeapBytes } from '../observability/live-heap.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
 import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
-import { ChangeStream, type StreamEndReason, type StreamItem } from './change-stream.js';
+import {
+  ChangeStream,
+  type PagesEndReason,
+  type StreamEndReason,
+  type StreamItem,
+} from './change-stream.js';
 import { ClientCounts } from './client-counts.js';
 
 /** The root fields of `Subscription`: the only values the `field` label takes. */
@@ -104,7 +113,8 @@ export interface SubscriptionMetrics {
  */
 export class SubscriptionRegistry {
   readonly #options: SubscriptionRegistryOptions;
-  readonly #streams = new Set<ChangeStream>();
+  /** Every open stream, with the slugs of the pages it follows. */
+  readonly #streams = new Map<ChangeStream, ReadonlySet<string>>();
   /** Subscribers admitted and not yet ended, by client. */
   readonly #open = new ClientCounts();
   /** Of them, those over SSE: each holds an HTTP connection. */
@@ -120,7 +130,7 @@ export class SubscriptionRegistry {
     this.#options = options;
     this.#unsubscribe = options.bus.subscribe((event) => {
       options.metrics.statusChange(event.type);
-      this.#handOut(event, [...this.#streams]);
+      this.#handOut(event, [...this.#streams.keys()]);
     });
   }
 
@@ -270,7 +280,7 @@ export class SubscriptionRegistry {
         sharedBy?.ended(reason);
       },
     });
-    this.#streams.add(stream);
+    this.#streams.set(stream, pages);
     sharedBy?.opened(request.field, {
       wholeStateEvents: request.startWithPage === true || request.wholeStateEvents === true,
     });
@@ -289,12 +299,31 @@ export class SubscriptionRegistry {
   }
 
   /**
+   * Completes every open subscription that follows any of `slugs` (pages a reload removed, or
+   * whose feed it changed), each with an error that says so and names them, then `complete`: its
+   * client subscribes again to the pages that are configured now. A subscription to several pages
+   * ends when one of them goes: what it asked for is no longer there. Returns how many ended.
+   */
+  endFollowing(slugs: Iterable<string>, reason: PagesEndReason): number {
+    const gone = new Set(slugs);
+    if (gone.size === 0) return 0;
+    let ended = 0;
+    for (const [stream, pages] of [...this.#streams]) {
+      const named = [...pages].filter((slug) => gone.has(slug));
+      if (named.length === 0) continue;
+      stream.endWith({ type: 'pages', reason, slugs: named }, reason);
+      ended += 1;
+    }
+    return ended;
+  }
+
+  /**
    * Completes every open subscription (each client gets its events so far, then `complete`) and
    * every one opened from now on.
    */
   endAll(): void {
     this.#closed = true;
-    for (const stream of [...this.#streams]) stream.end('shutdown');
+    for (const stream of [...this.#streams.keys()]) stream.end('shutdown');
   }
 
   /** Ends everything and stops listening to the bus. */
@@ -308,5 +337,6 @@ export class SubscriptionRegistry {
 /** The event a stream item carries, or the error its subscription ends with. */
 export function changeOf<Event extends StatusChangeEvent>(item: Event | StreamItem): Event {
   if (item.type === 'overflow') throw slowSubscriber('SUBSCRIPTION_BACKLOG', item.backlog);
+  if (item.type === 'pages') throw pagesChanged(item.reason, item.slugs);
   return item as Event;
 }

@@ -1,5 +1,8 @@
-/** Why a page was let go: over the byte budget, or not asked for within the idle time. */
-export type ReleaseReason = 'budget' | 'idle';
+/**
+ * Why a page was let go: over the byte budget, not asked for within the idle time, or no longer
+ * configured as it was (removed from `STATUS_PAGES_FILE`, or its feed changed there).
+ */
+export type ReleaseReason = 'budget' | 'idle' | 'removed';
 
 export interface ResidentPagesOptions<Page> {
   /** What all pages together may hold (`STATUS_PAGES_MAX_BYTES`). */
@@ -132,6 +135,23 @@ export class ResidentPages<Page> {
       if (entry.usedAt > idleSince) break;
       this.#release(slug, entry, 'idle');
     }
+    this.#changed();
+  }
+
+  /**
+   * Lets go of page `slug` now, followed or not (it left the configuration). Its followers'
+   * `unfollow` then does nothing: the page they followed is no longer resident.
+   */
+  remove(slug: string): void {
+    const followed = this.#followed.get(slug);
+    if (followed) {
+      this.#followed.delete(slug);
+      this.#followedBytes -= followed.bytes;
+      this.#unfollowed.set(slug, followed);
+    }
+    const entry = this.#unfollowed.get(slug);
+    if (!entry) return;
+    this.#release(slug, entry, 'removed');
     this.#changed();
   }
 

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { Config, StatusPageConfig } from '../../config.js';
 import { DEFAULT_PAGE_SLUG } from '../../core/status/model.js';
@@ -18,9 +19,30 @@ import {
 
 /**
  * Pages whose metric series carry their own slug, in configuration order; the pages after them
- * share the label `other`, so that a file of a thousand pages cannot make a thousand series.
+ * share the label `other`, so that a file of a thousand pages cannot make a thousand series. The
+ * slugs labelled are at most this many for the life of the process: a page that takes a labelled
+ * page's place in a reload is `other` (its series would be new ones, and those of the page it
+ * replaced stay), so reloads cannot make series without end either.
  */
 export const MAX_PAGE_LABELS = 20;
+
+/**
+ * The keys of a page's entry that only the schema reads, from the configuration at the time it
+ * asks (`StatusPages.config`): a change of them alone updates the page in place. Any other key
+ * (`baseUrl`, `versionPattern`, and a key not listed here) is what the page's feed or poller was
+ * made with: a change of it lets the page go and makes it again, and ends its subscriptions.
+ */
+const IN_PLACE_KEYS: ReadonlySet<string> = new Set(['name', 'chains', 'tags', 'webhookToken']);
+
+/** What a new list of pages changed (`StatusPages.reconfigure`), each a list of slugs. */
+export interface PagesChange {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  /** Pages whose feed changed (any key but `IN_PLACE_KEYS`'s): let go, made anew when asked for. */
+  readonly changed: readonly string[];
+  /** Pages whose `IN_PLACE_KEYS` alone changed: the new entry is read from now on, state kept. */
+  readonly updated: readonly string[];
+}
 
 /** What the pages past `MAX_PAGE_LABELS` are called in metrics. */
 export const OTHER_PAGES_UPSTREAM = 'status feed other';
@@ -45,6 +67,7 @@ export interface StatusPagesObserver extends UpstreamObserver {
 
 /** One configured page, once asked for: its feed (caches, upstream client) and its poller. */
 export interface StatusPage {
+  /** Its entry now: one whose `IN_PLACE_KEYS` alone changed replaces it. */
   readonly config: StatusPageConfig;
   readonly feed: StatusFeed;
   readonly poller: FeedPoller;
@@ -83,8 +106,9 @@ export interface StatusPagesOptions {
  */
 export class StatusPages {
   readonly #options: StatusPagesOptions;
-  readonly #configs: ReadonlyMap<string, StatusPageConfig>;
-  readonly #resident: ResidentPages<StatusPage>;
+  #list: readonly StatusPageConfig[] = [];
+  #configs = new Map<string, StatusPageConfig>();
+  readonly #resident: ResidentPages<OwnPage>;
   /** Each page's circuit, made when the page is first asked for and kept while it is let go. */
   readonly #circuits = new Map<string, CircuitBreaker>();
   /** The pages past `MAX_PAGE_LABELS` whose circuit is not closed. */
@@ -93,22 +117,13 @@ export class StatusPages {
   readonly #hostSlots = new Map<string, RequestSlots>();
   readonly #idleTimer: NodeJS.Timeout;
   /** Each configured chain's page (its slug) and components (their ids), by chain id. */
-  readonly #chains = new Map<string, { slug: string; components: readonly string[] }>();
-  /** Every configured page, in configuration order. */
-  readonly configs: readonly StatusPageConfig[];
-  /** The first configured page: what `statusPage` without a slug answers. */
-  readonly defaultSlug: string;
+  #chains = new Map<string, { slug: string; components: readonly string[] }>();
+  /** The pages whose metric series carry their slug, for good (see `MAX_PAGE_LABELS`). */
+  readonly #labelled = new Set<string>();
 
   constructor(options: StatusPagesOptions) {
     this.#options = options;
-    this.configs = options.config.pages;
-    this.#configs = new Map(this.configs.map((config) => [config.slug, config]));
-    for (const { slug, chains } of this.configs) {
-      for (const { chainId, components } of chains) this.#chains.set(chainId, { slug, components });
-    }
-    const first = this.configs[0];
-    if (!first) throw new RangeError('at least one status page is configured');
-    this.defaultSlug = first.slug;
+    this.#configure(options.config.pages);
     const { observer, logger, config } = options;
     this.#resident = new ResidentPages({
       maxBytes: config.maxBytes,
@@ -132,13 +147,23 @@ export class StatusPages {
       },
       onChange: (pages, bytes) => observer?.residentPages(pages, bytes),
     });
-    if (this.configs.length > MAX_PAGE_LABELS) observer?.circuitsOpen(OTHER_PAGES_UPSTREAM, 0);
+    if (this.#list.length > MAX_PAGE_LABELS) observer?.circuitsOpen(OTHER_PAGES_UPSTREAM, 0);
     // Idle pages go within half the idle time after it is over.
     this.#idleTimer = setInterval(
       () => this.#resident.releaseIdle(),
       Math.max(config.idleMs / 2, 10),
     );
     this.#idleTimer.unref();
+  }
+
+  /** Every configured page, in configuration order: the list of now (see `reconfigure`). */
+  get configs(): readonly StatusPageConfig[] {
+    return this.#list;
+  }
+
+  /** The first configured page: what `statusPage` without a slug answers. */
+  get defaultSlug(): string {
+    return (this.#list[0] as StatusPageConfig).slug;
   }
 
   has(slug: string): boolean {
@@ -247,32 +272,97 @@ export class StatusPages {
     await (resident ?? (shared ? this.get(slug) : undefined))?.feed.refetch();
   }
 
+  /**
+   * Serves `pages` from now on (a reload of `STATUS_PAGES_FILE`, checked as at start): a page
+   * whose entry is the same keeps its state, whatever its place; one whose `IN_PLACE_KEYS` alone
+   * changed keeps it too, with its new entry; a page removed, or whose feed changed, is let go
+   * now (caches, upstream client, poller, Redis registration, circuit), even while followed: its
+   * subscriptions must be ended by the caller (`SubscriptionRegistry.endFollowing`), and a changed
+   * one is made anew when next asked for. Chains follow the new list, and the default page is its
+   * first. Requests already holding a page let go read it to their end.
+   */
+  reconfigure(pages: readonly StatusPageConfig[]): PagesChange {
+    const before = this.#configs;
+    const change = { added: [], removed: [], changed: [], updated: [] } as {
+      [Key in keyof PagesChange]: string[];
+    };
+    for (const config of pages) {
+      const old = before.get(config.slug);
+      if (!old) change.added.push(config.slug);
+      else if (!isDeepStrictEqual(feedKeysOf(old), feedKeysOf(config))) {
+        change.changed.push(config.slug);
+      } else if (!isDeepStrictEqual(old, config)) change.updated.push(config.slug);
+    }
+    this.#configure(pages);
+    for (const slug of before.keys()) if (!this.#configs.has(slug)) change.removed.push(slug);
+    for (const slug of [...change.removed, ...change.changed]) this.#forget(slug);
+    for (const slug of change.updated) {
+      const page = this.#resident.peek(slug);
+      if (page) page.config = this.#configs.get(slug) as StatusPageConfig;
+    }
+    const hosts = new Set(pages.map(({ baseUrl }) => new URL(baseUrl).host));
+    for (const host of this.#hostSlots.keys()) if (!hosts.has(host)) this.#hostSlots.delete(host);
+    const others = this.#openOthers.size;
+    if (pages.length > MAX_PAGE_LABELS || others > 0) {
+      this.#options.observer?.circuitsOpen(OTHER_PAGES_UPSTREAM, others);
+    }
+    return change;
+  }
+
   /** Stops every page's poller, and the release of idle pages. */
   close(): void {
     clearInterval(this.#idleTimer);
     for (const page of this.#resident.pages()) page.poller.close();
   }
 
-  #create(config: StatusPageConfig): StatusPage {
+  /** Takes `pages` as the list, its chains and its labels. */
+  #configure(pages: readonly StatusPageConfig[]): void {
+    if (pages.length === 0) throw new RangeError('at least one status page is configured');
+    this.#list = pages;
+    this.#configs = new Map(pages.map((config) => [config.slug, config]));
+    this.#chains = new Map();
+    for (const { slug, chains } of pages) {
+      for (const { chainId, components } of chains) this.#chains.set(chainId, { slug, components });
+    }
+    for (const { slug } of pages.slice(0, MAX_PAGE_LABELS)) {
+      if (this.#labelled.size < MAX_PAGE_LABELS) this.#labelled.add(slug);
+    }
+  }
+
+  /** Lets page `slug` go with all it keeps, its circuit too: it is no longer configured as it was. */
+  #forget(slug: string): void {
+    this.#resident.remove(slug);
+    const circuit = this.#circuits.get(slug);
+    this.#circuits.delete(slug);
+    if (this.#openOthers.delete(slug)) {
+      this.#options.observer?.circuitsOpen(OTHER_PAGES_UPSTREAM, this.#openOthers.size);
+    }
+    const metricName = this.#metricNameOf(slug);
+    // Its series would otherwise stay at its last state, open perhaps, for good.
+    if (metricName && circuit && circuit.state !== 'closed') {
+      this.#options.observer?.circuit(metricName, 'closed');
+    }
+  }
+
+  #create(config: StatusPageConfig): OwnPage {
     const options = this.#options;
     const { slug } = config;
     const isDefault = slug === DEFAULT_PAGE_SLUG;
     // The default page keeps the names of a gateway that served one page: its metrics, logs and
     // errors read as they did.
-    const labelled = this.configs.indexOf(config) < MAX_PAGE_LABELS;
-    const label = labelled ? slug : 'other';
-    const metricName = isDefault ? 'status feed' : `status feed ${label}`;
+    const ownName = this.#metricNameOf(slug);
+    const metricName = ownName || 'status feed other';
+    const label = ownName ? slug : 'other';
     const upstreamName = isDefault ? 'status feed' : `status feed of page ${slug}`;
     const { observer, onCacheEvent } = options;
-    const circuit =
-      this.#circuits.get(slug) ?? this.#circuitOf(slug, upstreamName, labelled && metricName);
+    const circuit = this.#circuits.get(slug) ?? this.#circuitOf(slug, upstreamName, ownName);
     const host = new URL(config.baseUrl).host;
     let slots = this.#hostSlots.get(host);
     if (!slots) {
       slots = new RequestSlots(options.config.fetchesPerHost);
       this.#hostSlots.set(host, slots);
     }
-    let page: StatusPage | undefined;
+    let page: OwnPage | undefined;
     const feed = createStatusFeed({
       ...options.feed,
       page: config,
@@ -307,11 +397,14 @@ export class StatusPages {
    * a closure there would keep the page's context, and with it the page, once let go.
    */
   #circuitOf(slug: string, upstreamName: string, metricName: string | false): CircuitBreaker {
-    const { observer } = this.#options;
-    const circuit = upstreamCircuit(
+    const circuit: CircuitBreaker = upstreamCircuit(
       { ...this.#options.feed.upstream, name: upstreamName, logger: this.#options.logger },
-      (state) =>
-        metricName ? observer?.circuit(metricName, state) : this.#otherCircuit(slug, state),
+      (state) => {
+        // A circuit forgotten in a reload, told of by a request that still held its page.
+        if (this.#circuits.get(slug) !== circuit) return;
+        if (metricName) this.#options.observer?.circuit(metricName, state);
+        else this.#otherCircuit(slug, state);
+      },
     );
     this.#circuits.set(slug, circuit);
     return circuit;
@@ -323,4 +416,21 @@ export class StatusPages {
     else this.#openOthers.add(slug);
     this.#options.observer?.circuitsOpen(OTHER_PAGES_UPSTREAM, this.#openOthers.size);
   }
+
+  /**
+   * The name of page `slug`'s own metric series (the default page keeps the name of a gateway of
+   * one page); `false` when it has none, and shares `other`'s.
+   */
+  #metricNameOf(slug: string): string | false {
+    if (!this.#labelled.has(slug)) return false;
+    return slug === DEFAULT_PAGE_SLUG ? 'status feed' : `status feed ${slug}`;
+  }
+}
+
+/** A page as kept here: its entry is replaced when only its `IN_PLACE_KEYS` change. */
+type OwnPage = { -readonly [Key in keyof StatusPage]: StatusPage[Key] };
+
+/** What of a page's entry its feed and poller were made with: all but `IN_PLACE_KEYS`. */
+function feedKeysOf(config: StatusPageConfig): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(config).filter(([key]) => !IN_PLACE_KEYS.has(key)));
 }
