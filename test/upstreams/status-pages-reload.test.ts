@@ -335,7 +335,7 @@ describe('readPagesFile', () => {
   it('reads JSON, and YAML whose flow style starts with a brace as JSON does', () => {
     const json = statusPagesFile([{ slug: 'a', baseUrl: 'https://a.example.com/api/v2/' }]);
     expect(readPagesFile(json).pages).toEqual([
-      { slug: 'a', baseUrl: 'https://a.example.com/api/v2', chains: [] },
+      { slug: 'a', baseUrl: 'https://a.example.com/api/v2', chains: [], tags: [] },
     ]);
     writeFileSync(json, '{ pages: [{ slug: b, baseUrl: "https://b.example.com/api/v2" }] }');
     expect(readPagesFile(json).pages?.map(({ slug }) => slug)).toEqual(['b']);
