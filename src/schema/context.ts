@@ -222,6 +222,8 @@ function createStatusFeedLoaders(
   const maintenanceHistory = once(() => feed.maintenanceHistory(requestId).then(record));
 
   return {
+    /** What errors call the page's feed. */
+    name: feed.name,
     summary,
     summaryWithin,
     upcoming,

@@ -8,6 +8,7 @@ import './contract.js';
 import './contract-lookups.js';
 import './errors.js';
 import './incident.js';
+import './incident-connection.js';
 import './status-event-change.js';
 import './maintenance.js';
 import './page.js';

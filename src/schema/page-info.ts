@@ -10,6 +10,7 @@ export interface PageInfo {
 }
 
 export const PageInfoRef = builder.objectRef<PageInfo>('PageInfo').implement({
+  readsStatusSnapshots: true,
   readsPages: configurationOnly,
   description: 'Where a page of a connection is (Relay cursor connections).',
   fields: (t) => ({

@@ -9,6 +9,9 @@ export interface PageEntry {
   readonly name?: string;
   readonly chains?: readonly { chainId: string | number; components: readonly string[] }[];
   readonly versionPattern?: string;
+  readonly tags?: readonly string[];
+  readonly webhookToken?: string;
+  readonly pollIntervalMs?: number;
 }
 
 let dir: string | undefined;
