@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { statusPagesFile } from '../test/helpers/status-pages-file.js';
 import { pinLoadGenerator } from './lib/cpu-pinning.js';
 import {
   type Cell,
@@ -496,12 +497,86 @@ async function coldStarts(simulator: SimulatorProcess, supergraph: string) {
   };
 }
 
+/** Pages an executed overview reads, and the larger configurations it is compared across. */
+const OVERVIEW_PAGES = 50;
+const OVERVIEW_CONFIGURED = [50, 1_000, 10_000] as const;
+
+/**
+ * Scenario f: what one executed `statusOverview` of 50 pages costs (its answer built anew, past the
+ * response cache), with 50, 1,000 and 10,000 pages configured. The 50 it reads are the simulator's
+ * one feed under 50 slugs, held fresh for the whole run: what is measured is the gateway's own work,
+ * which must not grow with the pages it does not read. One request at a time, the median of each.
+ */
+async function overviewCost(simulator: SimulatorProcess) {
+  const requests = smoke ? 30 : 300;
+  log(`scenario f: executed overview of ${OVERVIEW_PAGES} pages, ${requests} one at a time`);
+  const slugs = Array.from({ length: OVERVIEW_CONFIGURED.at(-1) ?? 0 }, (_, i) => `p${i}`);
+  const read = slugs.slice(0, OVERVIEW_PAGES);
+  const rows: { configured: number; medianMs: number; ratio: number }[] = [];
+  for (const configured of OVERVIEW_CONFIGURED) {
+    const file = statusPagesFile(
+      slugs.slice(0, configured).map((slug) => ({ slug, baseUrl: simulator.statusBaseUrl })),
+    );
+    const { STATUS_BASE_URL: _one, ...env } = gatewaySpec(simulator).env;
+    const gateway = await startContender(
+      onServerCore({
+        ...gatewaySpec(simulator),
+        env: {
+          ...env,
+          STATUS_PAGES_FILE: file,
+          STATUS_CACHE_TTL_MS: '600000',
+          LOG_LEVEL: 'warn',
+        },
+      }),
+    );
+    try {
+      const overview = async (n: number) => {
+        const started = performance.now();
+        const response = await fetch(gateway.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          // A comment of its own: the response cache keeps each answer under its body.
+          body: JSON.stringify({
+            query: `query ($s: [String!]) { statusOverview(slugs: $s) { complete indicator degradedComponents { id status page { slug } } } } # ${n}`,
+            variables: { s: read },
+          }),
+        });
+        const body = (await response.json()) as { errors?: unknown };
+        if (body.errors) throw new Error(`overview failed: ${JSON.stringify(body.errors)}`);
+        return performance.now() - started;
+      };
+      // Until every page is fetched and held: the first reads wait on the host's request slots.
+      for (let n = 1, done = 0; done < 20; n += 1) {
+        done = await overview(-n).then(
+          () => done + 1,
+          (error: unknown) => {
+            if (n > 200) throw error;
+            return 0;
+          },
+        );
+      }
+      const times: number[] = [];
+      for (let n = 0; n < requests; n += 1) times.push(await overview(n));
+      const medianMs = median(times);
+      rows.push({
+        configured,
+        medianMs: Math.round(medianMs * 100) / 100,
+        ratio: Math.round((medianMs / (rows[0]?.medianMs ?? medianMs)) * 100) / 100,
+      });
+    } finally {
+      await gateway.stop();
+    }
+  }
+  return { pages: OVERVIEW_PAGES, requests, rows };
+}
+
 // ---------------------------------------------------------------------------------------------
 
 function render(
   scenarios: ScenarioResult[],
   cold: Awaited<ReturnType<typeof coldStarts>> | undefined,
   meshComposeMs: number,
+  overview: Awaited<ReturnType<typeof overviewCost>> | undefined,
 ): string {
   const out: string[] = [
     `# Benchmark${smoke ? ' (smoke)' : ''}: ${connections} connections, ${durationSeconds} s per contender ` +
@@ -627,6 +702,17 @@ function render(
     '',
     `Mesh composition (mesh-compose, a build step, not in the cold start): ${Math.round(meshComposeMs)} ms.`,
   );
+  if (overview) {
+    out.push(
+      '',
+      `## (f) Executed overview of ${overview.pages} pages, by pages configured (median of ${overview.requests}, one at a time)`,
+      '',
+      markdownTable(
+        ['configured', 'median ms', 'ratio to the first'],
+        overview.rows.map((row) => [row.configured, row.medianMs, row.ratio]),
+      ),
+    );
+  }
   return out.join('\n');
 }
 
@@ -718,7 +804,8 @@ async function main() {
       );
     }
 
-    const markdown = render(results, cold, meshComposeMs);
+    const overview = wantedScenario('f') ? await overviewCost(simulator) : undefined;
+    const markdown = render(results, cold, meshComposeMs, overview);
     console.log(markdown);
     const report = {
       kind: 'bench',
@@ -735,6 +822,7 @@ async function main() {
       components: { realistic: ids.length, large: large?.components.length ?? null },
       meshComposeMs: Math.round(meshComposeMs),
       coldStart: cold,
+      overviewCost: overview ?? null,
       targets: targets(results),
       scenarios: results,
     };
