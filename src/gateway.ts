@@ -259,9 +259,9 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
       }),
       useReadiness({
         // One page is the gateway's feed, reported as before; of several, none is read for a probe.
-        statusFeed:
+        statusFeed: () =>
           statusPages.configs.length === 1
-            ? { summary: () => statusPages.get(statusPages.defaultSlug).feed.summary() }
+            ? statusPages.get(statusPages.defaultSlug).feed
             : undefined,
         isDraining: () => draining,
         redis,

@@ -5,10 +5,11 @@ import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 
 export interface ReadinessOptions {
   /**
-   * The status feed to report: read through its cache on each probe.
+   * The status feed to report now, if any (asked on each probe: the pages may be reloaded), read
+   * through its cache.
    * @default undefined (not reported: a gateway of several pages reads none of them for a probe)
    */
-  readonly statusFeed?: Pick<StatusFeed, 'summary'> | undefined;
+  readonly statusFeed?: () => Pick<StatusFeed, 'summary'> | undefined;
   /** Whether the gateway is shutting down: then it is no longer ready for new requests. */
   readonly isDraining: () => boolean;
   /**
@@ -65,10 +66,11 @@ export function useReadiness({ statusFeed, isDraining, redis }: ReadinessOptions
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'GET' || url.pathname !== '/readiness') return;
       const ready = !isDraining();
+      const feed = statusFeed?.();
       const body = {
         ready,
         ...(ready ? {} : { reason: 'shutting down' }),
-        ...(statusFeed ? { statusFeed: await feedReport(statusFeed) } : {}),
+        ...(feed ? { statusFeed: await feedReport(feed) } : {}),
         ...(redis ? { redis: redis.report() } : {}),
       };
       endResponse(
