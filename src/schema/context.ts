@@ -54,7 +54,10 @@ export interface GatewayContext {
 /** The configured pages, and each one's documents as one operation reads them. */
 export interface StatusPagesLoaders {
   /** The configuration: slugs, order, chains. */
-  readonly registry: Pick<StatusPages, 'configs' | 'defaultSlug' | 'has' | 'config' | 'chain'>;
+  readonly registry: Pick<
+    StatusPages,
+    'configs' | 'defaultSlug' | 'has' | 'config' | 'chain' | 'position' | 'tagged'
+  >;
   /** How long a list or an overview waits for any one page (`STATUS_OVERVIEW_DEADLINE_MS`). */
   readonly deadlineMs: number;
   /**

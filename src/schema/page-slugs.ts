@@ -40,11 +40,10 @@ export function selectedPages(
   if (!slugs && !tags) {
     return whenNone === 'default' ? [pages.defaultSlug] : pages.configs.map((page) => page.slug);
   }
-  const named = new Set(slugs);
-  const tagged = new Set(tags);
-  return pages.configs
-    .filter((page) => named.has(page.slug) || page.tags.some((tag) => tagged.has(tag)))
-    .map((page) => page.slug);
+  // What is named, in configuration order: as cheap with ten thousand pages configured as with ten.
+  const selected = new Set((slugs ?? []).filter((slug) => pages.has(slug)));
+  for (const tag of tags ?? []) for (const slug of pages.tagged(tag)) selected.add(slug);
+  return [...selected].sort((a, b) => pages.position(a) - pages.position(b));
 }
 
 /**
@@ -91,8 +90,7 @@ export function pageSlugsOf(
       `No status page has the slug ${quoted(unknownSlugs)}: \`pages\` lists the configured ones.`,
     );
   }
-  const known = new Set(pages.configs.flatMap((page) => page.tags));
-  const unknownTags = (selection.tags ?? []).filter((tag) => !known.has(tag));
+  const unknownTags = (selection.tags ?? []).filter((tag) => pages.tagged(tag).length === 0);
   if (unknownTags.length > 0) {
     throw new InvalidInputError(
       'tags',

@@ -51,6 +51,10 @@ export interface PageDirectory {
   has(slug: string): boolean;
   /** Page `slug`'s configuration; throws for a slug nobody configured (check `has` first). */
   config(slug: string): StatusPageConfig;
+  /** Page `slug`'s place in the configuration; -1 for a slug nobody configured. */
+  position(slug: string): number;
+  /** The pages carrying `tag`, in configuration order. */
+  tagged(tag: string): readonly string[];
 }
 
 /** What a field does with status pages, known before the operation runs. */

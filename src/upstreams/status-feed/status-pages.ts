@@ -108,6 +108,9 @@ export class StatusPages {
   readonly #options: StatusPagesOptions;
   #list: readonly StatusPageConfig[] = [];
   #configs = new Map<string, StatusPageConfig>();
+  /** Each page's place in the configuration, and the pages of each tag in that order. */
+  #positions = new Map<string, number>();
+  #tagged = new Map<string, string[]>();
   readonly #resident: ResidentPages<OwnPage>;
   /** Each page's circuit, made when the page is first asked for and kept while it is let go. */
   readonly #circuits = new Map<string, CircuitBreaker>();
@@ -168,6 +171,16 @@ export class StatusPages {
 
   has(slug: string): boolean {
     return this.#configs.has(slug);
+  }
+
+  /** Page `slug`'s place in the configuration (from 0); -1 for a slug nobody configured. */
+  position(slug: string): number {
+    return this.#positions.get(slug) ?? -1;
+  }
+
+  /** The pages carrying `tag`, in configuration order. */
+  tagged(tag: string): readonly string[] {
+    return this.#tagged.get(tag) ?? [];
   }
 
   /** The configuration of page `slug`; `BAD_USER_INPUT` for a slug nobody configured. */
@@ -320,6 +333,15 @@ export class StatusPages {
     if (pages.length === 0) throw new RangeError('at least one status page is configured');
     this.#list = pages;
     this.#configs = new Map(pages.map((config) => [config.slug, config]));
+    this.#positions = new Map(pages.map(({ slug }, position) => [slug, position]));
+    this.#tagged = new Map();
+    for (const { slug, tags } of pages) {
+      for (const tag of tags) {
+        const slugs = this.#tagged.get(tag);
+        if (slugs) slugs.push(slug);
+        else this.#tagged.set(tag, [slug]);
+      }
+    }
     this.#chains = new Map();
     for (const { slug, chains } of pages) {
       for (const { chainId, components } of chains) this.#chains.set(chainId, { slug, components });
