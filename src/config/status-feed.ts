@@ -12,6 +12,14 @@ const MAX_STATUS_PAGES = 10_000;
 const MIN_DEFAULT_POLL_MS = 100;
 
 /**
+ * A page's own `pollIntervalMs`, at least: a second. Aggregators poll every 1 to 15 minutes, and a
+ * page that needs its changes sooner can push them (its webhook).
+ */
+const MIN_PAGE_POLL_MS = 1_000;
+/** A page's own `pollIntervalMs`, at most: an hour, past which a followed page is hardly followed. */
+const MAX_PAGE_POLL_MS = 3_600_000;
+
+/**
  * The share of node's heap limit the status pages may hold by default: a fifth, 56 MiB of the
  * Dockerfile's 280. With the response cache (32 MiB), the parse cache (16 MiB) and an idle gateway
  * (under 50 MiB with the benchmark's simulator in the same heap), it leaves the heap below
@@ -58,6 +66,11 @@ const StatusPage = z.strictObject({
     .max(1000)
     .default([]),
   versionPattern: versionPattern.optional(),
+  pollIntervalMs: z
+    .int({ error: 'must be a whole number of milliseconds' })
+    .min(MIN_PAGE_POLL_MS, { error: `must be at least ${MIN_PAGE_POLL_MS} (a second)` })
+    .max(MAX_PAGE_POLL_MS, { error: `must be at most ${MAX_PAGE_POLL_MS} (an hour)` })
+    .optional(),
 });
 
 /** `STATUS_PAGES_FILE`: the path of a YAML (or JSON) file, read and checked as it is parsed. */
@@ -112,7 +125,7 @@ export const StatusFeed = z
     pages: env('STATUS_PAGES_FILE', pagesFile, {
       unset: 'one page from `STATUS_BASE_URL`, slug `default`',
       description:
-        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, chains?: [{ chainId, components: [component ids] }], versionPattern? }]`. See README.md. A page costs nothing until it is asked for.',
+        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, chains?: [{ chainId, components: [component ids] }], versionPattern?, pollIntervalMs? }]`. See README.md. A page costs nothing until it is asked for. `pollIntervalMs` (1000 to 3600000) is how often the page is read while a subscription follows it, instead of `STATUS_POLL_INTERVAL_MS` (a page polled every 60000 costs one request a minute per document followed, however often queries read it within `STATUS_CACHE_TTL_MS`; below that TTL it is polled once per TTL).',
     }),
     cacheTtlMs: env('STATUS_CACHE_TTL_MS', wholeNumber(0), {
       default: '10000',
