@@ -9,6 +9,7 @@ export interface PageEntry {
   readonly name?: string;
   readonly chains?: readonly { chainId: string | number; components: readonly string[] }[];
   readonly versionPattern?: string;
+  readonly pollIntervalMs?: number;
 }
 
 let dir: string | undefined;

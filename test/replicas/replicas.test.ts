@@ -153,9 +153,10 @@ describe('replicas sharing one Redis', () => {
       [a, b].map(async (replica) => {
         let requests = 0;
         for (const status of ['200', '304']) {
-          requests += await replica.metric(
-            `upstream_request_duration_seconds_count{upstream="status_feed",method="GET",endpoint="/summary.json",status="${status}"}`,
-          );
+          requests +=
+            (await replica.metric(
+              `upstream_request_duration_seconds_count{upstream="status_feed",method="GET",endpoint="/summary.json",status="${status}"}`,
+            )) ?? 0;
         }
         return requests;
       }),
