@@ -125,7 +125,7 @@ export const StatusFeed = z
     pages: env('STATUS_PAGES_FILE', pagesFile, {
       unset: 'one page from `STATUS_BASE_URL`, slug `default`',
       description:
-        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, chains?: [{ chainId, components: [component ids] }], versionPattern?, pollIntervalMs? }]`. See README.md. A page costs nothing until it is asked for. `pollIntervalMs` (1000 to 3600000) is how often the page is read while a subscription follows it, instead of `STATUS_POLL_INTERVAL_MS` (a page polled every 60000 costs one request a minute per document followed, however often queries read it within `STATUS_CACHE_TTL_MS`; below that TTL it is polled once per TTL).',
+        "A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, chains?: [{ chainId, components: [component ids] }], versionPattern?, pollIntervalMs? }]`. See README.md. A page costs nothing until it is asked for. `pollIntervalMs` (1000 to 3600000, a second to an hour) is how often the documents a subscription follows are read, instead of `STATUS_POLL_INTERVAL_MS`: at 60000, one upstream request a minute per document (a query's refetch meanwhile counts as the poll), where the 10 s TTL alone would cost six; below `STATUS_CACHE_TTL_MS` it is the TTL. Where the feed sends `ETag` or `Last-Modified`, a poll of an unchanged document is a 304: no body, nothing rebuilt.",
     }),
     cacheTtlMs: env('STATUS_CACHE_TTL_MS', wholeNumber(0), {
       default: '10000',
