@@ -45,6 +45,8 @@ beforeAll(async () => {
     },
     env: (simulator) => ({
       STATUS_PAGES_FILE: statusPagesFile([
+        // The default page, what a readiness probe would read: none of the pages counted below.
+        { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
         { slug: 'slow', baseUrl: simulator.statusPageUrl('slow'), pollIntervalMs: INTERVAL_MS },
         ...['steady', 'dated', 'odd', 'files'].map((slug) => ({
           slug,

@@ -26,7 +26,12 @@ let replicas: GatewayProcess[] = [];
 beforeAll(async () => {
   redis = await startRedisServer();
   simulator = await startSimulator();
-  const pages = statusPagesFile([{ slug: 'cloud', baseUrl: simulator.statusPageUrl('cloud') }]);
+  // The default page is what readiness reads, maybe before a replica has joined Redis (and then
+  // alone): `cloud` is read by the test only.
+  const pages = statusPagesFile([
+    { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
+    { slug: 'cloud', baseUrl: simulator.statusPageUrl('cloud') },
+  ]);
   replicas = await Promise.all(
     ['A', 'B'].map((name) =>
       startGatewayProcess(name, {
