@@ -25,6 +25,8 @@ export class SimulatorRequestLog {
   #next = 0;
   #total = 0;
   #byPath = new Map<string, number>();
+  #notModified = 0;
+  #notModifiedByPath = new Map<string, number>();
 
   constructor(options: RequestLogOptions = {}) {
     this.#capacity = options.capacity ?? 10_000;
@@ -42,6 +44,20 @@ export class SimulatorRequestLog {
     const count = this.#byPath.get(entry.path);
     if (count !== undefined) this.#byPath.set(entry.path, count + 1);
     else if (this.#byPath.size < this.#maxDistinctPaths) this.#byPath.set(entry.path, 1);
+  }
+
+  /** A request to `path` was answered `304 Not Modified`. */
+  recordNotModified(path: string): void {
+    this.#notModified += 1;
+    const count = this.#notModifiedByPath.get(path);
+    if (count !== undefined) this.#notModifiedByPath.set(path, count + 1);
+    else if (this.#notModifiedByPath.size < this.#maxDistinctPaths) {
+      this.#notModifiedByPath.set(path, 1);
+    }
+  }
+
+  notModifiedCount(path?: string): number {
+    return path === undefined ? this.#notModified : (this.#notModifiedByPath.get(path) ?? 0);
   }
 
   /** Kept requests, oldest first. */
@@ -63,5 +79,7 @@ export class SimulatorRequestLog {
     this.#next = 0;
     this.#total = 0;
     this.#byPath = new Map();
+    this.#notModified = 0;
+    this.#notModifiedByPath = new Map();
   }
 }

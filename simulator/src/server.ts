@@ -149,6 +149,11 @@ export interface Simulator {
   /** Exact path match, e.g. '/status/api/v2/summary.json' (query ignored); no path = all. */
   requestCount(path?: string): number;
   /**
+   * Requests answered `304 Not Modified` (a conditional GET naming the version served), by exact
+   * path as `requestCount`; no path = all. Reset with the counts.
+   */
+  notModifiedCount(path?: string): number;
+  /**
    * Requests in flight now under a path prefix (e.g. `/verify/v2/contract/`), and the most there
    * were at once since the last `resetRequests`, from the moment one arrives until its answer is
    * sent (a delay fault included).
@@ -276,11 +281,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     upstream: Upstream,
     request: UpstreamRequest,
     response: ServerResponse,
+    path: string,
   ): Promise<void> => {
+    /** The upstream's own answer, its 304s counted. */
+    const sendAnswer = (normal: SimulatorResponse): void => {
+      if (normal.status === 304) log.recordNotModified(path);
+      send(response, normal);
+    };
     const fault = faults.take(upstream.name, request.path);
     switch (fault?.kind) {
       case undefined:
-        return send(response, await answer(upstream, request));
+        return sendAnswer(await answer(upstream, request));
       case 'status':
         return send(response, faultStatusResponse(fault));
       case 'html':
@@ -299,7 +310,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         // Left open on purpose; close() destroys the socket.
         return;
       case 'delay':
-        if (await wait(fault.ms, response)) send(response, await answer(upstream, request));
+        if (await wait(fault.ms, response)) sendAnswer(await answer(upstream, request));
         return;
       case 'truncated': {
         const normal = await answer(upstream, request);
@@ -352,7 +363,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const relative = underPrefix(path, upstream.prefix);
       if (relative === null) continue;
       const upstreamRequest = toUpstreamRequest(request, relative, search, MAX_BODY_BYTES);
-      return await serveUpstream(upstream, upstreamRequest, response);
+      return await serveUpstream(upstream, upstreamRequest, response, path);
     }
     send(response, jsonResponse(404, { error: 'No simulated upstream at this path', path }));
   };
@@ -416,6 +427,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return log.entries();
     },
     requestCount: (path) => log.count(path),
+    notModifiedCount: (path) => log.notModifiedCount(path),
     concurrency: (prefix) => inFlight.of(prefix),
     resetRequests: () => {
       log.reset();

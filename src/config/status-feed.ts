@@ -13,6 +13,14 @@ const MAX_STATUS_PAGES = 10_000;
 const MIN_DEFAULT_POLL_MS = 100;
 
 /**
+ * A page's own `pollIntervalMs`, at least: a second. Aggregators poll every 1 to 15 minutes, and a
+ * page that needs its changes sooner can push them (its webhook).
+ */
+const MIN_PAGE_POLL_MS = 1_000;
+/** A page's own `pollIntervalMs`, at most: an hour, past which a followed page is hardly followed. */
+const MAX_PAGE_POLL_MS = 3_600_000;
+
+/**
  * The share of node's heap limit the status pages may hold by default: a fifth, 56 MiB of the
  * Dockerfile's 280. With the response cache (32 MiB), the parse cache (16 MiB) and an idle gateway
  * (under 50 MiB with the benchmark's simulator in the same heap), it leaves the heap below
@@ -98,6 +106,11 @@ const StatusPage = z.strictObject({
     .max(20)
     .default([])
     .transform((tags) => [...new Set(tags)]),
+  pollIntervalMs: z
+    .int({ error: 'must be a whole number of milliseconds' })
+    .min(MIN_PAGE_POLL_MS, { error: `must be at least ${MIN_PAGE_POLL_MS} (a second)` })
+    .max(MAX_PAGE_POLL_MS, { error: `must be at most ${MAX_PAGE_POLL_MS} (an hour)` })
+    .optional(),
 });
 
 /** What a file of pages is checked as: each page's rules, and those between the pages. */
@@ -264,7 +277,7 @@ export const StatusFeed = z
     pages: env('STATUS_PAGES_FILE', pagesFile, {
       unset: 'one page from `STATUS_BASE_URL`, slug `default`',
       description:
-        'A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, tags?: [tag], chains?: [{ chainId, components: [component ids] }], versionPattern?, webhookToken? }]`; a tag is written like a slug, at most 20 a page. See README.md. A page costs nothing until it is asked for. `webhookToken` (at least 32 URL-safe characters, random: `openssl rand -hex 32`) opens `POST /webhooks/statuspage/<slug>/<token>` for that page: its Statuspage webhook makes it refetch at once (docs/operations.md). Read again when it changes and on SIGHUP: added pages are served, removed ones let go and their subscriptions ended; a file with problems keeps the pages as they were, and each problem is logged (docs/operations.md). At most 4 MiB (10,000 pages of 400 bytes); write a long list as JSON, which parses at a fraction of the heap and time YAML takes (about 100 bytes of heap per byte).',
+        "A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, tags?: [tag], chains?: [{ chainId, components: [component ids] }], versionPattern?, webhookToken?, pollIntervalMs? }]`; a tag is written like a slug, at most 20 a page. See README.md. A page costs nothing until it is asked for. `webhookToken` (at least 32 URL-safe characters, random: `openssl rand -hex 32`) opens `POST /webhooks/statuspage/<slug>/<token>` for that page: its Statuspage webhook makes it refetch at once (docs/operations.md). `pollIntervalMs` (1000 to 3600000, a second to an hour) is how often the documents a subscription follows are read, instead of `STATUS_POLL_INTERVAL_MS`: at 60000, one upstream request a minute per document (a query's refetch meanwhile counts as the poll), where the 10 s TTL alone would cost six; below `STATUS_CACHE_TTL_MS` it is the TTL. Where the feed sends `ETag` or `Last-Modified`, a poll of an unchanged document is a 304: no body, nothing rebuilt. The file is read again when it changes and on SIGHUP: added pages are served, removed ones let go and their subscriptions ended; a file with problems keeps the pages as they were, and each problem is logged (docs/operations.md). At most 4 MiB (10,000 pages of 400 bytes); write a long list as JSON, which parses at a fraction of the heap and time YAML takes (about 100 bytes of heap per byte).",
     }),
     cacheTtlMs: env('STATUS_CACHE_TTL_MS', wholeNumber(0), {
       default: '10000',

@@ -83,7 +83,7 @@ export class GatewayMetrics implements UpstreamObserver, StatusPagesObserver, Jo
 
   readonly #cacheReads = new Counter({
     name: 'snapshot_cache_reads_total',
-    help: 'Reads of the shared upstream snapshots: hit (fresh), miss (fetched), coalesced (joined a fetch under way), stale (served the last good snapshot while the upstream failed).',
+    help: 'Reads of the shared upstream snapshots: hit (fresh), miss (fetched), coalesced (joined a fetch under way), revalidating (served the last snapshot while it is refetched), stale (served the last good snapshot while the upstream failed), unchanged (a refetch the upstream answered 304 Not Modified: the snapshot on hand confirmed, no body, nothing parsed or built).',
     labelNames: ['endpoint', 'result'] as const,
     registers: [this.registry],
   });

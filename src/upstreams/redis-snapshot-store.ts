@@ -8,11 +8,19 @@ import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.j
 import type { RedisConnection } from '../redis/redis-connection.js';
 import { redisScript } from '../redis/redis-script.js';
 import type { SharedLoad, Snapshot, SnapshotSharing } from './snapshot-cache.js';
+import {
+  entityTag,
+  lastModifiedTime,
+  UNCHANGED,
+  type Unchanged,
+  type Validators,
+} from './validators.js';
 
 /*
  * Per document, three keys: `snapshot:<name>`, a hash of the upstream's document as validated
- * JSON (`body`), when it was fetched (`fetchedAt`, ms) and its `version` (the token of the fetch
- * that stored it); `lock:<name>`, the token of the replica fetching it now; `failure:<name>`, the
+ * JSON (`body`), when it was fetched (`fetchedAt`, ms: or last confirmed unchanged by the upstream,
+ * a 304), its `version` (the token of the fetch that stored it) and the upstream's validators of
+ * it (`etag`, `lastModified`, when it sent them); `lock:<name>`, the token of the replica fetching it now; `failure:<name>`, the
  * last failed fetch (its token, the error's code and HTTP status, and when it failed: no text).
  * Notices of new snapshots and failures go out on the `snapshots` channel.
  *
@@ -22,9 +30,10 @@ import type { SharedLoad, Snapshot, SnapshotSharing } from './snapshot-cache.js'
  */
 
 /**
- * Takes the lock, unless a newer snapshot was stored or a failure must be answered. A failure or
- * lock not as this code writes them (no expiry or a longer one, a token of the wrong size, an
- * unknown code) is deleted first; a snapshot too large or from the future is not "newer".
+ * Takes the lock, unless a newer snapshot was stored (another version, or the caller's confirmed
+ * since its fetch time) or a failure must be answered. A failure or lock not as this code writes
+ * them (no expiry or a longer one, a token of the wrong size, an unknown code) is deleted first; a
+ * snapshot too large or from the future is not "newer".
  */
 const acquireLock = redisScript<[status: string, detail?: string]>(`
 local failureTtl = redis.call('PTTL', KEYS[3])
@@ -45,9 +54,9 @@ end
 if redis.call('HSTRLEN', KEYS[2], 'version') <= 64 then
   local stored = redis.call('HMGET', KEYS[2], 'version', 'fetchedAt')
   local fetchedAt = tonumber(stored[2] or '')
-  if stored[1] and stored[1] ~= ARGV[5] and fetchedAt and fetchedAt <= tonumber(ARGV[7]) and
-    redis.call('HSTRLEN', KEYS[2], 'body') <= tonumber(ARGV[8]) then
-    return {'stored', stored[1]}
+  if stored[1] and fetchedAt and (stored[1] ~= ARGV[5] or fetchedAt > tonumber(ARGV[9])) and
+    fetchedAt <= tonumber(ARGV[7]) and redis.call('HSTRLEN', KEYS[2], 'body') <= tonumber(ARGV[8]) then
+    return {'stored', stored[1], stored[2]}
   end
 end
 local lockTtl = redis.call('PTTL', KEYS[1])
@@ -59,9 +68,10 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'acquir
 return {'held', redis.call('GET', KEYS[1]) or ''}`);
 
 /**
- * The stored snapshot: its version and fetch time, and its body when the version is not known and
- * the body is not over the size limit (then `large` and its size instead). A limit of -1 reads the
- * version and fetch time alone, for a notice to be checked against.
+ * The stored snapshot: its version and fetch time; its body when the version is not known and the
+ * body is not over the size limit (then `large` and its size instead); and its validators (empty
+ * when there are none, or they are too long to be the upstream's). A limit of -1 reads the version
+ * and fetch time alone, for a notice to be checked against.
  */
 const readSnapshot = redisScript<unknown[]>(`
 if redis.call('HSTRLEN', KEYS[1], 'version') > 64 or redis.call('HSTRLEN', KEYS[1], 'fetchedAt') > 16 then
@@ -69,10 +79,15 @@ if redis.call('HSTRLEN', KEYS[1], 'version') > 64 or redis.call('HSTRLEN', KEYS[
 end
 local stored = redis.call('HMGET', KEYS[1], 'version', 'fetchedAt')
 if not stored[1] or not stored[2] then return {} end
-if stored[1] == ARGV[1] then return {stored[1], stored[2]} end
+local validators = {'', ''}
+if redis.call('HSTRLEN', KEYS[1], 'etag') <= 256 and redis.call('HSTRLEN', KEYS[1], 'lastModified') <= 256 then
+  local given = redis.call('HMGET', KEYS[1], 'etag', 'lastModified')
+  validators = {given[1] or '', given[2] or ''}
+end
+if stored[1] == ARGV[1] then return {stored[1], stored[2], '', '', validators[1], validators[2]} end
 local size = redis.call('HSTRLEN', KEYS[1], 'body')
 if size > tonumber(ARGV[2]) then return {stored[1], stored[2], 'large', size} end
-return {stored[1], stored[2], 'body', redis.call('HGET', KEYS[1], 'body')}`);
+return {stored[1], stored[2], 'body', redis.call('HGET', KEYS[1], 'body'), validators[1], validators[2]}`);
 
 /**
  * Stores a snapshot unless a newer one is there, clears the failure, and tells the replicas. A
@@ -84,9 +99,30 @@ local fetchedAt = tonumber(ARGV[2])
 if stored > fetchedAt and stored <= fetchedAt + tonumber(ARGV[7]) then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'fetchedAt', ARGV[2], 'body', ARGV[3])
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'etag', ARGV[8]) end
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'lastModified', ARGV[9]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('DEL', KEYS[2])
 redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 1`);
+
+/**
+ * Moves the stored snapshot's fetch time on (never back) when it is still the version the upstream
+ * has just called unchanged (a 304), clears the failure and tells the replicas; 0 when Redis holds
+ * another version, or none.
+ */
+const confirmSnapshot = redisScript(`
+if redis.call('HSTRLEN', KEYS[1], 'version') > 64 or redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then
+  return 0
+end
+local stored = 0
+if redis.call('HSTRLEN', KEYS[1], 'fetchedAt') <= 16 then
+  stored = tonumber(redis.call('HGET', KEYS[1], 'fetchedAt') or '0') or 0
+end
+if tonumber(ARGV[2]) > stored then redis.call('HSET', KEYS[1], 'fetchedAt', ARGV[2]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('DEL', KEYS[2])
+redis.call('PUBLISH', ARGV[4], ARGV[5])
 return 1`);
 
 /** Records a failed fetch for the replicas waiting on it (and, for a failure TTL, the others). */
@@ -129,7 +165,17 @@ const NOTICE_CHECK_MS = 50;
 export interface SharedDocumentOptions<Wire, Value> {
   /** Names the document in keys and notices (its path). */
   readonly name: string;
-  readonly fetch: (requestId?: string) => Promise<Wire>;
+  /**
+   * Fetches the document. With `validators` (those of the stored version this replica holds), the
+   * fetch may be conditional, and resolve `UNCHANGED` when the upstream says it is (a 304).
+   */
+  readonly fetch: (requestId?: string, validators?: Validators) => Promise<Wire | Unchanged>;
+  /**
+   * The validators the upstream sent with a document `fetch` resolved, stored with it so that
+   * whichever replica fetches next can ask whether it changed.
+   * @default none: every fetch is unconditional
+   */
+  readonly validatorsOf?: (wire: Wire) => Validators | undefined;
   /**
    * Checks a stored document as the upstream's answer was checked: what comes out of Redis is
    * input like any other. It must accept the JSON of its own output.
@@ -180,6 +226,9 @@ type Notice = z.infer<typeof Notice>;
 
 /** A stored snapshot's version and fetch time, as Redis answers them. */
 const StoredStamp = z.tuple([Token, EpochMsText]);
+
+/** `acquireLock`'s answer when a newer snapshot is stored: its version and fetch time. */
+const StoredReply = z.tuple([z.literal('stored'), Token, EpochMsText]);
 
 /** A failure another replica recorded, as `acquireLock` answers it: a code, a status, a time. */
 const FailureReply = z.tuple([
@@ -289,6 +338,8 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   readonly #keys: { snapshot: string; lock: string; failure: string };
   /** The version of each snapshot this process built or fetched. */
   readonly #versions = new WeakMap<Snapshot<Value>, string>();
+  /** The upstream's validators of each snapshot's document, when it sent any. */
+  readonly #validators = new WeakMap<Snapshot<Value>, Validators>();
   /** The newest stored snapshot this process has seen, so that a version is built only once. */
   #latest: Snapshot<Value> | undefined;
   /** The one `#latest` replaced: what a change event about something gone is checked against. */
@@ -365,7 +416,12 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       this.#refuse('snapshot from the future', { fetchedAt: new Date(fetchedAt).toISOString() });
       return known;
     }
-    if (version === knownVersion) return known;
+    const validators = this.#validatorsIn(reply[4], reply[5]);
+    if (version === knownVersion) {
+      // Another replica's refetch was answered unchanged (a 304): the same value, confirmed later.
+      if (!known || fetchedAt <= known.fetchedAt.getTime()) return known;
+      return this.#confirmed(known, version, fetchedAt, validators);
+    }
     const [, , kind, body] = reply;
     if (kind === 'large') {
       this.#refuse('oversized snapshot', { bytes: body, maxBytes: MAX_STORED_SNAPSHOT_BYTES });
@@ -380,7 +436,12 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       this.#refuse('invalid snapshot', { err: error });
       return known;
     }
-    const snapshot = this.#snapshotOf(version, fetchedAt, this.#options.build(wire, body.length));
+    const snapshot = this.#snapshotOf(
+      version,
+      fetchedAt,
+      this.#options.build(wire, body.length),
+      validators,
+    );
     if (!this.#latest || fetchedAt >= this.#latest.fetchedAt.getTime()) this.#setLatest(snapshot);
     return snapshot;
   }
@@ -393,6 +454,7 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     const deadline = this.#now() + maxWaitMs;
     let baseline = current;
     let known = (current && this.#versions.get(current)) ?? '';
+    let knownAt = known === '' || !current ? 0 : current.fetchedAt.getTime();
     let waitedFor = '';
     for (;;) {
       const token = randomUUID();
@@ -408,15 +470,18 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
           this.#failureMs,
           this.#now() + MAX_CLOCK_SKEW_MS,
           MAX_STORED_SNAPSHOT_BYTES,
+          knownAt,
         ],
       );
       const [status, detail = ''] = reply;
       if (status === 'failed') throw this.#failureOf(reply);
       if (status === 'acquired') return this.#fetchHolding(token, baseline, requestId);
       if (status === 'stored') {
-        // Another replica stored a snapshot since this one looked; one this replica refuses
-        // becomes `known`, so that the next look takes the lock and replaces it.
-        known = detail;
+        // Another replica stored a snapshot (or confirmed this one) since this one looked; one this
+        // replica refuses becomes `known`, so that the next look takes the lock and replaces it.
+        const stamp = StoredReply.safeParse(reply);
+        if (!stamp.success) throw new RedisUnavailableError('a stored snapshot is not readable');
+        [, known, knownAt] = stamp.data;
         const stored = await this.latest();
         if (stored && this.#versions.get(stored) === detail) {
           if (!baseline || stored.fetchedAt > baseline.fetchedAt) baseline = stored;
@@ -448,9 +513,26 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     }, lockMs / 3);
     renew.unref();
     try {
+      const version = baseline && this.#versions.get(baseline);
+      const validators = baseline && version ? this.#validators.get(baseline) : undefined;
       let wire: Wire;
       try {
-        wire = await this.#options.fetch(requestId);
+        const fetched = await this.#options.fetch(requestId, validators);
+        if (fetched !== UNCHANGED) wire = fetched;
+        else {
+          const confirmed =
+            baseline && version && validators
+              ? await this.#confirmStored(baseline, version, validators)
+              : undefined;
+          if (confirmed) {
+            return { snapshot: confirmed, fetched: true, previous: baseline, unchanged: true };
+          }
+          // Redis no longer holds the version the upstream confirmed (it expired, or another was
+          // stored meanwhile): the others could not adopt the confirmation, so it is fetched whole.
+          const whole = await this.#options.fetch(requestId);
+          if (whole === UNCHANGED) throw new TypeError('an unconditional fetch answered UNCHANGED');
+          wire = whole;
+        }
       } catch (error) {
         if (error instanceof UpstreamError) {
           const status = error instanceof UpstreamUnavailableError ? (error.status ?? '') : '';
@@ -465,7 +547,13 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
       }
       const fetchedAt = this.#now();
       const body = JSON.stringify(wire);
-      const snapshot = this.#snapshotOf(token, fetchedAt, this.#options.build(wire, body.length));
+      const fetchedValidators = this.#options.validatorsOf?.(wire);
+      const snapshot = this.#snapshotOf(
+        token,
+        fetchedAt,
+        this.#options.build(wire, body.length),
+        fetchedValidators,
+      );
       this.#setLatest(snapshot);
       // Over the limit, it is too large for the others to read: each replica fetches it alone.
       if (Buffer.byteLength(body) <= MAX_STORED_SNAPSHOT_BYTES) {
@@ -473,7 +561,17 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
         const stored = await storeSnapshot(
           this.#redis,
           [this.#keys.snapshot, this.#keys.failure],
-          [token, fetchedAt, body, retainMs, this.#channel, notice, MAX_CLOCK_SKEW_MS],
+          [
+            token,
+            fetchedAt,
+            body,
+            retainMs,
+            this.#channel,
+            notice,
+            MAX_CLOCK_SKEW_MS,
+            fetchedValidators?.etag ?? '',
+            fetchedValidators?.lastModified ?? '',
+          ],
         )
           // Redis went away meanwhile: this replica keeps what it fetched, as it would alone.
           .catch(() => 0);
@@ -538,14 +636,79 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
   }
 
   #setLatest(snapshot: Snapshot<Value>): void {
-    if (this.#latest !== snapshot) this.#previous = this.#latest;
+    const latest = this.#latest;
+    // A version confirmed again replaces itself: the one before it stays what it replaced.
+    const confirmation = latest && this.#versions.get(latest) === this.#versions.get(snapshot);
+    if (latest !== snapshot && !confirmation) this.#previous = latest;
     this.#latest = snapshot;
   }
 
-  #snapshotOf(version: string, fetchedAt: number, value: Value): Snapshot<Value> {
+  #snapshotOf(
+    version: string,
+    fetchedAt: number,
+    value: Value,
+    validators: Validators | undefined,
+  ): Snapshot<Value> {
     const snapshot = { value, fetchedAt: new Date(fetchedAt), stale: false };
     this.#versions.set(snapshot, version);
+    if (validators) this.#validators.set(snapshot, validators);
     return snapshot;
+  }
+
+  /**
+   * `known`'s value, confirmed unchanged at `fetchedAt`: a snapshot of its own (what a read at
+   * that time is served, its `fetchedAt` the confirmation's), built from nothing.
+   */
+  #confirmed(
+    known: Snapshot<Value>,
+    version: string,
+    fetchedAt: number,
+    validators: Validators | undefined,
+  ): Snapshot<Value> {
+    const snapshot = this.#snapshotOf(version, fetchedAt, known.value, validators);
+    if (!this.#latest || fetchedAt >= this.#latest.fetchedAt.getTime()) this.#setLatest(snapshot);
+    return snapshot;
+  }
+
+  /**
+   * Records in Redis that the upstream called `baseline` (stored as `version`) unchanged now, for
+   * the other replicas to adopt without a rebuild; `undefined` when Redis holds another version or
+   * none. When Redis cannot answer, this replica keeps the confirmation, as it would alone.
+   */
+  async #confirmStored(
+    baseline: Snapshot<Value>,
+    version: string,
+    validators: Validators,
+  ): Promise<Snapshot<Value> | undefined> {
+    const fetchedAt = this.#now();
+    const notice = JSON.stringify({
+      name: this.#options.name,
+      version,
+      fetchedAt,
+    } satisfies Notice);
+    const confirmed = await confirmSnapshot(
+      this.#redis,
+      [this.#keys.snapshot, this.#keys.failure],
+      [version, fetchedAt, this.#options.retainMs, this.#channel, notice],
+    ).catch(() => -1);
+    if (confirmed === 0) return undefined;
+    return this.#confirmed(baseline, version, fetchedAt, validators);
+  }
+
+  /** The validators Redis holds with a snapshot; a malformed one counts as none. */
+  #validatorsIn(etag: unknown, lastModified: unknown): Validators | undefined {
+    const given = (field: unknown) =>
+      typeof field === 'string' && field !== '' ? field : undefined;
+    const sentTag = given(etag);
+    const sentTime = given(lastModified);
+    const tag = entityTag(sentTag);
+    // Checked against the answer's time when it was fetched; read back, any HTTP-date will do.
+    const time = lastModifiedTime(sentTime, Number.POSITIVE_INFINITY);
+    if ((sentTag !== undefined && tag === undefined) || (sentTime !== undefined && !time)) {
+      this.#refuse('malformed validators');
+    }
+    if (tag === undefined && time === undefined) return undefined;
+    return { ...(tag !== undefined && { etag: tag }), ...(time && { lastModified: time }) };
   }
 
   #refuse(kind: string, details: Record<string, unknown> = {}): void {

@@ -1,8 +1,10 @@
 import { RedisUnavailableError } from '../errors/redis-unavailable-error.js';
+import { UNCHANGED, type Unchanged } from './validators.js';
 
 /** A value and when the gateway fetched it. */
 export interface Snapshot<Value> {
   readonly value: Value;
+  /** When the upstream last sent this value, or said it was unchanged (a 304). */
   readonly fetchedAt: Date;
   /** True when a refresh failed and this older snapshot is served instead (stale-if-error). */
   readonly stale: boolean;
@@ -11,16 +13,28 @@ export interface Snapshot<Value> {
 /**
  * `hit`: fresh; `miss`: a read that waits for a fetch; `coalesced`: a read that waits for a fetch
  * another read started; `revalidating`: served the last snapshot at once while it is refetched;
- * `stale`: a refetch failed and the last good snapshot stands in.
+ * `stale`: a refetch failed and the last good snapshot stands in; `unchanged`: a refetch the
+ * upstream answered unchanged (a 304), so the snapshot on hand was kept, confirmed now, and nothing
+ * was parsed or built.
  */
-export type SnapshotCacheEvent = 'hit' | 'miss' | 'coalesced' | 'revalidating' | 'stale';
+export type SnapshotCacheEvent =
+  | 'hit'
+  | 'miss'
+  | 'coalesced'
+  | 'revalidating'
+  | 'stale'
+  | 'unchanged';
 
 export interface SnapshotCacheOptions<Value> {
   /**
    * Fetches a fresh value; its rejection is what callers see when no snapshot can stand in.
-   * `requestId` is the id of the request whose read started the load.
+   * `requestId` is the id of the request whose read started the load. `current` is the snapshot on
+   * hand (none once the cache is closed): a load that can ask the upstream whether it changed (a
+   * conditional GET) resolves `UNCHANGED` when it did not, and the cache keeps that snapshot's
+   * value, confirmed at this time (a new snapshot: its `fetchedAt` says when it was last
+   * confirmed), without `onLoaded`: nothing changed.
    */
-  readonly load: (requestId?: string) => Promise<Value>;
+  readonly load: (requestId?: string, current?: Snapshot<Value>) => Promise<Value | Unchanged>;
   /** How long a snapshot is served without asking the upstream again. */
   readonly ttlMs: number;
   /**
@@ -61,6 +75,11 @@ export interface SharedLoad<Value> {
   readonly fetched: boolean;
   /** When fetched here: the replicas' snapshot it replaces, `onLoaded`'s `previous`. */
   readonly previous?: Snapshot<Value> | undefined;
+  /**
+   * When fetched here: the upstream said `previous` is unchanged, and `snapshot` is its value
+   * confirmed now. No change to look for: `onLoaded` is not called.
+   */
+  readonly unchanged?: boolean;
 }
 
 /**
@@ -96,7 +115,9 @@ export interface SnapshotSharing<Value> {
  * requests ask for it at the same time, and kept on hand to stand in while the upstream fails.
  * Past its TTL, a snapshot still within `maxStaleMs` is served at once while it is refetched in
  * the background (stale-while-revalidate): no reader waits for the upstream while a usable
- * snapshot exists. A failed refetch marks what is served `stale`; a good one replaces it.
+ * snapshot exists. A failed refetch marks what is served `stale`; a good one replaces it, and one
+ * the upstream answers unchanged (a 304 to a conditional `load`) confirms it: the same value, a
+ * new `fetchedAt`.
  *
  * With `sharing`, the replicas share each snapshot and its `fetchedAt`: the TTL runs from the
  * fetch whichever replica made it, and a snapshot another replica has replaced stops being current
@@ -302,17 +323,19 @@ export class SnapshotCache<Value> {
 
   async #refresh(requestId: string | undefined, force: boolean): Promise<Snapshot<Value>> {
     try {
-      const { snapshot, fetched, previous } = await this.#load(requestId, force);
-      if (this.#closed) {
-        if (fetched) this.#options.onLoaded?.(previous, snapshot);
-        return snapshot;
+      const loaded = await this.#load(requestId, force);
+      const { snapshot } = loaded;
+      if (!this.#closed) {
+        // A confirmed snapshot is a new one too: answers built from the old one said an older
+        // `fetchedAt`, and are rebuilt (from the same value: nothing is parsed or indexed again).
+        this.#current = snapshot;
+        this.#superseded = undefined;
+        this.#generation += 1;
+        this.#standIn = undefined;
+        this.#failure = undefined;
       }
-      this.#current = snapshot;
-      this.#superseded = undefined;
-      this.#generation += 1;
-      this.#standIn = undefined;
-      this.#failure = undefined;
-      if (fetched) this.#options.onLoaded?.(previous, snapshot);
+      if (loaded.unchanged) this.#options.onEvent?.('unchanged');
+      else if (loaded.fetched) this.#options.onLoaded?.(loaded.previous, snapshot);
       return snapshot;
     } catch (error) {
       const previous = this.#current;
@@ -352,7 +375,16 @@ export class SnapshotCache<Value> {
       }
     }
     const previous = this.#current;
-    const value = await this.#options.load(requestId);
+    let value = await this.#options.load(requestId, previous);
+    if (value === UNCHANGED) {
+      if (previous) {
+        const snapshot = { value: previous.value, fetchedAt: new Date(this.#now()), stale: false };
+        return { snapshot, fetched: true, previous, unchanged: true };
+      }
+      // Nothing on hand that it could confirm: the document is fetched whole.
+      value = await this.#options.load(requestId);
+      if (value === UNCHANGED) throw new TypeError('a load without a snapshot answered UNCHANGED');
+    }
     return {
       snapshot: { value, fetchedAt: new Date(this.#now()), stale: false },
       fetched: true,

@@ -11,6 +11,13 @@ import { failSpan, type Span, type Tracing } from '../observability/tracing.js';
 import { BodyTimeoutError, BodyTooLargeError, readBodyText } from '../read-body-text.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { RequestSlots } from './request-slots.js';
+import {
+  conditionalHeaders,
+  UNCHANGED,
+  type Unchanged,
+  type Validators,
+  validatorsOf,
+} from './validators.js';
 
 /** Told of every upstream request and circuit change, for metrics. */
 export interface UpstreamObserver {
@@ -81,6 +88,15 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
   /** Appended to the path as its query; error messages and metrics name the path without it. */
   readonly searchParams?: Record<string, string>;
+}
+
+/** A document `getSizedJson` read: its value, its length and its validators. */
+export interface SizedJson<Output> {
+  readonly value: Output;
+  /** The body's length, in UTF-16 units (bytes for ASCII). */
+  readonly bytes: number;
+  /** What identifies this version of the document, when the upstream said (`ETag`, `Last-Modified`). */
+  readonly validators: Validators | undefined;
 }
 
 export type UpstreamClient = ReturnType<typeof createUpstreamClient>;
@@ -275,15 +291,38 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
     },
     /**
      * `getJson`, with the length of the body it parsed (UTF-16 units, bytes for ASCII): what the
-     * status pages' memory budget estimates a snapshot from.
+     * status pages' memory budget estimates a snapshot from; and the answer's validators, for the
+     * next request of the document. With `validators` (those of the document on hand), the request
+     * is conditional: `UNCHANGED` when the upstream answers `304 Not Modified`. A 304 to a request
+     * that named no version is an `UpstreamBadResponseError`: there is nothing it could confirm.
      */
-    getSizedJson<Output>(path: string, schema: z.ZodType<Output>, options: RequestOptions = {}) {
+    getSizedJson<Output>(
+      path: string,
+      schema: z.ZodType<Output>,
+      { validators, ...options }: RequestOptions & { readonly validators?: Validators } = {},
+    ): Promise<SizedJson<Output> | Unchanged> {
+      const conditional = conditionalHeaders(validators);
+      const asked = Object.keys(conditional).length > 0;
       return exchange(
         'GET',
         path,
-        options,
-        (init) => http.get(path, init),
-        (response) => ({ value: parseJsonBody(response, schema), bytes: response.text.length }),
+        { ...options, headers: { ...options.headers, ...conditional } },
+        // A 304 is an answer to read, not an error to throw.
+        (init) => http.get(path, { ...init, throwHttpErrors: (status) => status !== 304 }),
+        (response) => {
+          if (response.status === 304) {
+            if (asked) return UNCHANGED;
+            throw new UpstreamBadResponseError(
+              response.endpoint,
+              '304 Not Modified, to a request that named no version of the document',
+            );
+          }
+          return {
+            value: parseJsonBody(response, schema),
+            bytes: response.text.length,
+            validators: validatorsOf(response.headers, Date.now()),
+          };
+        },
       );
     },
     /**

@@ -1,5 +1,6 @@
 import { JSON_CONTENT_TYPE, jsonResponse } from '../json-response.js';
 import type { SimulatorResponse, Upstream, UpstreamRequest } from '../upstream.js';
+import { conditionalAnswer, statuspageEtag } from './conditional.js';
 import type { SimulatedFeed } from './types.js';
 
 /** Where the Statuspage v2 feed is mounted, mirroring `https://status.example.com/api/v2`. */
@@ -13,36 +14,47 @@ export interface StatusFeedUpstream extends Upstream {
   updateFeed(edit: (feed: SimulatedFeed) => void): void;
 }
 
-interface SerializedFeed {
-  summary: Buffer;
-  upcoming: Buffer;
-  incidentHistory: Buffer | null;
-  maintenanceHistory: Buffer | null;
+/** A document's bytes and its ETag, made once per change. */
+interface SerializedDocument {
+  readonly body: Buffer;
+  readonly etag: string;
 }
 
-const ROUTES: Readonly<Record<string, (serialized: SerializedFeed) => Buffer | null>> = {
-  '/summary.json': (serialized) => serialized.summary,
-  '/scheduled-maintenances/upcoming.json': (serialized) => serialized.upcoming,
-  '/incidents.json': (serialized) => serialized.incidentHistory,
-  '/scheduled-maintenances.json': (serialized) => serialized.maintenanceHistory,
-};
+interface SerializedFeed {
+  summary: SerializedDocument;
+  upcoming: SerializedDocument;
+  incidentHistory: SerializedDocument | null;
+  maintenanceHistory: SerializedDocument | null;
+}
+
+const ROUTES: Readonly<Record<string, (serialized: SerializedFeed) => SerializedDocument | null>> =
+  {
+    '/summary.json': (serialized) => serialized.summary,
+    '/scheduled-maintenances/upcoming.json': (serialized) => serialized.upcoming,
+    '/incidents.json': (serialized) => serialized.incidentHistory,
+    '/scheduled-maintenances.json': (serialized) => serialized.maintenanceHistory,
+  };
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
 
+function document(value: unknown): SerializedDocument {
+  const body = Buffer.from(JSON.stringify(value));
+  return { body, etag: statuspageEtag(body) };
+}
+
 function serialize(feed: SimulatedFeed): SerializedFeed {
   return {
-    summary: Buffer.from(JSON.stringify(feed.summary)),
-    upcoming: Buffer.from(JSON.stringify(feed.upcoming)),
-    incidentHistory: feed.incidentHistory
-      ? Buffer.from(JSON.stringify(feed.incidentHistory))
-      : null,
-    maintenanceHistory: feed.maintenanceHistory
-      ? Buffer.from(JSON.stringify(feed.maintenanceHistory))
-      : null,
+    summary: document(feed.summary),
+    upcoming: document(feed.upcoming),
+    incidentHistory: feed.incidentHistory ? document(feed.incidentHistory) : null,
+    maintenanceHistory: feed.maintenanceHistory ? document(feed.maintenanceHistory) : null,
   };
 }
 
-/** The Statuspage upstream; documents are serialized once per change, not per request. */
+/**
+ * The Statuspage upstream; documents are serialized once per change, not per request, each with
+ * its ETag, and a conditional GET naming it is answered 304 (see `conditional.ts`).
+ */
 export function createStatusFeedUpstream(initial: SimulatedFeed): StatusFeedUpstream {
   let feed = initial;
   let serialized = serialize(feed);
@@ -64,8 +76,8 @@ export function createStatusFeedUpstream(initial: SimulatedFeed): StatusFeedUpst
     },
     handle(request: UpstreamRequest): SimulatorResponse {
       const route = Object.hasOwn(ROUTES, request.path) ? ROUTES[request.path] : undefined;
-      const body = route?.(serialized);
-      if (!body) {
+      const served = route?.(serialized);
+      if (!served) {
         return jsonResponse(404, {
           error: 'Not found',
           path: `${STATUS_FEED_PREFIX}${request.path}`,
@@ -78,14 +90,18 @@ export function createStatusFeedUpstream(initial: SimulatedFeed): StatusFeedUpst
           { allow: 'GET, HEAD' },
         );
       }
-      return {
-        status: 200,
-        headers: {
-          'content-type': JSON_CONTENT_TYPE,
-          'cache-control': 'max-age=0, private, must-revalidate',
+      return conditionalAnswer(
+        request,
+        {
+          status: 200,
+          headers: {
+            'content-type': JSON_CONTENT_TYPE,
+            'cache-control': 'max-age=0, private, must-revalidate',
+          },
+          body: served.body,
         },
-        body,
-      };
+        { etag: served.etag },
+      );
     },
   };
 }

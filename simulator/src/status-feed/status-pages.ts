@@ -1,5 +1,6 @@
 import { JSON_CONTENT_TYPE, jsonResponse } from '../json-response.js';
 import type { SimulatorResponse, Upstream, UpstreamRequest } from '../upstream.js';
+import { conditionalAnswer } from './conditional.js';
 import { createSimulatedFeed, STATUS_FEED_PRESETS } from './fixture.js';
 import { createIncidentIoSummary } from './incident-io-page.js';
 import { createStatusFeedUpstream, type StatusFeedUpstream } from './routes.js';
@@ -14,6 +15,19 @@ export const STATUS_PAGES_PREFIX = '/status';
 /** A page that serves fixed documents by path (`/summary.json`), and 404 for the others. */
 export interface SimulatedDocuments {
   readonly documents: Readonly<Record<string, unknown>>;
+  /**
+   * Served as static files are: with this time as every document's `Last-Modified` (no ETag), and
+   * 304 to an `If-Modified-Since` not before it. Set the page again, with a later time, to change
+   * it.
+   * @default none: no validators, every GET answered in full (as the incident.io-hosted page here)
+   */
+  readonly lastModified?: Date;
+}
+
+/** A page of fixed documents, serialized. */
+interface ServedDocuments {
+  readonly bodies: Readonly<Record<string, Buffer>>;
+  readonly lastModified: Date | undefined;
 }
 
 /** A page of the simulator: a whole simulated feed, or fixed documents. */
@@ -45,7 +59,7 @@ const PAGE_PATH = /^\/([^/]+)\/api\/v2(\/.*)$/;
 export function createStatusPagesUpstream(
   initial: Readonly<Record<string, SimulatedPage>> = {},
 ): StatusPagesUpstream {
-  const pages = new Map<string, StatusFeedUpstream | Readonly<Record<string, Buffer>>>();
+  const pages = new Map<string, StatusFeedUpstream | ServedDocuments>();
   const upstream: StatusPagesUpstream = {
     name: 'status',
     prefix: STATUS_PAGES_PREFIX,
@@ -54,12 +68,15 @@ export function createStatusPagesUpstream(
       pages.set(
         slug,
         'documents' in page
-          ? Object.fromEntries(
-              Object.entries(page.documents).map(([path, body]) => [
-                path,
-                Buffer.from(JSON.stringify(body)),
-              ]),
-            )
+          ? {
+              bodies: Object.fromEntries(
+                Object.entries(page.documents).map(([path, body]) => [
+                  path,
+                  Buffer.from(JSON.stringify(body)),
+                ]),
+              ),
+              lastModified: page.lastModified,
+            }
           : createStatusFeedUpstream(page),
       );
     },
@@ -73,15 +90,16 @@ export function createStatusPagesUpstream(
       if (page && 'handle' in page && typeof page.handle === 'function') {
         return (page as StatusFeedUpstream).handle({ ...request, path });
       }
-      const body =
-        page && Object.hasOwn(page, path) ? (page as Record<string, Buffer>)[path] : undefined;
-      if (!body) {
+      const served = page as ServedDocuments | undefined;
+      const body = served && Object.hasOwn(served.bodies, path) ? served.bodies[path] : undefined;
+      if (!served || !body) {
         return jsonResponse(404, {
           error: 'Not found',
           path: `${STATUS_PAGES_PREFIX}${request.path}`,
         });
       }
-      return { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body };
+      const answer = { status: 200, headers: { 'content-type': JSON_CONTENT_TYPE }, body };
+      return conditionalAnswer(request, answer, { lastModified: served.lastModified });
     },
   };
   for (const [slug, page] of Object.entries(initial)) upstream.setPage(slug, page);

@@ -3,7 +3,7 @@ import type { FeedDocument, StatusFeed } from './status-feed.js';
 
 export interface FeedPollerOptions {
   readonly feed: Pick<StatusFeed, 'poll'>;
-  /** `STATUS_POLL_INTERVAL_MS`. */
+  /** The page's `pollIntervalMs`, or `STATUS_POLL_INTERVAL_MS`. */
   readonly intervalMs: number;
   /** `STATUS_CACHE_TTL_MS`: a document is not read again before the snapshot on hand expires. */
   readonly ttlMs: number;
@@ -14,8 +14,10 @@ export interface FeedPollerOptions {
  * Reads the feed's documents while subscriptions need them, so that their changes are found (a
  * load is where a change is found: `SnapshotCache`'s `onLoaded`). One loop per document, running
  * while at least one holder has acquired it. Each read goes through the document's cache, and the
- * next one is timed for when the snapshot it got expires (and no sooner than `intervalMs` after it
- * was fetched): polls and queries together cost one upstream request per TTL.
+ * next one is timed for `intervalMs` after the snapshot it got was fetched (or last confirmed
+ * unchanged), and no sooner than it expires: a page polled every minute costs one upstream request
+ * a minute while only subscriptions follow it, and no more while queries read it within the TTL
+ * (each of their refetches moves the poller's next read on).
  */
 export class FeedPoller {
   readonly #options: FeedPollerOptions;

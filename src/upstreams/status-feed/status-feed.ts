@@ -33,6 +33,7 @@ import {
   type UpstreamClientOptions,
   type UpstreamObserver,
 } from '../upstream-client.js';
+import { UNCHANGED, type Validators } from '../validators.js';
 
 /*
  * What a document's snapshot holds in the heap, estimated from the length of the JSON it was built
@@ -155,9 +156,30 @@ export function createStatusFeed(options: StatusFeedOptions) {
     // Logged when the document starts and stops being served stale, not on every read of it.
     let servingStale = false;
     const failureTtlMs = optional ? cacheTtlMs : 0;
-    const fetch = (requestId?: string) =>
-      client.getSizedJson(path, schema, { requestId, maxBytes: maxBodyBytes });
-    const buildLogged = (wire: Wire, size: number): Value => {
+    /*
+     * The upstream's validators (ETag, Last-Modified) of what this page holds, for the next fetch
+     * to ask whether it changed: by built value (a snapshot confirmed unchanged keeps its value,
+     * and with it these), and by wire document for the replicas' store, which keeps them in Redis.
+     */
+    const valueValidators = new WeakMap<object, Validators>();
+    const wireValidators = new WeakMap<object, Validators>();
+    const fetch = async (requestId?: string, validators?: Validators) => {
+      const answer = await client.getSizedJson(path, schema, {
+        requestId,
+        maxBytes: maxBodyBytes,
+        validators,
+      });
+      if (answer === UNCHANGED) answered();
+      return answer;
+    };
+    /** The feed answered with a usable document: the end of an outage, if there was one. */
+    const answered = () => {
+      if (servingStale) {
+        servingStale = false;
+        logger.info({ upstream: upstreamName, path }, 'status feed answers again');
+      }
+    };
+    const buildLogged = (wire: Wire, size: number, validators: Validators | undefined): Value => {
       if (size > maxDocumentBytes) {
         throw new UpstreamBadResponseError(
           { upstream: upstreamName, method: 'GET', path },
@@ -165,12 +187,11 @@ export function createStatusFeed(options: StatusFeedOptions) {
         );
       }
       const { snapshot, problems } = build(wire, page);
+      // Sized from the body a document was built from: a 304, with none, leaves it as it was.
       sizes.set(path, size);
       onResize?.(bytes());
-      if (servingStale) {
-        servingStale = false;
-        logger.info({ upstream: upstreamName, path }, 'status feed answers again');
-      }
+      if (validators && isObject(snapshot)) valueValidators.set(snapshot, validators);
+      answered();
       if (problems.length > 0) {
         logger.warn({ upstream: upstreamName, path, problems }, 'status feed items left out');
       }
@@ -180,17 +201,34 @@ export function createStatusFeed(options: StatusFeedOptions) {
       ttlMs: cacheTtlMs,
       maxStaleMs,
       failureTtlMs,
-      load: async (requestId) => {
-        const { value, bytes } = await fetch(requestId);
-        return buildLogged(value, retained(bytes, RETAINED_PER_BODY_BYTE));
+      load: async (requestId, current) => {
+        const known = isObject(current?.value) ? valueValidators.get(current.value) : undefined;
+        const answer = await fetch(requestId, known);
+        if (answer === UNCHANGED) return UNCHANGED;
+        const { value, bytes, validators } = answer;
+        return buildLogged(value, retained(bytes, RETAINED_PER_BODY_BYTE), validators);
       },
       sharing: sharedSnapshots?.document({
         name: sharedName(page.slug, path),
         upstream: upstreamName,
-        fetch: async (requestId) => (await fetch(requestId)).value,
+        fetch: async (requestId, validators) => {
+          const answer = await fetch(requestId, validators);
+          if (answer === UNCHANGED) return UNCHANGED;
+          if (answer.validators && isObject(answer.value)) {
+            wireValidators.set(answer.value, answer.validators);
+          }
+          return answer.value;
+        },
+        validatorsOf: (wire) => (isObject(wire) ? wireValidators.get(wire) : undefined),
         schema,
         build: (wire, storedBytes) =>
-          buildLogged(wire, retained(storedBytes, RETAINED_PER_STORED_BYTE)),
+          buildLogged(
+            wire,
+            retained(storedBytes, RETAINED_PER_STORED_BYTE),
+            // What this replica fetched has them (for when Redis goes away); the store keeps the
+            // stored documents' own.
+            isObject(wire) ? wireValidators.get(wire) : undefined,
+          ),
         ttlMs: cacheTtlMs,
         retainMs: maxStaleMs + cacheTtlMs,
         failureTtlMs,
@@ -310,6 +348,8 @@ export function createStatusFeed(options: StatusFeedOptions) {
 function sharedName(slug: string, path: string): string {
   return slug === DEFAULT_PAGE_SLUG ? path : `${slug}${path}`;
 }
+
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
 
 /** A document's diff (see `status-diff.ts`). */
 type Diff<Value> = (

@@ -406,7 +406,7 @@ export class StatusPages {
     });
     const poller = new FeedPoller({
       feed,
-      intervalMs: options.config.pollIntervalMs,
+      intervalMs: config.pollIntervalMs ?? options.config.pollIntervalMs,
       ttlMs: options.config.cacheTtlMs,
       logger: options.logger,
     });
