@@ -134,7 +134,7 @@ PageRef.implement({
       readsStatusSnapshots: true,
       type: 'DateTime',
       description:
-        'When the gateway fetched this data from the status feed. Show it as "as of …"; while the feed is down it can lag behind by a few minutes.',
+        'When the gateway fetched this data from the status feed, or last had the feed confirm it unchanged (a 304). Show it as "as of …"; while the feed is down it can lag behind by a few minutes.',
       resolve: async (page, _args, context) => (await summaryOf(page, context)).fetchedAt,
     }),
     stale: t.boolean({
