@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/src/server.js';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
 
@@ -178,13 +179,9 @@ describe('a page that does not answer', () => {
     harness.simulator.setFault('status', '/seen/api/v2/summary.json', { kind: 'hang' });
     harness.simulator.setFault('status', '/silent/api/v2/summary.json', { kind: 'hang' });
     try {
-      // Past its TTL `seen` is served at once while it is refetched; past the deadline that
-      // refetch has not answered in time.
-      await new Promise((resolve) => setTimeout(resolve, 60));
-      await harness.execute('{ statusPages(slugs: ["seen", "silent"]) { slug tags } }');
-      await harness.execute('{ statusOverview(slugs: ["seen"]) { indicator } }');
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      const { body } = await harness.execute<{
+      // Past its TTL `seen` is served at once while it is refetched; once that refetch has not
+      // answered within the deadline, the page is unreachable.
+      type Overview = {
         statusOverview: {
           complete: boolean;
           pages: { slug: string; reachable: boolean; stale: boolean; lastSeenAt: string | null }[];
@@ -195,13 +192,18 @@ describe('a page that does not answer', () => {
             lastSeenAt: string | null;
           }[];
         };
-      }>(
-        `{ statusOverview {
-            complete
-            pages { slug reachable stale lastSeenAt }
-            unreachablePages { slug name reachable lastSeenAt }
-        } }`,
-      );
+      };
+      const { body } = await eventually(async () => {
+        const answer = await harness.execute<Overview>(
+          `{ statusOverview {
+              complete
+              pages { slug reachable stale lastSeenAt }
+              unreachablePages { slug name reachable lastSeenAt }
+          } }`,
+        );
+        const seen = answer.body.data?.statusOverview.pages.find((page) => page.slug === 'seen');
+        return seen?.reachable === false && answer;
+      });
       const overview = body.data?.statusOverview;
       expect(overview?.complete).toBe(false);
       expect(overview?.pages.map((page) => [page.slug, page.reachable, page.stale])).toEqual([
