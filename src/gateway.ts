@@ -274,7 +274,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
       usePartialErrors(),
       ...(config.graphiql ? [] : [useGraphiQLOffNotice({ endpoint: GRAPHQL_ENDPOINT })]),
       ...(config.statusBoard
-        ? [useStatusBoard({ slugs: statusPages.configs.map((page) => page.slug) })]
+        ? [useStatusBoard({ maxPagesPerOperation: config.limits.maxPagesPerOperation })]
         : []),
       // Last, where Yoga puts its own: it keeps what the plugins above made of a parse.
       new ParserCache().plugin,

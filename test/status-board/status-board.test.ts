@@ -15,18 +15,40 @@ describe('GET /status: the files', () => {
     const page = await harness.fetch('/status');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
-    expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    const policy = page.headers.get('content-security-policy');
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("connect-src 'self'");
+    expect(policy).toContain("img-src 'self'");
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(await page.text()).toContain('<script type="module" src="/status/board.js">');
+    const html = await page.text();
+    expect(html).toContain('<script type="module" src="/status/board.js">');
+    expect(html).toContain('<link rel="icon" href="/status/favicon.svg" type="image/svg+xml" />');
+    // Nothing inline for the policy to refuse.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)|<style|\son\w+=/);
 
-    const script = await harness.fetch('/status/board.js');
-    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(await script.text()).toContain('const DOCUMENT_ID =');
+    for (const module of ['board.js', 'event-stream.js', 'update-body.js']) {
+      const script = await harness.fetch(`/status/${module}`);
+      expect(script.status).toBe(200);
+      expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    }
     expect((await harness.fetch('/status/board.css')).headers.get('content-type')).toBe(
       'text/css; charset=utf-8',
     );
+    const icon = await harness.fetch('/status/favicon.svg');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(icon.headers.get('content-security-policy')).toBe("default-src 'none'");
+    expect(await icon.text()).toMatch(/^<svg /);
     expect((await harness.fetch('/status/other.js')).status).toBe(404);
+  });
+
+  it('writes in the id of its operations and its screen size, and no list of pages', async () => {
+    const html = await (await harness.fetch('/status')).text();
+    const document = readFileSync('public/status-board/board.graphql', 'utf8');
+    expect(html).toContain(`<meta name="board-document" content="${documentIdOf(document)}" />`);
+    expect(html).toContain('<meta name="board-page-size" content="24" />');
+    // The pages come from the API on each load: a reloaded STATUS_PAGES_FILE shows on the next.
+    expect(html).not.toContain('status-pages');
   });
 
   it('answers 304 while the file is unchanged', async () => {
@@ -46,16 +68,40 @@ describe('GET /status', () => {
   let harness: Harness;
   afterEach(() => harness.close());
 
-  it('asks for its operation by the id of board.graphql, which is persisted even in PERSISTED_DOCUMENTS_ONLY', async () => {
-    const script = readFileSync('public/status-board/board.js', 'utf8');
-    const document = readFileSync('public/status-board/board.graphql', 'utf8');
-    const [, id] = /const DOCUMENT_ID = '(sha256:[0-9a-f]{64})';/.exec(script) ?? [];
-    expect(id).toBe(documentIdOf(document));
-
-    harness = await startHarness({ env: { PERSISTED_DOCUMENTS_ONLY: true } });
-    const stream = await harness.fetch(`/graphql?documentId=${id}`, {
-      headers: { accept: 'text/event-stream' },
+  /** `operationName` of board.graphql, asked for by the id the board's page gives. */
+  async function boardOperation(operationName: string, variables: object, accept: string) {
+    const html = await (await harness.fetch('/status')).text();
+    const [, id = ''] =
+      /<meta name="board-document" content="(sha256:[0-9a-f]{64})"/.exec(html) ?? [];
+    const params = new URLSearchParams({
+      documentId: id,
+      operationName,
+      variables: JSON.stringify(variables),
     });
+    return harness.fetch(`/graphql?${params}`, { headers: { accept } });
+  }
+
+  it('asks for its operations by the id of board.graphql, which is persisted even in PERSISTED_DOCUMENTS_ONLY', async () => {
+    harness = await startHarness({ env: { PERSISTED_DOCUMENTS_ONLY: true } });
+    const directory = await boardOperation('BoardDirectory', {}, 'application/json');
+    expect(await directory.json()).toEqual({
+      data: {
+        pages: {
+          totalCount: 1,
+          pageInfo: { hasNextPage: false, endCursor: expect.any(String) },
+          nodes: [{ slug: 'default', tags: [] }],
+        },
+      },
+    });
+    const reachability = await boardOperation(
+      'BoardReachability',
+      { slugs: ['default'] },
+      'application/json',
+    );
+    expect(await reachability.json()).toEqual({
+      data: { statusOverview: { complete: true, unreachablePages: [] } },
+    });
+    const stream = await boardOperation('StatusBoard', { slugs: ['default'] }, 'text/event-stream');
     expect(stream.status).toBe(200);
     const reader = stream.body?.getReader();
     let received = '';
@@ -67,6 +113,13 @@ describe('GET /status', () => {
     }
     await reader?.cancel();
     expect(received).toContain('"statusPageChanged"');
+  });
+
+  it('shows no more pages on a screen than an operation may read', async () => {
+    harness = await startHarness({ env: { MAX_PAGES_PER_OPERATION: 10 } });
+    expect(await (await harness.fetch('/status')).text()).toContain(
+      '<meta name="board-page-size" content="10" />',
+    );
   });
 
   it('is not served with STATUS_BOARD=false', async () => {
