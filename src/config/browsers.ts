@@ -27,7 +27,7 @@ export const Browsers = z
     statusBoard: env('STATUS_BOARD', flag, {
       default: 'true',
       description:
-        'Serve the live status board at `/status`: a small page that follows the `statusPageChanged` subscription.',
+        'Serve the live status board at `/status`: a small page that lists the configured pages (`pages`), grouped by tag and a screen at a time, and follows the `statusPageChanged` subscription of the pages on screen only.',
     }),
     introspection: env('INTROSPECTION', flag, {
       unset: 'on outside production',
