@@ -213,11 +213,17 @@ function createStatusFeedLoaders(
         `no answer within ${deadlineMs} ms`,
       );
     };
-    summaryRead = within(summary(), deadlineMs, lastKnown).then((snapshot) => {
-      // Served while it is refetched: past the deadline, the refetch has not answered in time.
+    // A fetch under way for longer than the deadline has missed it already: no reader waits for it
+    // again (a page that never answers costs its timeout in the background, not in answers).
+    const overdue = () => {
       const since = feed.summaryRefreshingSince();
-      return since !== undefined && Date.now() - since > deadlineMs ? lastKnown() : snapshot;
-    });
+      return since !== undefined && Date.now() - since > deadlineMs;
+    };
+    const read = overdue() ? Promise.resolve().then(lastKnown) : summary();
+    summaryRead = within(read, deadlineMs, lastKnown).then((snapshot) =>
+      // Served while it is refetched: past the deadline, the refetch has not answered in time.
+      overdue() ? lastKnown() : snapshot,
+    );
     return summaryRead;
   };
   const upcoming = once(() => feed.upcoming(requestId).then(record));
