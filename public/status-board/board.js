@@ -94,6 +94,9 @@ function operationUrl(operationName, variables) {
 async function query(operationName, variables, signal) {
   const response = await fetch(operationUrl(operationName, variables), {
     headers: { accept: 'application/graphql-response+json, application/json' },
+    // Live: never the browser's stale copy (the gateway lets caches serve one while revalidating),
+    // always asked again, a 304 when nothing changed.
+    cache: 'no-cache',
     signal,
   });
   const result = await response.json();
@@ -325,6 +328,7 @@ function cardOf(entry, single) {
 /** Whether the page answers, and since when it does not. */
 function showReachability(card, reachable, lastSeenAt) {
   card.dataset.reachable = String(reachable);
+  card.dataset.lastSeenAt = reachable ? '' : (lastSeenAt ?? '');
   const line = $('.reachability', card);
   line.hidden = reachable;
   if (reachable) return;
@@ -348,7 +352,13 @@ function render(page) {
   $('.as-of', card).hidden = false;
   setTime($('.updated-at', card), page.updatedAt);
   setTime($('.fetched-at', card), page.fetchedAt);
-  showReachability(card, page.reachable, page.lastSeenAt);
+  // A subscriber that joins late first gets the last page sent, perhaps from before the page
+  // stopped answering: it says the page answers only if it was fetched after the check that said
+  // it does not.
+  const older = page.fetchedAt <= (card.dataset.lastSeenAt ?? '');
+  if (!(page.reachable && card.dataset.reachable === 'false' && older)) {
+    showReachability(card, page.reachable, page.lastSeenAt);
+  }
   const components = page.components.filter(isShown);
   $('.components', card).replaceChildren(...components.map(componentItem));
   $('.components-summary', card).textContent = componentsSummary(components);
