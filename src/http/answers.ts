@@ -176,7 +176,10 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
       else gone(req, scope);
     },
 
-    /** A refusal of the front door's own, as every refusal looks: one GraphQL error with a code. */
+    /**
+     * A refusal of the front door's own, as every refusal looks: one GraphQL error with a code,
+     * with `headers` besides (`Allow`, `Retry-After`).
+     */
     refuse(
       req: IncomingMessage,
       res: ServerResponse,
@@ -184,9 +187,10 @@ export function createAnswers({ log, metrics, logger, cors }: AnswersOptions) {
       status: number,
       code: ErrorCode,
       message: string,
+      headers: Record<string, string> = {},
     ): void {
-      const headers = { 'content-type': 'application/json; charset=utf-8' };
-      if (head(req, res, scope, status, headers)) res.end(refusalBody(code, message));
+      const all = { 'content-type': 'application/json; charset=utf-8', ...headers };
+      if (head(req, res, scope, status, all)) res.end(refusalBody(code, message));
     },
 
     /** A request that failed in the gateway itself: logged with its cause, answered 500. */

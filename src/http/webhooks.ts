@@ -1,8 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StatusPageConfig } from '../config.js';
-import type { ErrorCode } from '../errors/error-code.js';
-import { refusalBody } from '../errors/refusal.js';
 import type { RequestScope } from '../observability/request-scope.js';
 import { STATUSPAGE_WEBHOOKS } from '../observability/route.js';
 import type { Answers } from './answers.js';
@@ -31,8 +29,6 @@ export interface StatuspageWebhooksOptions {
 /** What became of a webhook's body: read to its end, over the limit, too slow, or its client left. */
 type BodyOutcome = 'read' | 'too large' | 'too slow' | 'gone';
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
-
 /** The one answer to a slug that is not a page's, a page without a token, and a wrong token. */
 const NOT_FOUND = 'No webhook is served at this path.';
 
@@ -57,19 +53,7 @@ const BEARER = /^Bearer +([^ ]+) *$/i;
 export function createStatuspageWebhooks(options: StatuspageWebhooksOptions) {
   const { pages, refetches, answers, maxBodyBytes, bodyTimeoutMs = 10_000 } = options;
 
-  function refuse(
-    req: IncomingMessage,
-    res: ServerResponse,
-    scope: RequestScope,
-    status: number,
-    code: ErrorCode,
-    message: string,
-    headers: Record<string, string> = {},
-  ): void {
-    if (answers.head(req, res, scope, status, { ...JSON_HEADERS, ...headers })) {
-      res.end(refusalBody(code, message));
-    }
-  }
+  const { refuse } = answers;
 
   /** The page whose token `req` sends, if it sends a page's right token. */
   function admittedSlug(req: IncomingMessage): string | undefined {
