@@ -7,8 +7,8 @@ import {
   MAX_PAGE_SIZE,
 } from '../upstreams/verification/verification-service.js';
 import { builder } from './builder.js';
+import { connectionOf } from './connection.js';
 import { ContractRef } from './contract.js';
-import { type PageInfo, PageInfoRef } from './page-info.js';
 
 /*
  * Lookups of many contracts at once: of one chain by address, of one address on every chain, and
@@ -19,40 +19,12 @@ import { type PageInfo, PageInfoRef } from './page-info.js';
 /** `first` when the client does not say. */
 const DEFAULT_PAGE_SIZE = 20;
 
-interface ContractEdge {
-  readonly cursor: string;
-  readonly node: Contract;
-}
-
-interface ContractConnection {
-  readonly edges: readonly ContractEdge[];
-  readonly pageInfo: PageInfo;
-}
-
-const ContractEdgeRef = builder.objectRef<ContractEdge>('ContractEdge').implement({
-  description: 'A verified contract of a page, with its cursor.',
-  fields: (t) => ({
-    cursor: t.exposeString('cursor', {
-      description: 'Opaque: pass it as `after` to get the contracts verified before this one.',
-    }),
-    node: t.expose('node', { type: ContractRef }),
-  }),
+const ContractConnectionRef = connectionOf('Contract', ContractRef, {
+  description: 'A page of verified contracts, newest first.',
+  edge: 'A verified contract of a page, with its cursor.',
+  after: 'the contracts verified before this one',
+  items: 'contracts',
 });
-
-const ContractConnectionRef = builder
-  .objectRef<ContractConnection>('ContractConnection')
-  .implement({
-    description: 'A page of verified contracts, newest first.',
-    fields: (t) => ({
-      edges: t.expose('edges', { type: [ContractEdgeRef] }),
-      nodes: t.field({
-        type: [ContractRef],
-        description: 'The contracts of `edges`, for when the cursors are not needed.',
-        resolve: (connection) => connection.edges.map((edge) => edge.node),
-      }),
-      pageInfo: t.expose('pageInfo', { type: PageInfoRef }),
-    }),
-  });
 
 builder.queryField('contracts', (t) =>
   t.field({

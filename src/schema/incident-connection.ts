@@ -3,10 +3,10 @@ import { InvalidInputError } from '../errors/invalid-input-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { INCIDENT_HISTORY_PATH } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
+import { connectionOf } from './connection.js';
 import { type GatewayContext, reportedBeside } from './context.js';
 import { IncidentRef } from './incident.js';
 import { readSummaries } from './page.js';
-import { type PageInfo, PageInfoRef } from './page-info.js';
 import {
   namedPages,
   type PageSelection,
@@ -24,17 +24,6 @@ import { configurationOnly } from './plugins/page-budget.js';
 /** `first` when the client does not say, and at most. */
 const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;
-
-interface IncidentEdge {
-  readonly cursor: string;
-  readonly node: Incident;
-}
-
-interface IncidentConnection {
-  readonly edges: readonly IncidentEdge[];
-  readonly totalCount: number;
-  readonly pageInfo: PageInfo;
-}
 
 /** Newest first: by creation, then by page in configuration order, then by id. */
 type Position = readonly [createdAt: number, pageIndex: number, id: string];
@@ -62,39 +51,16 @@ function positionOf(cursor: string, pageIndex: (slug: string) => number): Positi
   throw new InvalidInputError('after', 'after is not a cursor of incidents: pass an endCursor.');
 }
 
-const IncidentEdgeRef = builder.objectRef<IncidentEdge>('IncidentEdge').implement({
+const IncidentConnectionRef = connectionOf('Incident', IncidentRef, {
   readsStatusSnapshots: true,
   readsPages: configurationOnly,
-  description: 'An incident of the list, with its cursor.',
-  fields: (t) => ({
-    cursor: t.exposeString('cursor', {
-      description: 'Opaque: pass it as `after` to get the incidents older than this one.',
-    }),
-    node: t.expose('node', { type: IncidentRef }),
-  }),
+  description: 'A slice of the incidents of several pages, newest first.',
+  edge: 'An incident of the list, with its cursor.',
+  after: 'the incidents older than this one',
+  items: 'incidents',
+  totalCount:
+    'How many incidents the pages that answered list (created at or after `since`), in all.',
 });
-
-const IncidentConnectionRef = builder
-  .objectRef<IncidentConnection>('IncidentConnection')
-  .implement({
-    readsStatusSnapshots: true,
-    readsPages: configurationOnly,
-    description: 'A slice of the incidents of several pages, newest first.',
-    fields: (t) => ({
-      edges: t.expose('edges', { type: [IncidentEdgeRef] }),
-      nodes: t.field({
-        readsStatusSnapshots: true,
-        type: [IncidentRef],
-        description: 'The incidents of `edges`, for when the cursors are not needed.',
-        resolve: (connection) => connection.edges.map((edge) => edge.node),
-      }),
-      totalCount: t.exposeInt('totalCount', {
-        description:
-          'How many incidents the pages that answered list (created at or after `since`), in all.',
-      }),
-      pageInfo: t.expose('pageInfo', { type: PageInfoRef }),
-    }),
-  });
 
 /**
  * Every incident of `slugs` created at or after `since`, newest first, each once (the copy

@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../errors/invalid-input-error.js';
 import { builder } from './builder.js';
+import { connectionOf, type PageInfo } from './connection.js';
 import { readSummaries } from './page.js';
-import { type PageInfo, PageInfoRef } from './page-info.js';
-import { PageRef, type PageSource } from './page-ref.js';
+import { PageRef } from './page-ref.js';
 import { configurationOnly, type PageDirectory, pagesReadBelow } from './plugins/page-budget.js';
 
 /*
@@ -86,49 +86,15 @@ function sliceOf({ first, after, tags, search }: PagesArgs, pages: PageDirectory
   };
 }
 
-interface PageEdge {
-  readonly cursor: string;
-  readonly node: PageSource;
-}
-
-interface PageConnection {
-  readonly edges: readonly PageEdge[];
-  readonly totalCount: number;
-  readonly pageInfo: PageInfo;
-}
-
-const PageEdgeRef = builder.objectRef<PageEdge>('PageEdge').implement({
-  readsPages: configurationOnly,
-  description: 'A configured page of the list, with its cursor.',
-  fields: (t) => ({
-    cursor: t.exposeString('cursor', {
-      description: 'Opaque: pass it as `after` to get the pages after this one.',
-    }),
-    node: t.expose('node', {
-      type: PageRef,
-      nullable: true,
-      description:
-        'The page. Null, with an error naming it, when a field selected of it cannot answer without its feed and the feed never answered (within `STATUS_OVERVIEW_DEADLINE_MS`); a page seen before shows its last known state instead (`reachable: false`), and `slug`, `name`, `tags`, `reachable` and `lastSeenAt` always answer.',
-    }),
-  }),
-});
-
-const PageConnectionRef = builder.objectRef<PageConnection>('PageConnection').implement({
+const PageConnectionRef = connectionOf('Page', PageRef, {
   readsPages: configurationOnly,
   description: 'A slice of the configured status pages, in configuration order.',
-  fields: (t) => ({
-    edges: t.expose('edges', { type: [PageEdgeRef] }),
-    nodes: t.field({
-      type: [PageRef],
-      nullable: { list: false, items: true },
-      description: 'The pages of `edges`, for when the cursors are not needed (null as `node` is).',
-      resolve: (connection) => connection.edges.map((edge) => edge.node),
-    }),
-    totalCount: t.exposeInt('totalCount', {
-      description: 'How many configured pages the list has (its `tags` and `search` applied).',
-    }),
-    pageInfo: t.expose('pageInfo', { type: PageInfoRef }),
-  }),
+  edge: 'A configured page of the list, with its cursor.',
+  after: 'the pages after this one',
+  items: 'pages',
+  nullNode:
+    'The page. Null, with an error naming it, when a field selected of it cannot answer without its feed and the feed never answered (within `STATUS_OVERVIEW_DEADLINE_MS`); a page seen before shows its last known state instead (`reachable: false`), and `slug`, `name`, `tags`, `reachable` and `lastSeenAt` always answer.',
+  totalCount: 'How many configured pages the list has (its `tags` and `search` applied).',
 });
 
 builder.queryField('pages', (t) =>
