@@ -42,6 +42,7 @@ import { useQueryLimits } from './plugins/use-query-limits.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { useRequestLog } from './plugins/use-request-log.js';
 import { readStatusBoardDocument, useStatusBoard } from './plugins/use-status-board.js';
+import { useSubscriptionAbort } from './plugins/use-subscription-abort.js';
 import { useTracing } from './plugins/use-tracing.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
 import { RedisConnection } from './redis/redis-connection.js';
@@ -206,6 +207,8 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
    * read: their resolver does not take it again.
    */
   const paidUploads = new WeakSet<Request>();
+  /** The end of the subscriptions Yoga serves itself (not the hub's topics). */
+  const subscriptionAbort = useSubscriptionAbort();
 
   const yoga = createYoga<GatewayServerContext, GatewayContext>({
     schema,
@@ -226,12 +229,17 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
         verificationsTaken: paidUploads.has(request) ? 1 : 0,
         subscriptions,
         topic,
-        subscriber: { transport: 'http', clientAddress, signal: request.signal },
+        subscriber: {
+          transport: 'http',
+          clientAddress,
+          ...(topic ? {} : { signal: subscriptionAbort.signalOf(request) }),
+        },
       });
     },
     // Yoga's own keeps 1,024 documents whatever their size, and its errors' stacks: `ParserCache`.
     parserAndValidationCache: false,
     plugins: [
+      subscriptionAbort,
       ...(tracing ? [useTracing(tracing)] : []),
       useRequestLog(),
       useBodyLimit<GatewayServerContext>({

@@ -250,6 +250,7 @@ export class SubscriptionHub {
       (started) => this.#started(topic, started),
       (error: unknown) => {
         this.#finish(topic);
+        topic.feed?.end('complete');
         for (const member of topic.takeWaiting()) member.sink.fail(error);
       },
     );
@@ -259,6 +260,8 @@ export class SubscriptionHub {
     const waiting = topic.takeWaiting();
     if (started.kind === 'answer') {
       this.#finish(topic);
+      // Yoga answered without its stream: nobody reads what it opened.
+      topic.feed?.end('complete');
       for (const member of waiting) member.sink.answer(started.answer);
       return;
     }
@@ -287,6 +290,7 @@ export class SubscriptionHub {
     const { admission, metrics, log } = this.#options;
     const opened = topic.opened as Opened;
     const source = topic.source as SourceStream;
+    const feed = topic.feed as Feed;
     try {
       member.release = admission.admit(member.subscriber, opened.field);
     } catch (error) {
@@ -307,7 +311,7 @@ export class SubscriptionHub {
       }
       return;
     }
-    member.fromSeq = topic.feed.pushed;
+    member.fromSeq = feed.pushed;
     const startsAfter = this.#startsAfter(opened.pages);
     if (since === undefined) {
       member.marker = markerOf(startsAfter);
@@ -328,7 +332,7 @@ export class SubscriptionHub {
       if (topic.payloads.has(event)) continue;
       if (!topic.inFlight.has(event)) {
         topic.inFlight.add(event);
-        topic.feed.push({ kind: 'change', event }, { replay: true });
+        feed.push({ kind: 'change', event }, { replay: true });
       }
       const waiting = topic.waitingFor.get(event) ?? new Set<Member>();
       waiting.add(member);
@@ -655,7 +659,7 @@ export class Topic {
   waiting: Member[] = [];
   readonly members = new Set<Member>();
   opened: Opened | undefined;
-  feed!: Feed;
+  feed: Feed | undefined;
   source: SourceStream | undefined;
   /** Items handed to the executor, oldest first, awaiting their payload. */
   readonly taken: Taken[] = [];
