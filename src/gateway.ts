@@ -10,7 +10,7 @@ import { maskError } from './errors/mask-error.js';
 import { createAnswers } from './http/answers.js';
 import { clientAddressOf } from './http/client-address.js';
 import { createCors } from './http/cors.js';
-import { createEventStreamChannels } from './http/event-stream-channels.js';
+import { createEventStreams } from './http/event-streams.js';
 import { createFrontDoor } from './http/front-door.js';
 import type { GatewayServerContext } from './http/gateway-yoga.js';
 import { createGraphiQLPage } from './http/graphiql-page.js';
@@ -35,7 +35,6 @@ import { useFieldBudget } from './plugins/use-field-budget.js';
 import { useGetParams } from './plugins/use-get-params.js';
 import { useGraphiQLOffNotice } from './plugins/use-graphiql-off-notice.js';
 import { useMetrics } from './plugins/use-metrics.js';
-import { useMultiplexedSubscriptions } from './plugins/use-multiplexed-subscriptions.js';
 import { usePageBudget } from './plugins/use-page-budget.js';
 import { usePartialErrors } from './plugins/use-partial-errors.js';
 import { usePersistedDocuments } from './plugins/use-persisted-documents.js';
@@ -50,7 +49,9 @@ import { RedisConnection } from './redis/redis-connection.js';
 import { createContext, type GatewayContext } from './schema/context.js';
 import { schema } from './schema/index.js';
 import { isSourceVerification } from './schema/verification-sources.js';
-import { SubscriptionRegistry } from './subscriptions/subscription-registry.js';
+import { Admission } from './subscriptions/admission.js';
+import { ChangeLog } from './subscriptions/change-log.js';
+import { SubscriptionHub } from './subscriptions/hub.js';
 import { RedisSnapshotStore } from './upstreams/redis-snapshot-store.js';
 import { RedisChangeBus } from './upstreams/status-feed/redis-change-bus.js';
 import { StatusPages } from './upstreams/status-feed/status-pages.js';
@@ -108,11 +109,15 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
     onCacheEvent: (endpoint, event) => metrics.cacheRead(endpoint, event),
     logger,
   });
-  const subscriptions = new SubscriptionRegistry({
+  const subscriptions = new SubscriptionHub({
     bus: changes,
-    poller: statusPages,
-    limits: config.subscriptions,
-    logger,
+    admission: new Admission({ limits: config.subscriptions, pages: statusPages, logger, metrics }),
+    log: new ChangeLog({ residentSince: (slug) => statusPages.residentSince(slug) }),
+    snapshotAt: (slug) =>
+      statusPages.has(slug)
+        ? statusPages.get(slug).feed.lastSummary()?.fetchedAt.getTime()
+        : undefined,
+    backlog: config.subscriptions.backlog,
     metrics,
   });
   /**
@@ -202,10 +207,12 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
    * read: their resolver does not take it again.
    */
   const paidUploads = new WeakSet<Request>();
+  /** The end of the subscriptions Yoga serves itself (not the hub's topics). */
+  const subscriptionAbort = useSubscriptionAbort();
 
   const yoga = createYoga<GatewayServerContext, GatewayContext>({
     schema,
-    context: ({ request, req, cacheability, subscriber }) => {
+    context: ({ request, req, cacheability, topic }) => {
       const clientAddress = clientAddressOf(req, config.server.trustedProxies);
       return createContext({
         requestId:
@@ -221,15 +228,18 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
         clientQuota,
         verificationsTaken: paidUploads.has(request) ? 1 : 0,
         subscriptions,
-        subscriber: { ...(subscriber ?? { transport: 'http' }), clientAddress },
+        topic,
+        subscriber: {
+          transport: 'http',
+          clientAddress,
+          ...(topic ? {} : { signal: subscriptionAbort.signalOf(request) }),
+        },
       });
     },
     // Yoga's own keeps 1,024 documents whatever their size, and its errors' stacks: `ParserCache`.
     parserAndValidationCache: false,
     plugins: [
-      // Subscribers of the same operation share each event's execution and its text.
-      useMultiplexedSubscriptions({ metrics }),
-      useSubscriptionAbort(),
+      subscriptionAbort,
       ...(tracing ? [useTracing(tracing)] : []),
       useRequestLog(),
       useBodyLimit<GatewayServerContext>({
@@ -292,12 +302,12 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
   });
 
   const responseCache = createCachedHandler({
-    eventStreams: createEventStreamChannels({
+    eventStreams: createEventStreams({
+      hub: subscriptions,
       yoga,
-      registry: subscriptions,
-      metrics,
       trustedProxies: config.server.trustedProxies,
       maxBufferedBytes: config.subscriptions.maxBufferedBytes,
+      json: config.limits.json,
       answers,
     }),
     yoga,
@@ -340,8 +350,7 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
     maxBufferedBytes: config.websockets.maxBufferedBytes,
     maxTotalBufferedBytes: config.websockets.maxTotalBufferedBytes,
     allowedOrigins: config.cors?.origins ?? [],
-    registry: subscriptions,
-    metrics,
+    hub: subscriptions,
     logger,
   });
   let socketsClosed: Promise<void> | undefined;

@@ -46,6 +46,8 @@ export const ERROR_CODES = {
     'The gateway is shutting down and takes no new WebSocket (503, with `Retry-After` in seconds): retry then, and another replica answers.',
   STATUS_PAGES_CHANGED:
     'The subscription ended because a status page it follows was removed from `STATUS_PAGES_FILE` while the gateway ran, or its feed (`baseUrl`, `versionPattern`…) changed there; `extensions.reason` says which (`page-removed`, `page-changed`) and `extensions.slugs` names the pages. Subscribe again to the pages `statusPages` lists.',
+  SINCE_UNKNOWN:
+    'The subscription was asked for the changes after `since`, and the gateway no longer knows them all (it keeps the last 100 changes of each page for 15 minutes, 4 MiB in all, only while the page is held in memory, and none from before it started); `extensions.knownSince` says from when it would (null: none). It goes on with the changes found from now on: query again for the state as it stands, and subscribe with its `fetchedAt` next time.',
   SLOW_SUBSCRIBER:
     'The subscription ended because its client fell behind: more than `SUBSCRIPTION_BACKLOG` events, or over SSE more than `SUBSCRIPTION_MAX_BUFFERED_BYTES` unread; `extensions.limit` names which. Subscribe again (`statusPageChanged` starts with the whole page).',
 } as const;

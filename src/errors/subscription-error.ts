@@ -45,6 +45,22 @@ export const slowSubscriber = (
   );
 
 /**
+ * The gateway no longer knows every change after `since` (ms) on the pages a subscription follows;
+ * it would from `knownSince` (infinite: from no time, a page is not held in memory).
+ */
+export const sinceUnknown = (since: number, knownSince: number) =>
+  codedError(
+    'SINCE_UNKNOWN',
+    `The gateway no longer knows every change since ${new Date(since).toISOString()}: query again for the state as it stands. The subscription goes on with the changes found from now on.`,
+    {
+      extensions: {
+        since: new Date(since).toISOString(),
+        knownSince: Number.isFinite(knownSince) ? new Date(knownSince).toISOString() : null,
+      },
+    },
+  );
+
+/**
  * Pages the subscription follows are no longer configured as they were: removed from
  * `STATUS_PAGES_FILE` (`page-removed`), or their feed changed there (`page-changed`). Its
  * subscription ends with this, naming them.

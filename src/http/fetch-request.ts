@@ -8,6 +8,8 @@ export interface FetchRequestOptions {
   readonly without?: RegExp;
   /** Replaces the request's `x-request-id`: the one the gateway settled on. */
   readonly requestId?: string;
+  /** Replaces its path and query (a WebSocket operation's, as a GET of its parameters). */
+  readonly url?: string;
 }
 
 /**
@@ -15,14 +17,14 @@ export interface FetchRequestOptions {
  * header is not trusted to make a valid URL.
  */
 export function fetchRequestOf(req: IncomingMessage, options: FetchRequestOptions = {}): Request {
-  const { body, signal, without, requestId } = options;
+  const { body, signal, without, requestId, url = req.url ?? '/' } = options;
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || without?.test(name)) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
   if (requestId !== undefined) headers.set('x-request-id', requestId);
-  return new Request(`http://gateway${req.url ?? '/'}`, {
+  return new Request(`http://gateway${url}`, {
     method: req.method ?? 'GET',
     headers,
     // Socket bytes sit in plain ArrayBuffers, never shared ones.

@@ -2,15 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { GatewayContext } from '../schema/context.js';
 import type { CacheabilityContext } from '../schema/plugins/cacheability.js';
-import type { Subscriber } from '../subscriptions/subscription-registry.js';
+import type { Topic } from '../subscriptions/hub.js';
 import { fetchRequestOf } from './fetch-request.js';
 
 /** What the front door passes into Yoga with a request. */
 export interface GatewayServerContext extends CacheabilityContext {
   /** The node request, for the client's address. */
   readonly req?: IncomingMessage;
-  /** How the client is connected, when not by a plain HTTP request (a WebSocket). */
-  readonly subscriber?: Omit<Subscriber, 'requestId' | 'clientAddress'>;
+  /** The topic whose source this request is (`SubscriptionHub`): its subscription is the topic's. */
+  readonly topic?: Topic;
 }
 
 /** The gateway's Yoga instance, as the HTTP front door sees it. */

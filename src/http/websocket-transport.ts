@@ -1,25 +1,27 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getHeapStatistics } from 'node:v8';
-import { CloseCode, handleProtocols } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type RawRefusal, rawRefusal, shuttingDown } from '../errors/refusal.js';
 import type { JsonBudget } from '../json-budget.js';
 import { requestPath } from '../observability/route.js';
 import { ClientCounts } from '../subscriptions/client-counts.js';
 import { clientAddressOf } from './client-address.js';
+import { sessionOf } from './event-streams.js';
 import { fetchRequestOf } from './fetch-request.js';
 import { writeRawRefusal } from './raw-refusal.js';
 import { requestIdOf } from './request-id.js';
-import { sharingKeyOf } from './sharing-key.js';
-import { MessageRefusal, readClientMessage } from './websocket-client-message.js';
-import {
-  createGraphQLWebSocketServer,
-  type GraphQLWebSocketServerOptions,
-} from './websocket-graphql-server.js';
 import { createWebSocketOutboxes } from './websocket-outbox.js';
+import {
+  CLOSE,
+  createWebSocketProtocol,
+  type WebSocketProtocolOptions,
+} from './websocket-protocol.js';
 
-export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions {
+/** The subprotocol of GraphQL over WebSocket (graphql-ws's PROTOCOL.md). */
+const SUBPROTOCOL = 'graphql-transport-ws';
+
+export interface WebSocketTransportOptions extends WebSocketProtocolOptions {
   /** The GraphQL endpoint: the only path that upgrades. */
   readonly path: string;
   /** How often each socket is pinged; one without a pong by the next ping is terminated. */
@@ -61,9 +63,9 @@ export interface WebSocketTransportOptions extends GraphQLWebSocketServerOptions
 }
 
 /**
- * GraphQL over WebSocket (graphql-ws's `graphql-transport-ws` protocol) on the GraphQL endpoint
- * of the same port. Each operation runs through Yoga as an HTTP request's parameters do (see
- * `createGraphQLWebSocketServer`), so persisted documents, limits, masking and errors are the same
+ * GraphQL over WebSocket (the `graphql-transport-ws` protocol, `createWebSocketProtocol`) on the
+ * GraphQL endpoint of the same port. Each operation runs through Yoga as an HTTP request's
+ * parameters do, so persisted documents, limits, masking and errors are the same
  * on every transport. Queries and subscriptions are served; mutations are refused as over GET,
  * since the verification session travels in a cookie a socket cannot set. Sockets from a page of
  * another origin than the gateway's and `allowedOrigins` are refused. What a socket holds is
@@ -91,58 +93,51 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: maxPayloadBytes,
-    handleProtocols,
+    handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
   });
 
-  const server = createGraphQLWebSocketServer(options);
+  const protocol = createWebSocketProtocol(options);
 
   function open(socket: WebSocket, req: IncomingMessage, requestId: string, client: string) {
     const started = performance.now();
     const logged = { requestId, path, transport: 'websocket' };
-    // Operations running (a subscription's until it completes).
-    let operations = 0;
-    let idleSince = performance.now();
-    sockets.set(socket, () => operations);
     const outbox = outboxOf(socket, (queuedBytes) =>
       logger.info(
         { requestId, queuedBytes },
         'websocket closed: the client does not read what it is sent',
       ),
     );
-    const closed = server.opened(
-      {
-        protocol: socket.protocol,
-        send: (data) => outbox.send(data),
-        close: (code, reason) => socket.close(code, reason),
-        onMessage: (handle) =>
-          socket.on('message', async (data) => {
-            const message = readClientMessage(String(data), options.json);
-            if (message instanceof MessageRefusal) {
-              return socket.close(CloseCode.BadRequest, message.reason);
-            }
-            const operation = message.type === 'subscribe';
-            if (operation) operations += 1;
-            try {
-              // graphql-ws validates a message given as an object without parsing it again.
-              await handle(message as never);
-            } catch (error) {
-              logger.error({ err: error, requestId }, 'a WebSocket message failed');
-              socket.close(CloseCode.InternalServerError, 'Internal server error');
-            } finally {
-              if (operation && --operations === 0) idleSince = performance.now();
-            }
-          }),
+    const session = protocol({
+      requestId,
+      req,
+      clientAddress: client,
+      session: sessionOf(req.headers.cookie),
+      requestOf: (params, signal) => {
+        const request = fetchRequestOf(req, {
+          without: HANDSHAKE_HEADERS,
+          requestId,
+          signal,
+          url: `${path}?${params}`,
+        });
+        request.headers.set('accept', 'text/event-stream');
+        return request;
       },
-      {
-        requestId,
-        req,
-        request: fetchRequestOf(req, { without: HANDSHAKE_HEADERS, requestId }),
-        connection: { open: 0 },
-        clientAddress: client,
-        sharingKey: sharingKeyOf(req),
-        send: (data) => void outbox.send(data),
-      },
-    );
+      send: (data) => void outbox.send(data),
+      close: (code, reason) => socket.close(code, reason),
+    });
+    sockets.set(socket, session.operations);
+    if (socket.protocol !== SUBPROTOCOL) {
+      socket.close(CLOSE.SUBPROTOCOL_NOT_ACCEPTABLE, 'Subprotocol not acceptable');
+    }
+    socket.on('message', (data) => {
+      try {
+        session.message(String(data));
+      } catch (error) {
+        // The gateway's own fault, not the client's: what the client sent was checked first.
+        logger.error({ err: error, requestId }, 'a WebSocket message failed');
+        socket.close(CLOSE.INTERNAL_ERROR, 'Internal server error');
+      }
+    });
 
     let alive = true;
     socket.on('pong', () => {
@@ -150,7 +145,8 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
     });
     const ping = setInterval(() => {
       if (!alive) return socket.terminate();
-      if (operations === 0 && performance.now() - idleSince >= idleTimeoutMs) {
+      const idleSince = session.idleSince();
+      if (idleSince !== undefined && performance.now() - idleSince >= idleTimeoutMs) {
         return socket.close(1000, `Idle: no operation for ${idleTimeoutMs} ms`);
       }
       alive = false;
@@ -160,11 +156,11 @@ export function createWebSocketTransport(options: WebSocketTransportOptions) {
 
     // Invalid frames, oversized messages: ws closes the socket itself (1002, 1009).
     socket.on('error', (error) => logger.debug({ err: error, requestId }, 'WebSocket error'));
-    socket.once('close', (code, reason) => {
+    socket.once('close', (code) => {
       clearInterval(ping);
       outbox.dispose();
       sockets.delete(socket);
-      void closed(code, reason.toString());
+      session.closed();
       logger.info(
         { ...logged, code, ms: Math.round(performance.now() - started) },
         'websocket closed',

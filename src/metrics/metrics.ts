@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../errors/error-code.js';
 import type { UpstreamEndpoint } from '../errors/upstream-error.js';
 import { endpointTemplate, routeOf } from '../observability/route.js';
 import type { RedisState } from '../redis/redis-connection.js';
-import { SUBSCRIPTION_FIELDS } from '../subscriptions/subscription-registry.js';
+import { SUBSCRIPTION_FIELDS } from '../subscriptions/admission.js';
 import type { CircuitState } from '../upstreams/circuit-breaker.js';
 import type { SnapshotCacheEvent } from '../upstreams/snapshot-cache.js';
 import type { ReleaseReason } from '../upstreams/status-feed/resident-pages.js';

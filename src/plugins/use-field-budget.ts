@@ -27,9 +27,15 @@ export function useFieldBudget(options: FieldBudgetOptions): Plugin {
         },
       };
     },
-    // Each event is executed, and its budget settled, by `useMultiplexedSubscriptions`.
+    // Each event of a subscription is executed with a budget of its own, settled as it is sent.
     onSubscribe({ args }) {
-      (args.contextValue as FieldBudgetContext).fieldBudget = freshBudget(options);
+      const context = args.contextValue as FieldBudgetContext;
+      context.fieldBudget = freshBudget(options);
+      return {
+        onSubscribeResult: () => ({
+          onNext: ({ result, setResult }) => setResult(settleFieldBudget(context, result)),
+        }),
+      };
     },
   };
 }

@@ -9,8 +9,8 @@ export interface PartialErrorsContext {
 /**
  * Lets a resolver answer and say what went wrong at once: `supportedChains` is an empty list with
  * an error beside it when the upstream has no list, rather than null for the whole response.
- * The errors reported during an operation are appended to its result; a subscription event's, by
- * `useMultiplexedSubscriptions`, which executes it.
+ * The errors reported during an operation are appended to its result, and to each event of a
+ * subscription those reported while it was executed.
  */
 export function usePartialErrors(): Plugin<PartialErrorsContext> {
   return {
@@ -20,6 +20,12 @@ export function usePartialErrors(): Plugin<PartialErrorsContext> {
           setResult(settlePartialErrors(args.contextValue, result));
         }
       },
+    }),
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: () => ({
+        onNext: ({ result, setResult }) =>
+          setResult(settlePartialErrors(args.contextValue, result)),
+      }),
     }),
   };
 }

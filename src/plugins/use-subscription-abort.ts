@@ -1,29 +1,30 @@
-import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
 
 /**
- * Ends a subscription as soon as its request is aborted: over SSE, the moment the client's socket
- * closes. Without it an SSE stream noticed a gone client only when its next write failed, at the
- * next keep-alive line (12 s later), and until then the subscription still counted toward the
- * limits: a crowd that came and went kept the next one out. A WebSocket's request never aborts;
- * graphql-ws ends its subscriptions itself when the socket closes.
- *
- * The signal is not given to the executor (`args.signal`, as Yoga's `useExecutionCancellation`
- * does): it races every object of every event against it, and a signal that never aborts kept
- * each of those races, with the values they settled with, for as long as the subscription lasted.
+ * The end of a subscription Yoga serves itself (not one of the hub's topics: a multipart request,
+ * an `Accept` that names more than event streams): its request's `signal`, given to the
+ * subscription (`openSubscription`), aborts when the request is (over SSE, the moment the client's
+ * socket closes), or when Yoga answers it without a stream (406 for an `Accept` it cannot stream
+ * to): either way nobody reads the subscription any more, and it must not count toward the limits.
  */
-export function useSubscriptionAbort(): Plugin {
+export function useSubscriptionAbort(): Plugin & { signalOf(request: Request): AbortSignal } {
+  const controllers = new WeakMap<Request, AbortController>();
   return {
-    onSubscribe({ args }) {
-      const signal = (args.contextValue as { request?: Request }).request?.signal;
-      if (!signal) return;
-      return {
-        onSubscribeResult({ result }) {
-          if (!isAsyncIterable(result)) return;
-          const end = () => void result[Symbol.asyncIterator]().return?.();
-          if (signal.aborted) end();
-          else signal.addEventListener('abort', end, { once: true });
-        },
-      };
+    signalOf(request) {
+      let controller = controllers.get(request);
+      if (!controller) {
+        const made = new AbortController();
+        if (request.signal.aborted) made.abort();
+        else request.signal.addEventListener('abort', () => made.abort(), { once: true });
+        controllers.set(request, made);
+        controller = made;
+      }
+      return controller.signal;
+    },
+    onResponse({ request, response }) {
+      const type = response.headers.get('content-type') ?? '';
+      const streams = /^(text\/event-stream|multipart\/mixed)/.test(type);
+      if (response.status !== 200 || !streams) controllers.get(request)?.abort();
     },
   };
 }

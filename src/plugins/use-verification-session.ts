@@ -10,7 +10,7 @@ export interface VerificationSessionOptions {
 }
 
 /** The gateway's cookie that carries the client's upstream session. */
-const SESSION_COOKIE = 'verify_session';
+export const SESSION_COOKIE = 'verify_session';
 /** The cookie's lifetime when the upstream does not give one: Sourcify's sessions roll for 12 h. */
 const DEFAULT_MAX_AGE_SECONDS = 43_200;
 /** Upstream cookies are short tokens; anything bigger is not a session worth relaying. */

@@ -1,11 +1,12 @@
 import { type ComponentStatusChangeEvent, componentOf } from '../core/status/change-event.js';
 import { InvalidInputError } from '../errors/invalid-input-error.js';
-import { changeOf } from '../subscriptions/subscription-registry.js';
+import { changeOf } from '../subscriptions/hub.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
 import type { StatusPagesLoaders } from './context.js';
 import { PageRef } from './page-ref.js';
 import { FOLLOWED_SLUGS, namedPages, pageSlugsOf, TAGS_ARGUMENT } from './page-slugs.js';
+import { SINCE_ARGUMENT } from './since-argument.js';
 
 /** Component ids one `componentStatusChanged` may name: a page has tens, a large one hundreds. */
 const MAX_IDS = 500;
@@ -64,21 +65,30 @@ builder.subscriptionField('componentStatusChanged', (t) =>
       }),
       slugs: t.arg.stringList(FOLLOWED_SLUGS),
       tags: t.arg.stringList(TAGS_ARGUMENT),
+      since: t.arg({ type: 'DateTime', ...SINCE_ARGUMENT }),
     },
     readsPages: namedPages('default', { readsThem: true }),
-    subscribe: async (_root, { ids, slugs, tags }, { openSubscription, statusPages }) => {
+    subscribe: async (
+      _root,
+      { ids, slugs, tags, since },
+      { openSubscription, statusPages },
+      info,
+    ) => {
       const pages = pageSlugsOf({ slugs, tags }, statusPages.registry, { whenNone: 'default' });
       const wanted = ids ? await checkedIds(ids.map(String), pages, statusPages) : undefined;
-      return openSubscription({
-        field: 'componentStatusChanged',
-        pages,
-        documents: ['summary'],
-        accept: (event) =>
-          event.type === 'component' &&
-          (!wanted ||
-            wanted.has(event.component.id) ||
-            (event.component.groupId !== null && wanted.has(event.component.groupId))),
-      });
+      return openSubscription(
+        {
+          field: 'componentStatusChanged',
+          pages,
+          documents: ['summary'],
+          accept: (event) =>
+            event.type === 'component' &&
+            (!wanted ||
+              wanted.has(event.component.id) ||
+              (event.component.groupId !== null && wanted.has(event.component.groupId))),
+        },
+        { at: since, info },
+      );
     },
     resolve: (item) => changeOf<ComponentStatusChangeEvent>(item),
   }),

@@ -1,15 +1,11 @@
 import DataLoader from 'dataloader';
-import { GraphQLError, responsePathAsArray } from 'graphql';
+import { GraphQLError, type GraphQLResolveInfo, responsePathAsArray } from 'graphql';
 import type { Path } from 'graphql/jsutils/Path.js';
 import type { Component, Incident, Maintenance, StatusSummary } from '../core/status/model.js';
 import { UpstreamError } from '../errors/upstream-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
-import type { ChangeStream } from '../subscriptions/change-stream.js';
-import type {
-  Subscriber,
-  SubscriptionRegistry,
-  SubscriptionRequest,
-} from '../subscriptions/subscription-registry.js';
+import type { Subscriber } from '../subscriptions/admission.js';
+import type { HubItem, SubscriptionHub, SubscriptionRequest, Topic } from '../subscriptions/hub.js';
 import type { Snapshot } from '../upstreams/snapshot-cache.js';
 import { type StatusFeed, SUMMARY_PATH } from '../upstreams/status-feed/status-feed.js';
 import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
@@ -45,10 +41,14 @@ export interface GatewayContext {
   /** What the answer is built from, when the response cache may keep it (see `cacheability.ts`). */
   readonly cacheability: CacheabilityRecord | undefined;
   /**
-   * Opens this operation's subscription (see `SubscriptionRegistry`). Each event is resolved with
-   * fresh `statusPages` loaders: it reads the pages as they are when the event is sent.
+   * Opens this operation's subscription (see `SubscriptionHub`): its topic's source, or one of its
+   * own. Each item is resolved with fresh `statusPages` loaders: it reads the pages as they are
+   * when it is sent. `info` tells how the operation gives its `since`, if it takes one.
    */
-  openSubscription(request: SubscriptionRequest): ChangeStream;
+  openSubscription(
+    request: Omit<SubscriptionRequest, 'since' | 'beforeEach'>,
+    since?: { readonly at: Date | null | undefined; readonly info: GraphQLResolveInfo },
+  ): AsyncIterableIterator<HubItem>;
 }
 
 /** The configured pages, and each one's documents as one operation reads them. */
@@ -86,9 +86,11 @@ export interface ContextSources {
    * upload's, see `useBodyLimit`): the first resolvers to verify spend these instead.
    */
   readonly verificationsTaken?: number;
-  readonly subscriptions: Pick<SubscriptionRegistry, 'open'>;
-  /** How the client is connected, for its subscriptions' limits, log lines and metrics. */
-  readonly subscriber: Omit<Subscriber, 'requestId'>;
+  readonly subscriptions: Pick<SubscriptionHub, 'open'>;
+  /** The topic whose source this operation is, if it is one (see `SubscriptionHub`). */
+  readonly topic: Topic | undefined;
+  /** Otherwise who subscribes, for the limits, log lines and metrics, and its request's end. */
+  readonly subscriber: Omit<Subscriber, 'requestId'> & { readonly signal?: AbortSignal };
 }
 
 export function createContext(sources: ContextSources): GatewayContext {
@@ -123,17 +125,26 @@ export function createContext(sources: ContextSources): GatewayContext {
         return page;
       },
     },
-    openSubscription: (request) =>
+    openSubscription: (request, since) =>
       sources.subscriptions.open(
-        { ...sources.subscriber, requestId },
         {
           ...request,
+          since: since && {
+            at: since.at?.getTime(),
+            variable: sinceVariableOf(since.info),
+          },
           beforeEach: () => {
             // Not recorded for the response cache: a subscription's answer is a stream, never kept.
             record = undefined;
             loaders = new Map();
           },
         },
+        sources.topic
+          ? { topic: sources.topic }
+          : {
+              subscriber: { ...sources.subscriber, requestId },
+              signal: sources.subscriber.signal,
+            },
       ),
     partialErrors: [],
     cacheability,
@@ -156,6 +167,12 @@ export function createContext(sources: ContextSources): GatewayContext {
     },
     verification,
   };
+}
+
+/** The variable the operation gives the field's `since` in, if it gives it in one. */
+function sinceVariableOf(info: GraphQLResolveInfo): string | undefined {
+  const since = info.fieldNodes[0]?.arguments?.find((argument) => argument.name.value === 'since');
+  return since?.value.kind === 'Variable' ? since.value.name.value : undefined;
 }
 
 /**

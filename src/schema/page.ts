@@ -1,7 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { pageSlugOf } from '../core/status/change-event.js';
 import type { PageStatus, StatusSummary } from '../core/status/model.js';
-import { changeOf } from '../subscriptions/subscription-registry.js';
+import { pageOf } from '../subscriptions/hub.js';
 import type { Snapshot } from '../upstreams/snapshot-cache.js';
 import { FEED_DOCUMENTS } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
@@ -328,17 +327,29 @@ builder.subscriptionField('statusPageChanged', (t) =>
   t.field({
     type: PageRef,
     description:
-      'The whole page, once on subscribe and again each time anything on it changes: its banner, a component, an incident or maintenance, or the upcoming and past lists. Select what you show; every event reads the feed as it stands then. With several `slugs`, each page comes on its own (see `slug`).',
-    args: { slugs: t.arg.stringList(FOLLOWED_SLUGS), tags: t.arg.stringList(TAGS_ARGUMENT) },
-    readsPages: namedPages('default', { readsThem: true }),
-    subscribe: (_root, selection, { openSubscription, statusPages }) =>
-      openSubscription({
-        field: 'statusPageChanged',
-        pages: pageSlugsOf(selection, statusPages.registry, { whenNone: 'default' }),
-        documents: FEED_DOCUMENTS,
-        accept: (event) => event.type === 'page',
-        startWithPage: true,
+      'The whole page, once on subscribe and again each time anything on it changes: its banner, a component, an incident or maintenance, or the upcoming and past lists. Select what you show; every event reads the feed as it stands then (its `fetchedAt` says as of when). With several `slugs`, each page comes on its own (see `slug`). Whoever joins subscribers of the same operation starts with the last state of each page.',
+    args: {
+      slugs: t.arg.stringList(FOLLOWED_SLUGS),
+      tags: t.arg.stringList(TAGS_ARGUMENT),
+      since: t.arg({
+        type: 'DateTime',
+        required: false,
+        description:
+          'Taken as every status subscription takes it (the `fetchedAt` of your query); the subscription begins with each page as it stands, which holds every change after it.',
       }),
-    resolve: (item, _args, context) => readPage(pageSlugOf(changeOf(item)), context),
+    },
+    readsPages: namedPages('default', { readsThem: true }),
+    subscribe: (_root, { slugs, tags, since }, { openSubscription, statusPages }, info) =>
+      openSubscription(
+        {
+          field: 'statusPageChanged',
+          pages: pageSlugsOf({ slugs, tags }, statusPages.registry, { whenNone: 'default' }),
+          documents: FEED_DOCUMENTS,
+          accept: (event) => event.type === 'page',
+          wholeState: true,
+        },
+        { at: since, info },
+      ),
+    resolve: (item, _args, context) => readPage(pageOf(item), context),
   }),
 );

@@ -4,13 +4,14 @@ import {
   type MaintenanceChangeEvent,
   pageSlugOf,
 } from '../core/status/change-event.js';
-import { changeOf } from '../subscriptions/subscription-registry.js';
+import { changeOf } from '../subscriptions/hub.js';
 import type { FeedDocument } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { IncidentRef } from './incident.js';
 import { MaintenanceRef } from './maintenance.js';
 import { PageRef } from './page-ref.js';
 import { FOLLOWED_SLUGS, namedPages, pageSlugsOf, TAGS_ARGUMENT } from './page-slugs.js';
+import { SINCE_ARGUMENT } from './since-argument.js';
 
 type StatusEventChange = IncidentChangeEvent | MaintenanceChangeEvent;
 
@@ -63,15 +64,22 @@ function defineChange<Type extends StatusEventChange['type']>(
     t.field({
       type: changeRef,
       description: options.description,
-      args: { slugs: t.arg.stringList(FOLLOWED_SLUGS), tags: t.arg.stringList(TAGS_ARGUMENT) },
+      args: {
+        slugs: t.arg.stringList(FOLLOWED_SLUGS),
+        tags: t.arg.stringList(TAGS_ARGUMENT),
+        since: t.arg({ type: 'DateTime', ...SINCE_ARGUMENT }),
+      },
       readsPages: namedPages('default', { readsThem: true }),
-      subscribe: (_root, { slugs, tags }, { openSubscription, statusPages }) =>
-        openSubscription({
-          field,
-          pages: pageSlugsOf({ slugs, tags }, statusPages.registry, { whenNone: 'default' }),
-          documents: options.documents,
-          accept: (event) => event.type === type,
-        }),
+      subscribe: (_root, { slugs, tags, since }, { openSubscription, statusPages }, info) =>
+        openSubscription(
+          {
+            field,
+            pages: pageSlugsOf({ slugs, tags }, statusPages.registry, { whenNone: 'default' }),
+            documents: options.documents,
+            accept: (event) => event.type === type,
+          },
+          { at: since, info },
+        ),
       resolve: (item) => changeOf<StatusEventChange>(item),
     }),
   );

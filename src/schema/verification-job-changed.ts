@@ -1,4 +1,5 @@
 import { ExpectedError } from '../errors/expected-error.js';
+import { jobStateOf } from '../subscriptions/hub.js';
 import { JobStream, type VerificationJobEvent } from '../upstreams/verification/job-stream.js';
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
@@ -14,55 +15,37 @@ builder.subscriptionField('verificationJobChanged', (t) =>
       id: t.arg.id({ required: true, description: 'The `verificationId` of the job.' }),
     },
     subscribe: (_root, { id }, context) => followJob(context, String(id)),
-    resolve: (event) =>
-      event.kind === 'outcome' ? event.outcome : settle(Promise.reject(event.error)),
+    resolve: (item) => {
+      const event = jobStateOf(item) as VerificationJobEvent;
+      return event.kind === 'outcome' ? event.outcome : settle(Promise.reject(event.error));
+    },
   }),
 );
 
 /**
- * The job's events for one subscriber, admitted and counted by the subscription registry like
- * every subscription (its limits, its log lines, its end at shutdown).
+ * The job's states, a subscription of the hub like every other (its admission, its log lines,
+ * its end at shutdown): each state is the whole job, so a subscriber who joins late starts with
+ * the last.
  */
-function followJob(
-  context: GatewayContext,
-  id: string,
-): AsyncIterableIterator<VerificationJobEvent> {
-  // Each event is the job as it stands: a subscriber who joins a shared watch late starts with
-  // the last one.
-  const admission = context.openSubscription({
-    field: 'verificationJobChanged',
-    pages: [],
-    documents: [],
-    accept: () => false,
-    wholeStateEvents: true,
-  });
+function followJob(context: GatewayContext, id: string) {
   let events: JobStream;
   try {
     events = context.verification.watchJob(id, context.clientAddress);
   } catch (error) {
-    if (!(error instanceof ExpectedError)) {
-      void admission.return();
-      throw error;
-    }
+    if (!(error instanceof ExpectedError)) throw error;
     // A refused id is the stream's one event, as `verificationJob` answers it.
     events = new JobStream(() => {});
     events.push({ kind: 'error', error, last: true });
   }
-  // The registry's stream carries no event: it ends only when the registry ends it (shutdown).
-  void admission.next().then(() => events.end());
-  return {
-    async next() {
-      const item = await events.next();
-      if (item.done) admission.end('complete');
-      return item;
-    },
-    async return() {
-      await events.return?.();
-      await admission.return();
-      return { value: undefined, done: true };
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+  try {
+    return context.openSubscription({
+      field: 'verificationJobChanged',
+      pages: [],
+      documents: [],
+      values: events,
+    });
+  } catch (error) {
+    void events.return();
+    throw error;
+  }
 }

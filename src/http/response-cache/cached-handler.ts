@@ -5,7 +5,7 @@ import { type RequestScope, runInRequestScope } from '../../observability/reques
 import { CacheabilityRecord } from '../../schema/plugins/cacheability.js';
 import type { Answers } from '../answers.js';
 import { answerHash, type EncodedAnswer, encodeAnswer } from '../encoded-answer.js';
-import type { EventStreamChannels } from '../event-stream-channels.js';
+import type { EventStreams } from '../event-streams.js';
 import { askYoga, type GatewayYoga } from '../gateway-yoga.js';
 import type { GraphiQLPage } from '../graphiql-page.js';
 import { isCacheableAnswer, isCompleteJson } from './cacheability.js';
@@ -26,8 +26,8 @@ export interface CachedHandlerOptions {
   readonly freshness: { readonly ttlMs: number; readonly maxStaleMs: number };
   /** GraphiQL's page, served from memory; `undefined` when GraphiQL is off. */
   readonly graphiql: GraphiQLPage | undefined;
-  /** Subscriptions over SSE, shared by the clients who send the same request. */
-  readonly eventStreams: EventStreamChannels;
+  /** Subscriptions over SSE: sinks of the subscription hub. */
+  readonly eventStreams: EventStreams;
 }
 
 /** What an answer built from a stand-in snapshot says to browsers and CDNs, as Yoga's would. */
@@ -126,9 +126,7 @@ export function createCachedHandler(options: CachedHandlerOptions) {
     body: Buffer | undefined,
   ): void {
     if (eventStreams.accepts(req)) {
-      eventStreams.serve(req, res, scope, key, body, () =>
-        runMiss(req, res, scope, key, body, false),
-      );
+      eventStreams.serve(req, res, scope, body, () => runMiss(req, res, scope, key, body, false));
       return;
     }
     const now = Date.now();

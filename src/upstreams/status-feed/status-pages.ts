@@ -123,6 +123,8 @@ export class StatusPages {
   #chains = new Map<string, { slug: string; components: readonly string[] }>();
   /** The pages whose metric series carry their slug, for good (see `MAX_PAGE_LABELS`). */
   readonly #labelled = new Set<string>();
+  /** When each page's feed was made: it finds changes from its first load on. */
+  readonly #madeAt = new WeakMap<StatusFeed, number>();
 
   constructor(options: StatusPagesOptions) {
     this.#options = options;
@@ -208,6 +210,15 @@ export class StatusPages {
     const page = this.#create(this.config(slug));
     this.#resident.add(slug, page, page.feed.bytes);
     return page;
+  }
+
+  /**
+   * When page `slug` was last made (its feed, which finds changes from its first load on); undefined
+   * while it is not resident: a page let go finds no changes, and its first load after is a baseline.
+   */
+  residentSince(slug: string): number | undefined {
+    const page = this.#resident.peek(slug);
+    return page && this.#madeAt.get(page.feed);
   }
 
   /** The pages held in memory now, and their bytes as estimated. */
@@ -411,6 +422,7 @@ export class StatusPages {
       logger: options.logger,
     });
     page = { config, feed, poller };
+    this.#madeAt.set(feed, (options.now ?? Date.now)());
     return page;
   }
 
