@@ -31,9 +31,10 @@ if (config.server.workers > 1 && cluster.isPrimary) {
 }
 
 async function serve(config: Config) {
-  // A worker's lines say which process wrote them.
-  const logger = cluster.isWorker
-    ? createLogger(config.logLevel).child({ pid: process.pid })
+  // A worker's lines say which it is: `worker`, node:cluster's id (on every line, the request
+  // log's too), and `pid` (pino leaves it out of the bindings a hit's line is built from).
+  const logger = cluster.worker
+    ? createLogger(config.logLevel).child({ worker: cluster.worker.id, pid: process.pid })
     : createLogger(config.logLevel);
 
   // A promise a library left without a handler must not take every other client's request down

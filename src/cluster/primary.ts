@@ -6,7 +6,7 @@ import { createLogger, flushLogger } from '../observability/logger.js';
 import { MAX_STORED_SNAPSHOT_BYTES } from '../upstreams/redis-snapshot-store.js';
 import { decode, encode } from './envelope.js';
 import { forwardLines } from './log-lines.js';
-import { Ask, CollectedTell, FailTell, FromWorker, ReleaseTell, RenewTell } from './messages.js';
+import { Ask, FromWorker } from './messages.js';
 import { ReplicaMetrics } from './replica-metrics.js';
 import { SnapshotHub } from './snapshot-hub.js';
 
@@ -86,7 +86,7 @@ export function runPrimary(config: Config): void {
     if (now - refusedAt < LOG_EVERY_MS) return;
     refusedAt = now;
     logger.warn(
-      { pid: worker.process.pid, refused: kind },
+      { worker: worker.id, workerPid: worker.process.pid, refused: kind },
       'a message from a worker was refused (not of its shape or too large)',
     );
   }
@@ -153,13 +153,12 @@ export function runPrimary(config: Config): void {
         return;
       }
       case 'fail':
-        hub.fail(FailTell.parse(envelope.head));
-        return;
       case 'renew':
-        hub.renew(RenewTell.parse(envelope.head));
-        return;
       case 'release':
-        hub.release(ReleaseTell.parse(envelope.head));
+        // Parsed whole by `FromWorker`'s union: the head is one of these.
+        if (kind.data.t === 'fail') hub.fail(kind.data);
+        else if (kind.data.t === 'renew') hub.renew(kind.data);
+        else hub.release(kind.data);
         return;
       case 'change':
         if (body === undefined || body.length > MAX_CHANGE_CHARS) {
@@ -170,7 +169,7 @@ export function runPrimary(config: Config): void {
         for (const other of live()) if (other !== worker) send(other, message);
         return;
       case 'collected':
-        metrics.collected(worker.id, CollectedTell.parse(envelope.head).id, body);
+        metrics.collected(worker.id, kind.data.id, body);
         return;
     }
   }
@@ -187,7 +186,10 @@ export function runPrimary(config: Config): void {
         receive(worker, message);
       } catch (error) {
         // A worker's bug must not take the primary, and every other worker, down.
-        logger.error({ err: error, pid: worker.process.pid }, "a worker's message failed");
+        logger.error(
+          { err: error, worker: worker.id, workerPid: worker.process.pid },
+          "a worker's message failed",
+        );
       }
     });
     worker.on('listening', () => {
@@ -206,9 +208,9 @@ export function runPrimary(config: Config): void {
       if (slots.every((each) => each.worker === undefined)) void finish();
       return;
     }
-    const pid = worker.process.pid;
+    const exit = { worker: worker.id, workerPid: worker.process.pid, code, signal };
     if (!listened) {
-      logger.fatal({ pid, code, signal }, 'a worker exited before any listened: the replica stops');
+      logger.fatal(exit, 'a worker exited before any listened: the replica stops');
       exitCode = 1;
       void stop('start failed');
       return;
@@ -219,7 +221,7 @@ export function runPrimary(config: Config): void {
       slot.crashes <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (slot.crashes - 2));
     metrics.replaced(signal ? 'signal' : 'exit');
     logger.error(
-      { worker: slot.index + 1, pid, code, signal, livedMs: lived, restartInMs: delayMs },
+      { ...exit, livedMs: lived, restartInMs: delayMs },
       'a worker exited; it is replaced',
     );
     slot.restart = setTimeout(() => fork(slot), delayMs);
@@ -251,7 +253,7 @@ export function runPrimary(config: Config): void {
     setTimeout(() => {
       const left = slots.flatMap(({ worker }) => (worker ? [worker] : []));
       logger.error(
-        { pids: left.map((worker) => worker.process.pid) },
+        { workerPids: left.map((worker) => worker.process.pid) },
         'workers did not stop within SHUTDOWN_GRACE_MS: killed',
       );
       exitCode = 1;

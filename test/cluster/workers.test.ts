@@ -26,30 +26,52 @@ const subscribe = () =>
 let simulator: Simulator;
 let replica: GatewayProcess;
 
-/** The pids of the workers that logged `message`, in the order they first did. */
-const pidsOf = (message: string) => [
-  ...new Set(replica.logged(message).map((line) => line.pid as number)),
+/** The workers (node:cluster's ids) that logged `message`, in the order they first did. */
+const workersOf = (message: string) => [
+  ...new Set(replica.logged(message).map((line) => line.worker as number)),
 ];
 
-/** A GraphQL POST on a connection of its own: node:cluster hands each connection to a worker. */
-function postOnNewConnection(origin: string, query: string): Promise<number> {
+/**
+ * A request on a connection of its own: node:cluster hands each connection to a worker. After a
+ * worker is killed, a pooled connection may be one the primary handed to it in the instant it
+ * died: node:cluster's round robin then holds it unanswered (docs/operations.md).
+ */
+function onNewConnection(
+  origin: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const body = JSON.stringify({ query });
     const sent = request(
-      `${origin}/graphql`,
+      `${origin}${path}`,
       {
-        method: 'POST',
+        method: body === undefined ? 'GET' : 'POST',
         agent: false,
         headers: { 'content-type': 'application/json', accept: 'application/json' },
+        signal: AbortSignal.timeout(10_000),
       },
       (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
       },
     );
     sent.on('error', reject);
     sent.end(body);
   });
+}
+
+const postOnNewConnection = async (origin: string, query: string) =>
+  (await onNewConnection(origin, '/graphql', JSON.stringify({ query }))).status;
+
+/** A series of the replica's `/metrics`, scraped on a new connection. */
+async function scrape(series: string): Promise<number | undefined> {
+  const { text } = await onNewConnection(replica.origin, '/metrics');
+  const line = text.split('\n').find((each) => each.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 beforeAll(async () => {
@@ -68,10 +90,10 @@ beforeAll(async () => {
   await eventually(() => (readyWorkers() === 2 ? true : undefined), { timeoutMs: 20_000 });
 }, 30_000);
 
-/** Workers that said they serve. */
-const readyWorkers = () =>
-  replica.logs.filter((line) => /^GraphQL at /.test(String(line.msg)) && line.pid !== undefined)
-    .length;
+/** The lines of the workers that said they serve. */
+const readyLines = () =>
+  replica.logs.filter((line) => /^GraphQL at /.test(String(line.msg)) && line.worker !== undefined);
+const readyWorkers = () => readyLines().length;
 
 afterAll(async () => {
   await replica?.stop();
@@ -89,16 +111,17 @@ describe('a replica of two workers', () => {
         replica
           .logged('request')
           .filter((line) => line.path === '/graphql')
-          .map((line) => line.pid),
+          .map((line) => line.worker),
       );
       return pids.size === 2 ? pids : undefined;
     });
     expect(answering.size).toBe(2);
     // Each worker answered some of them; the replica's count is all of them.
     const perWorker = [...answering].map(
-      (pid) =>
-        replica.logged('request').filter((line) => line.path === '/graphql' && line.pid === pid)
-          .length,
+      (worker) =>
+        replica
+          .logged('request')
+          .filter((line) => line.path === '/graphql' && line.worker === worker).length,
     );
     expect(Math.max(...perWorker)).toBeLessThan(sent);
     expect(
@@ -117,9 +140,9 @@ describe('a replica of two workers', () => {
       const opened = replica.logged('subscription opened').length;
       const subscriber = await subscribe();
       const line = await eventually(() => replica.logged('subscription opened')[opened]);
-      if (held.has(line.pid)) extra.push(subscriber);
+      if (held.has(line.worker)) extra.push(subscriber);
       else {
-        held.add(line.pid);
+        held.add(line.worker);
         subscribers.push(subscriber);
       }
     }
@@ -129,11 +152,13 @@ describe('a replica of two workers', () => {
       // Both pollers follow the page now; the replica fetches the summary once per TTL.
       simulator.resetRequests();
       const started = performance.now();
-      await new Promise((resolve) => setTimeout(resolve, 6 * TTL_MS));
-      const fetches = simulator.requestCount(SUMMARY);
+      const fetches = await eventually(
+        () => (simulator.requestCount(SUMMARY) >= 5 ? simulator.requestCount(SUMMARY) : undefined),
+        { timeoutMs: 10_000, intervalMs: 10 },
+      );
       const elapsed = performance.now() - started;
-      expect(fetches).toBeGreaterThan(0);
-      // Two workers polling alone would fetch it about twice per TTL.
+      // Shared, a fetch waits for the TTL of the last, whichever worker made it; two workers
+      // polling alone would fetch it about twice per TTL.
       expect(fetches).toBeLessThanOrEqual(Math.floor(elapsed / TTL_MS) + 1);
 
       const leaf = simulator.statusFeed.summary.components.find(
@@ -161,16 +186,17 @@ describe('a replica of two workers', () => {
   });
 
   it('replaces a worker that dies, and logs it', async () => {
-    const [victim] = pidsOf('request');
-    if (victim === undefined) throw new Error('a worker answered');
-    process.kill(victim, 'SIGKILL');
+    const [victim] = workersOf('request');
+    const pid = readyLines().find((line) => line.worker === victim)?.pid;
+    if (typeof pid !== 'number') throw new Error('a worker answered and said its pid');
+    process.kill(pid, 'SIGKILL');
     const replaced = await eventually(() =>
-      replica.logged('a worker exited; it is replaced').find((line) => line.pid === victim),
+      replica.logged('a worker exited; it is replaced').find((line) => line.workerPid === pid),
     );
-    expect(replaced).toMatchObject({ signal: 'SIGKILL', code: null });
+    expect(replaced).toMatchObject({ worker: victim, signal: 'SIGKILL', code: null });
     await eventually(() => (readyWorkers() === 3 ? true : undefined), { timeoutMs: 20_000 });
-    expect(await replica.metric('gateway_workers')).toBe(2);
-    expect(await replica.metric('gateway_workers_replaced_total{reason="signal"}')).toBe(1);
+    expect(await scrape('gateway_workers')).toBe(2);
+    expect(await scrape('gateway_workers_replaced_total{reason="signal"}')).toBe(1);
     // The replica still answers, from the new worker too.
     for (let index = 0; index < 4; index++) {
       expect(await postOnNewConnection(replica.origin, QUERY)).toBe(200);
@@ -178,15 +204,13 @@ describe('a replica of two workers', () => {
   });
 
   it('drains every worker on SIGTERM and exits 0', async () => {
-    const workers = new Set(
-      replica.logs.filter((line) => /^GraphQL at /.test(String(line.msg))).map((line) => line.pid),
-    );
     await replica.stop(20_000);
     expect(await replica.exited).toBe('0');
-    const stopped = new Set(replica.logged('stopped').map((line) => line.pid));
-    // Each worker alive at the end stopped cleanly, and the primary after them.
-    expect(stopped.size).toBe(3);
+    const stopped = replica.logged('stopped');
+    // The two workers alive at the end stopped cleanly, then the primary (no `worker`).
+    expect(stopped.filter((line) => line.worker !== undefined)).toHaveLength(2);
+    expect(stopped.at(-1)).toMatchObject({ exitCode: 0 });
+    expect(stopped.at(-1)?.worker).toBeUndefined();
     expect(replica.logged('shutting down every worker')).toHaveLength(1);
-    expect(workers.size).toBe(3);
   });
 });
