@@ -1,6 +1,10 @@
 import { getHeapStatistics } from 'node:v8';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { ClusterChangeBus } from './cluster/cluster-change-bus.js';
+import { ClusterSnapshotStore } from './cluster/cluster-snapshot-store.js';
+import type { PrimaryLink } from './cluster/primary-link.js';
+import { serveReplicaMetrics } from './cluster/worker-metrics.js';
 import { describeProblem, readPagesFile } from './config/status-feed.js';
 import { watchFile } from './config/watch-file.js';
 import type { Config } from './config.js';
@@ -79,16 +83,29 @@ const renderGraphiQL = async (options: GraphiQLOptions) =>
 
 export type Gateway = ReturnType<typeof createGateway>;
 
+export interface GatewayOptions {
+  readonly logger: Logger;
+  /**
+   * This process is one of `GATEWAY_WORKERS` workers of a replica (`main.ts`): without
+   * `REDIS_URL` it shares snapshots and change events with the others through the primary, and
+   * `/metrics` is the replica's.
+   * @default undefined (the replica's only process)
+   */
+  readonly primary?: PrimaryLink | undefined;
+}
+
 /**
  * The composition root: builds the upstream clients, the schema's context, Yoga with its plugins
  * and the front door from the configuration. It never listens: `main.ts` does.
  */
-export function createGateway(config: Config, { logger }: { logger: Logger }) {
+export function createGateway(config: Config, { logger, primary }: GatewayOptions) {
   const metrics = new GatewayMetrics();
+  if (primary) serveReplicaMetrics(primary, metrics);
   // Off unless an OTLP endpoint is configured: then nothing on the request path touches tracing.
   const tracing = config.tracing && createTracing({ ...config.tracing, logger });
-  // With REDIS_URL the replicas share snapshots, allowances and change events; without it, or
-  // while Redis is unavailable, each works alone in memory.
+  // With REDIS_URL the replicas (and their workers) share snapshots, allowances and change events;
+  // without it a replica's workers share snapshots and events through their primary; while
+  // neither can be reached, each process works alone in memory.
   const redis =
     config.redis &&
     new RedisConnection({
@@ -97,11 +114,16 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
       onStateChange: (state) => metrics.redisState(state),
     });
   if (redis) metrics.redisState(redis.state);
-  const sharedSnapshots = redis && new RedisSnapshotStore({ redis });
+  const redisSnapshots = redis && new RedisSnapshotStore({ redis });
+  const clusterSnapshots =
+    !redis && primary ? new ClusterSnapshotStore({ link: primary }) : undefined;
+  const sharedSnapshots = redisSnapshots || clusterSnapshots;
   const changes: ChangeBus =
-    redis && sharedSnapshots
-      ? new RedisChangeBus({ redis, snapshots: sharedSnapshots, logger })
-      : new InMemoryChangeBus({ logger });
+    redis && redisSnapshots
+      ? new RedisChangeBus({ redis, snapshots: redisSnapshots, logger })
+      : primary && clusterSnapshots
+        ? new ClusterChangeBus({ link: primary, snapshots: clusterSnapshots, logger })
+        : new InMemoryChangeBus({ logger });
   const statusPages = new StatusPages({
     config: config.statusFeed,
     feed: { ...config.statusFeed, logger, tracing, sharedSnapshots, changes },
@@ -183,6 +205,14 @@ export function createGateway(config: Config, { logger }: { logger: Logger }) {
       : undefined;
   const verification = createVerificationService({
     ...config.verification,
+    // The budget of watched jobs' polls is the replica's: each worker polls within its share.
+    watch: {
+      ...config.verification.watch,
+      maxPollsPerSecond: Math.max(
+        1,
+        Math.floor(config.verification.watch.maxPollsPerSecond / config.server.workers),
+      ),
+    },
     logger,
     observer: metrics,
     tracing,

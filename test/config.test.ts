@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
@@ -33,7 +33,13 @@ const problemsOf = (source: Record<string, string>): readonly string[] => {
 describe('loadConfig', () => {
   it('applies the documented defaults, shaped for the code that uses them', () => {
     expect(loadConfig(UPSTREAMS)).toEqual({
-      server: { port: 4000, host: undefined, shutdownGraceMs: 30_000, trustedProxies: 0 },
+      server: {
+        port: 4000,
+        host: undefined,
+        shutdownGraceMs: 30_000,
+        trustedProxies: 0,
+        workers: 1,
+      },
       http: {
         headersTimeoutMs: 10_000,
         requestTimeoutMs: 30_000,
@@ -186,6 +192,18 @@ describe('loadConfig', () => {
     expect(config.verification.upstream.timeoutMs).toBe(9_000);
   });
 
+  it('runs GATEWAY_WORKERS workers: a whole number from 1 to 64, or auto for the cores', () => {
+    expect(loadConfig({ ...UPSTREAMS, GATEWAY_WORKERS: '3' }).server.workers).toBe(3);
+    expect(loadConfig({ ...UPSTREAMS, GATEWAY_WORKERS: 'auto' }).server.workers).toBe(
+      Math.min(availableParallelism(), 64),
+    );
+    for (const value of ['0', '65', '1.5', 'all']) {
+      expect(() => loadConfig({ ...UPSTREAMS, GATEWAY_WORKERS: value })).toThrow(
+        /GATEWAY_WORKERS must be/,
+      );
+    }
+  });
+
   it('treats empty values as unset, and is frozen', () => {
     const config = loadConfig({ ...UPSTREAMS, PORT: ' ', HOST: '' });
     expect(config.server).toEqual({
@@ -193,6 +211,7 @@ describe('loadConfig', () => {
       host: undefined,
       shutdownGraceMs: 30_000,
       trustedProxies: 0,
+      workers: 1,
     });
     expect(Object.isFrozen(config.statusFeed.upstream)).toBe(true);
     expect(Object.isFrozen(config.statusFeed.pages[0]?.chains)).toBe(true);

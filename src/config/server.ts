@@ -1,5 +1,23 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { env, oneOf, wholeNumber } from './variable.js';
+
+/** The most workers a replica runs: each is a whole gateway, with its own heap and open files. */
+export const MAX_WORKERS = 64;
+
+/** `auto` (the cores this process may use, at most `MAX_WORKERS`) or a whole number of workers. */
+const workerCount = z
+  .string()
+  .regex(/^(auto|\d+)$/, { error: `must be auto or a whole number from 1 to ${MAX_WORKERS}` })
+  .transform((text) =>
+    text === 'auto' ? Math.min(availableParallelism(), MAX_WORKERS) : Number(text),
+  )
+  .pipe(
+    z
+      .number()
+      .min(1, { error: 'must be at least 1' })
+      .max(MAX_WORKERS, { error: `must be at most ${MAX_WORKERS}` }),
+  );
 
 /** Listening, logging and connections; `server` is what is left once the rest is named. */
 export const Server = z
@@ -38,6 +56,11 @@ export const Server = z
       default: '0',
       description:
         'Proxies in front of the gateway that append to `X-Forwarded-For`; the client of a request is the address the outermost one saw. `0`: the socket peer, and the header is ignored (a client could write anything in it).',
+    }),
+    workers: env('GATEWAY_WORKERS', workerCount, {
+      default: '1',
+      description:
+        "Gateway processes of this replica (`auto`: one per core it may use), sharing its port through node:cluster, as Hive Gateway's `--fork`: each is a whole gateway, with its own heap (the node flags' `--max-old-space-size`), open-file limit and `HTTP_MAX_CONNECTIONS`, so that one replica serves from every core and holds more subscribers than one process's open files allow. A primary process forks them, replaces one that dies, and on SIGTERM drains them all. They poll each status document once between them and hear each change at the same moment, through the primary without `REDIS_URL` (its stored documents kept within `STATUS_PAGES_MAX_BYTES`) and through Redis with it. What stays per worker: the response cache and the parse cache; without `REDIS_URL`, `verifyContract` allowances too (`VERIFY_RATE_LIMIT` counts per worker, so a client whose connections land on several workers may start up to that many times as many). The budget of watched verification jobs' polls (`VERIFY_WATCH_MAX_POLLS_PER_SECOND`) is the replica's, divided between its workers. `1`: one process, no primary, exactly as before.",
     }),
     shutdownGraceMs: env('SHUTDOWN_GRACE_MS', wholeNumber(0), {
       default: '30000',

@@ -17,7 +17,7 @@ export function createMetricsListener(metrics: GatewayMetrics): RequestListener 
       res.end('Method not allowed\n');
       return;
     }
-    metrics.registry.metrics().then(
+    metrics.exposition().then(
       (text) => {
         res.writeHead(200, {
           'content-type': metrics.registry.contentType,

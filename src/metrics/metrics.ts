@@ -43,9 +43,25 @@ const snakeCase = (value: string) => value.toLowerCase().replace(/[^a-z0-9]+/g, 
 export class GatewayMetrics implements UpstreamObserver, StatusPagesObserver, JobWatchObserver {
   readonly registry = new Registry();
 
+  /** The replica's metrics, when this process is one of its workers (`servesReplica`). */
+  #replica: (() => Promise<string>) | undefined;
+
   constructor() {
     // Process and Node.js metrics: memory, CPU, event-loop lag, GC, handles.
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * `/metrics` answers `replica()` from now on: this process is one of a replica's workers, and
+   * its primary sums every worker's registry (each metric by its `aggregator`: sum, unless said).
+   */
+  servesReplica(replica: () => Promise<string>): void {
+    this.#replica = replica;
+  }
+
+  /** What `/metrics` answers, in Prometheus text format (`registry.contentType`). */
+  exposition(): Promise<string> {
+    return this.#replica ? this.#replica() : this.registry.metrics();
   }
 
   // The four metrics every request, response-cache hits included, touches are bound metrics:
@@ -99,6 +115,8 @@ export class GatewayMetrics implements UpstreamObserver, StatusPagesObserver, Jo
     name: 'upstream_circuit_state',
     help: 'Circuit breaker per upstream: 0 closed, 1 half-open, 2 open. Status pages past the first 20 configured have none of their own: see upstream_circuits_open.',
     labelNames: ['upstream'] as const,
+    // Of a replica's workers, the most open.
+    aggregator: 'max',
     registers: [this.registry],
   });
 
@@ -243,6 +261,8 @@ export class GatewayMetrics implements UpstreamObserver, StatusPagesObserver, Jo
     this.#redis ??= new Gauge({
       name: 'redis_connected',
       help: 'Whether this replica shares state with the others through Redis (1) or works alone because Redis is unavailable (0). Only with REDIS_URL.',
+      // Of a replica's workers, 0 when any works alone.
+      aggregator: 'min',
       registers: [this.registry],
     });
     this.#redis.set(state === 'connected' ? 1 : 0);

@@ -20,7 +20,7 @@ export function useMetrics({
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (!serveEndpoint || request.method !== 'GET' || url.pathname !== '/metrics') return;
       endResponse(
-        new fetchAPI.Response(await metrics.registry.metrics(), {
+        new fetchAPI.Response(await metrics.exposition(), {
           headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },
         }),
       );

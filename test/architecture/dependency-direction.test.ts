@@ -17,6 +17,7 @@ const LAYERS: readonly (readonly [layer: string, paths: readonly string[]])[] = 
   ['upstreams', ['upstreams/']],
   ['subscriptions', ['subscriptions/']],
   ['metrics', ['metrics/']],
+  ['cluster', ['cluster/']],
   ['schema', ['schema/', 'persisted-documents/']],
   ['plugins', ['plugins/']],
   ['http', ['http/']],

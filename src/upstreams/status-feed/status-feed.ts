@@ -75,7 +75,7 @@ export interface StatusFeedOptions
    * Shares the documents with the other replicas (one upstream request per TTL across them all).
    * @default undefined (this replica alone)
    */
-  readonly sharedSnapshots?: RedisSnapshotStore;
+  readonly sharedSnapshots?: Pick<RedisSnapshotStore, 'document'> | undefined;
   /**
    * Where the changes found between successive loads of a document go (see `status-diff.ts`);
    * none are looked for without it.
