@@ -18,8 +18,8 @@
  *    the change fetched the feed.
  * 2. Once they are idle, the gateway's heap (`nodejs_heap_size_used_bytes` from /metrics, the
  *    lowest of several reads; over several workers only when /metrics answers for all of them, as
- *    its `process_resident_memory_bytes` against their RSS tells) and RSS are compared with before:
- *    the cost of an idle subscriber.
+ *    its `gateway_workers` or its `process_resident_memory_bytes` against their RSS tells) and RSS
+ *    (summed over the processes) are compared with before: the cost of an idle subscriber.
  * 3. Cached queries (`{ statusPage { status { indicator } } }`) go out at `--rate` a second from
  *    this process; a leaf component is changed through the simulator's control API, and the bench
  *    waits until every subscriber has the change. The gateway's CPU (utime+stime in /proc) over
@@ -29,7 +29,8 @@
  * [--workers N] [--clients K]` (`--concurrency 100` opens at once, `--rate 200` queries a second,
  * `--ttl 1000`, `--gateway-env KEY=VALUE`, repeatable, to run the gateway with other settings,
  * `--max-old-space-size MiB` in place of the Dockerfile's heap limit, for a replica sized for
- * crowds, `--floor-balance cluster|reuseport` for how the floor's workers share the port).
+ * crowds, `--floor-workers M` for a floor of other than as many processes as the gateway serves
+ * with, `--floor-balance cluster|reuseport` for how the floor's workers share the port).
  * Writes bench/results/fanout-<timestamp>.json. The bench re-runs itself under `ulimit -n
  * 1048576` (or the hard limit) so that the gateway and the crowd may hold that many sockets; a
  * gateway process that would have to hold more sockets than that is said before the crowd opens.
@@ -107,6 +108,8 @@ const { values } = parseArgs({
     floor: { type: 'boolean', default: true },
     /** How the floor's workers share the port: node:cluster's round robin, or SO_REUSEPORT. */
     'floor-balance': { type: 'string', default: 'cluster' },
+    /** The floor's processes; default: as many as serve the gateway. */
+    'floor-workers': { type: 'string' },
   },
   allowNegative: true,
 });
@@ -127,6 +130,14 @@ if (values.transport !== transport || values.field !== field) {
 }
 if (values['floor-balance'] !== floorBalance) {
   throw new Error('--floor-balance is cluster or reuseport');
+}
+const floorWorkersAsked =
+  values['floor-workers'] === undefined ? undefined : Number(values['floor-workers']);
+if (
+  floorWorkersAsked !== undefined &&
+  (!Number.isInteger(floorWorkersAsked) || floorWorkersAsked < 1)
+) {
+  throw new Error('--floor-workers is a whole number ≥ 1');
 }
 const gatewayOverrides = Object.fromEntries(
   values['gateway-env'].map((pair) => {
@@ -332,16 +343,17 @@ const openCommand = (origin: string, count: number): CrowdOpen => ({
  * gets, or as many as its processes may hold.
  */
 async function measureFloor(variables: Record<string, unknown>) {
-  const count = Math.min(subscribers, serving * (openFiles - SPARE_FILES));
+  const processes = floorWorkersAsked ?? serving;
+  const count = Math.min(subscribers, processes * (openFiles - SPARE_FILES));
   const server = await startContender({
     name: 'sse-floor',
     script: 'bench/lib/sse-floor.ts',
     nodeFlags: [...(nodeFlags ?? []), '--import', 'tsx'],
-    env: { FLOOR_WORKERS: String(serving), FLOOR_BALANCE: floorBalance },
+    env: { FLOOR_WORKERS: String(processes), FLOOR_BALANCE: floorBalance },
     readyPath: '/health',
   });
   try {
-    const floorTree = await settledTree(server, serving === 1 ? 0 : serving);
+    const floorTree = await settledTree(server, processes === 1 ? 0 : processes);
     const crowd = await startCrowd(clients, PER_ADDRESS);
     try {
       const rss0 = rssOf(floorTree.all);
@@ -727,7 +739,10 @@ try {
       ['gateway processes', `${tree.all.length} (${serving} serving)`],
       ['opened', `${opened.open} in ${text(result.open.seconds)} s`],
       ['opens/s', text(openPerSecond)],
-      ['floor opens/s', text(floor?.perSecond)],
+      [
+        'floor opens/s',
+        floor === null ? '—' : `${text(floor.perSecond)} (${floor.serving} serving)`,
+      ],
       ['ratio', text(result.open.floorRatio)],
       ['heap/idle sub KiB', kib(result.idle.heapPerSubscriberBytes)],
       ['RSS/sub KiB', kib(result.idle.rssPerSubscriberBytes)],
