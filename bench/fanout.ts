@@ -9,7 +9,8 @@
  * 0. The floor (SSE only, `--no-floor` to skip): a bare node:http SSE server
  *    (`bench/lib/sse-floor.ts`) with as many processes as the gateway serves with (node:cluster
  *    workers when more than one), opened by the same client code with the same concurrency: the
- *    most SSE opens a second this machine allows, to set the gateway's open rate against.
+ *    most SSE opens a second this machine allows, to set the gateway's open rate against. It is
+ *    opened before the gateway's crowd and again after it, and the two rates averaged.
  * 1. The crowd, `--clients` child processes (`bench/lib/crowd.ts`, `bench/lib/fanout-client.ts`;
  *    by default one per 12,000 connections, since a process here may hold 20,000 open files),
  *    opens `--subscribers` subscribers at once, over SSE (one HTTP connection each) or graphql-ws
@@ -37,6 +38,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type CrowdOpen, startCrowd } from './lib/crowd.js';
@@ -214,8 +216,8 @@ async function scrape(origin: string) {
       refused: sum('graphql_subscriptions_ended_total', 'reason="refused"') ?? 0,
       ended: sum('graphql_subscriptions_ended_total'),
       statusChanges: sum('status_changes_total'),
-      executions: sum('graphql_subscription_executions_total') ?? 0,
-      fanOutSeconds: sum('graphql_subscription_fanout_seconds_sum') ?? 0,
+      executions: sum('graphql_subscription_executions_total'),
+      fanOutSeconds: sum('graphql_subscription_fanout_seconds_sum'),
       /** The workers the replica's /metrics sums (`gateway_workers`), where it has workers. */
       workers: sum('gateway_workers'),
       workersReplaced: sum('gateway_workers_replaced_total'),
@@ -272,6 +274,8 @@ const describeTree = (tree: ProcessTree) =>
 const cpuShare = (start: number | null, stop: number | null, windowMs: number) =>
   start === null || stop === null ? null : round((stop - start) / windowMs, 2);
 
+/** The machine's 1-minute load average at the start: the cores are shared with other work. */
+const loadAtStart = round(loadavg()[0], 2);
 const simulator = await spawnSimulator('realistic');
 const spec = gatewaySpec(simulator);
 const heapMiB = values['max-old-space-size'];
@@ -392,6 +396,33 @@ async function measureFloor(variables: Record<string, unknown>) {
   }
 }
 
+type FloorRun = Awaited<ReturnType<typeof measureFloor>>;
+
+const sayFloor = (run: FloorRun) =>
+  console.log(
+    `bench/fanout: the floor (${run.serving} process${run.serving === 1 ? '' : 'es'}) opened ${run.open} in ${run.seconds} s: ${run.perSecond}/s`,
+  );
+
+/**
+ * The floor of the run: its two openings, before the gateway's crowd and after it, averaged, so
+ * that a machine busier during one of them (the two cores are shared) moves the ratio less.
+ */
+function bracket(before: FloorRun | null, after: FloorRun | null) {
+  const runs = [before, after].filter((run): run is FloorRun => run !== null);
+  const [first] = runs;
+  if (first === undefined) return null;
+  const rates = runs.map((run) => run.perSecond).filter((rate): rate is number => rate !== null);
+  return {
+    processes: first.processes,
+    serving: first.serving,
+    balance: first.balance,
+    requested: first.requested,
+    /** Opens a second, the mean of the runs. */
+    perSecond: rates.length ? round(rates.reduce((a, b) => a + b, 0) / rates.length) : null,
+    runs,
+  };
+}
+
 try {
   const feed = await simulator.feed();
   const leaf = feed.components.find((component) => !component.group);
@@ -399,13 +430,10 @@ try {
   const newStatus = leaf.status === 'major_outage' ? 'operational' : 'major_outage';
   const variables = field === 'component' ? { ids: [leaf.id] } : {};
 
-  // 0. The floor, while the gateway waits.
-  const floor = values.floor && transport === 'sse' ? await measureFloor(variables) : null;
-  if (floor) {
-    console.log(
-      `bench/fanout: the floor (${floor.serving} process${floor.serving === 1 ? '' : 'es'}) opened ${floor.open} in ${floor.seconds} s: ${floor.perSecond}/s`,
-    );
-  }
+  // 0. The floor, while the gateway waits; again once the gateway's crowd is gone (below).
+  const withFloor = values.floor && transport === 'sse';
+  const floorBefore = withFloor ? await measureFloor(variables) : null;
+  if (floorBefore) sayFloor(floorBefore);
 
   // The cached query, warm; the gateway idle.
   for (let i = 0; i < 20; i += 1) await postGraphql(gateway.url, TINY_BODY);
@@ -481,6 +509,10 @@ try {
     const samples = await queries.stop();
     const end = await scrape(gateway.origin);
     const final = await crowd.report(false, 30_000);
+    await crowd.close();
+    const floorAfter = withFloor ? await measureFloor(variables) : null;
+    if (floorAfter) sayFloor(floorAfter);
+    const floor = bracket(floorBefore, floorAfter);
     const treeAtEnd = processTree(gateway.pid);
     const survivors = tree.all.filter(isAlive).length;
     const original = new Set(tree.all.map(({ pid, startTime }) => `${pid}:${startTime}`));
@@ -507,6 +539,8 @@ try {
       ttlMs,
       nodeFlags,
       openFilesLimit: openFiles,
+      /** 1-minute load averages at the start and the end (2 cores: above 2, work was waiting). */
+      loadAverage: [loadAtStart, round(loadavg()[0], 2)],
       gatewayEnv: gatewayOverrides,
       workers: {
         requested: workers,
@@ -534,9 +568,12 @@ try {
         /** CPU time over the opening's wall time, summed over processes: 1 is one core throughout. */
         gatewayCpuShare: cpuShare(openCpu0[0] ?? null, openCpu1[0] ?? null, openWindow),
         crowdCpuShare: cpuShare(openCpu0[1] ?? null, openCpu1[1] ?? null, openWindow),
-        /** The gateway's opens a second over the floor's, in the same run (SSE). */
+        /**
+         * The gateway's opens a second over the floor's, in the same run (SSE); none when some
+         * were not opened: the time spent failing them is not an open rate.
+         */
         floorRatio:
-          floor?.perSecond && openPerSecond !== null
+          floor?.perSecond && openPerSecond !== null && opened.open >= subscribers
             ? round(openPerSecond / floor.perSecond, 2)
             : null,
       },
@@ -594,7 +631,9 @@ try {
         gatewayCpuWindowMs: round(changeEnd - changedAt),
         /** Subscription events executed for the change: one per distinct operation when shared. */
         executions:
-          end === null || after.metrics === null ? null : end.executions - after.metrics.executions,
+          end?.executions == null || after.metrics?.executions == null
+            ? null
+            : end.executions - after.metrics.executions,
         /**
          * The gateway's own fan-out of the event (`graphql_subscription_fanout_seconds`): from the
          * event to the last subscriber's write, summed over the shared subscriptions (the crowd's
@@ -602,7 +641,7 @@ try {
          * its own reading, on the same two cores.
          */
         gatewayFanOutMs:
-          end === null || after.metrics === null
+          end?.fanOutSeconds == null || after.metrics?.fanOutSeconds == null
             ? null
             : round((end.fanOutSeconds - after.metrics.fanOutSeconds) * 1000),
         baselineCpuShare: round(baselineRate, 3),
@@ -655,6 +694,7 @@ try {
         `${tree.all.length} (${serving}; GATEWAY_WORKERS=${workers})`,
       ],
       ['crowd processes', String(clients)],
+      ['load average (start, end)', text(result.loadAverage)],
       [
         'open / gateway count',
         `${result.open.open} / ${text(result.open.gatewayOpen)} (peak ${result.open.peakOpen})`,
@@ -676,7 +716,7 @@ try {
         'floor open rate (CPU: floor, crowd)',
         floor === null
           ? '—'
-          : `${text(floor.perSecond)} /s (${floor.open} in ${floor.seconds} s; ${text(floor.serverCpuShare)}, ${text(floor.crowdCpuShare)} cores); gateway/floor ${text(result.open.floorRatio)}`,
+          : `${text(floor.perSecond)} /s (${floor.runs.map((run) => `${run.open} in ${run.seconds} s, ${text(run.perSecond)}/s; ${text(run.serverCpuShare)}, ${text(run.crowdCpuShare)} cores`).join('; then ')}); gateway/floor ${text(result.open.floorRatio)}`,
       ],
       [
         'heap before → idle',
@@ -753,7 +793,9 @@ try {
       ],
       [
         'queries p50/p99 ms',
-        `${text(result.queries.duringFanout.p50)} / ${text(result.queries.duringFanout.p99)}`,
+        result.queries.duringFanout.failed > 0
+          ? `${text(result.queries.duringFanout.p50)} / ${text(result.queries.duringFanout.p99)} (${result.queries.duringFanout.failed} of ${result.queries.duringFanout.sent} failed)`
+          : `${text(result.queries.duringFanout.p50)} / ${text(result.queries.duringFanout.p99)}`,
       ],
       ['all alive', allAlive ? 'yes' : 'no'],
     ];
