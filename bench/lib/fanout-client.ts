@@ -1,12 +1,15 @@
 /**
  * The crowd for `bench/fanout.ts`: a child process (started with an IPC channel) that opens many
  * subscribers to the gateway, SSE (one HTTP connection each) or graphql-ws (`perSocket`
- * subscriptions per socket), spread over loopback source addresses (127.0.1.1, 127.0.1.2, …) so
- * that no address runs out of ephemeral ports. It keeps as little per subscriber as it can: the
- * socket, a receipt time and a few bytes of parser state.
+ * subscriptions per socket), spread over loopback source addresses (127.0.1.1, 127.0.1.2, …,
+ * from `addressOffset` on) so that no address runs out of ephemeral ports. It keeps as little per
+ * subscriber as it can: the socket, a receipt time and a few bytes of parser state. A crowd larger
+ * than one process's open files is several of these (`bench/lib/crowd.ts`), each with its own
+ * addresses.
  *
- * Messages from the bench: `open` (what to open), `arm` (the change is about to be made: the next
- * event counts), `report` (how many got it, and when), `close`. See `CrowdCommand`/`CrowdReport`.
+ * Says `ready` once loaded. Messages from the bench: `probe` (one SSE subscriber whose events
+ * carry `detectedAt`), `open` (what to open), `arm` (the change is about to be made: the next
+ * event counts), `report` (how many got it, and when), `close`. See `CrowdCommand`.
  */
 import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
@@ -25,14 +28,27 @@ export interface OpenCommand {
   concurrency: number;
   /** Connections per loopback source address. */
   perAddress: number;
+  /** The index of the first source address (see `sourceAddress`); default 0. */
+  addressOffset?: number;
   /** One more SSE subscriber with this document, whose events carry the gateway's `detectedAt`. */
   probe?: { query: string; variables: Record<string, unknown> };
 }
 
+/** The probe alone, from source address `address`, before the crowd opens. */
+export interface ProbeCommand {
+  type: 'probe';
+  origin: string;
+  query: string;
+  variables: Record<string, unknown>;
+  address: number;
+}
+
 export type CrowdCommand =
   | OpenCommand
+  | ProbeCommand
   | { type: 'arm'; status?: string }
-  | { type: 'report' }
+  /** `times`: with every receipt's time, for percentiles over several crowd processes. */
+  | { type: 'report'; times?: boolean }
   | { type: 'close' };
 
 export interface OpenedReport {
@@ -72,6 +88,8 @@ export interface ReceiptReport {
   ended: Record<string, number>;
   /** Errors received on open subscriptions, by code. */
   errors: Record<string, number>;
+  /** Epoch ms of every receipt since `arm`, ascending, when asked for. */
+  times?: number[];
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -80,7 +98,7 @@ const bump = (counts: Record<string, number>, key: string, by = 1) => {
 };
 
 /** 127.0.1.1, 127.0.1.2, … 127.0.1.254, 127.0.2.1, … */
-const sourceAddress = (index: number) =>
+export const sourceAddress = (index: number) =>
   `127.0.${1 + Math.floor(index / 254)}.${1 + (index % 254)}`;
 
 let armed = false;
@@ -428,6 +446,31 @@ async function pool(count: number, limit: number, task: (index: number) => Promi
   );
 }
 
+/** Opens the probe subscriber from source address `address`; fails unless it stays open. */
+async function openProbe(
+  origin: URL,
+  probe: { query: string; variables: Record<string, unknown> },
+  address: number,
+): Promise<void> {
+  let probeRefusal: string | undefined;
+  const opened = await openSse(
+    origin,
+    JSON.stringify(probe),
+    sourceAddress(address),
+    -1,
+    30_000,
+    (code) => {
+      probeRefusal = code;
+    },
+  );
+  await new Promise((done) => setTimeout(done, 200));
+  if (!opened.ok || probeRefusal) {
+    throw new Error(
+      `the probe subscriber was not opened: ${probeRefusal ?? JSON.stringify(opened)}`,
+    );
+  }
+}
+
 async function open(command: OpenCommand): Promise<OpenedReport> {
   const origin = new URL(command.origin);
   receipts = new Float64Array(command.subscribers);
@@ -440,29 +483,12 @@ async function open(command: OpenCommand): Promise<OpenedReport> {
       : Math.ceil(command.subscribers / command.perSocket);
   const addresses = Math.max(1, Math.ceil(connections / command.perAddress));
   const timeoutMs = 30_000;
-  if (command.probe) {
-    let probeRefusal: string | undefined;
-    const probe = await openSse(
-      origin,
-      JSON.stringify(command.probe),
-      sourceAddress(addresses),
-      -1,
-      timeoutMs,
-      (code) => {
-        probeRefusal = code;
-      },
-    );
-    await new Promise((done) => setTimeout(done, 200));
-    if (!probe.ok || probeRefusal) {
-      throw new Error(
-        `the probe subscriber was not opened: ${probeRefusal ?? JSON.stringify(probe)}`,
-      );
-    }
-  }
+  const offset = command.addressOffset ?? 0;
+  if (command.probe) await openProbe(origin, command.probe, offset + addresses);
   const startedAt = now();
   const body = JSON.stringify({ query: command.query, variables: command.variables });
   await pool(connections, command.concurrency, async (connection) => {
-    const localAddress = sourceAddress(connection % addresses);
+    const localAddress = sourceAddress(offset + (connection % addresses));
     if (command.transport === 'sse') {
       const result = await openSse(origin, body, localAddress, connection, timeoutMs, (code) =>
         bump(refused, code),
@@ -509,7 +535,7 @@ async function open(command: OpenCommand): Promise<OpenedReport> {
   };
 }
 
-function receiptReport(): ReceiptReport {
+function receiptReport(withTimes = false): ReceiptReport {
   const times: number[] = [];
   for (const at of receipts) if (at !== 0) times.push(at);
   times.sort((a, b) => a - b);
@@ -528,16 +554,33 @@ function receiptReport(): ReceiptReport {
     probeReceivedAt,
     ended: { ...ended },
     errors: { ...errors },
+    ...(withTimes ? { times } : {}),
   };
 }
 
-const send = (message: OpenedReport | ReceiptReport | { type: 'failed'; error: string }) =>
-  process.send?.(message);
+export type CrowdReport =
+  | OpenedReport
+  | ReceiptReport
+  | { type: 'ready' }
+  | { type: 'probed' }
+  | { type: 'failed'; error: string };
+
+const send = (message: CrowdReport) => process.send?.(message);
 
 process.on('message', (command: CrowdCommand) => {
   switch (command.type) {
     case 'open':
       open(command).then(send, (error: unknown) => send({ type: 'failed', error: String(error) }));
+      return;
+    case 'probe':
+      openProbe(
+        new URL(command.origin),
+        { query: command.query, variables: command.variables },
+        command.address,
+      ).then(
+        () => send({ type: 'probed' }),
+        (error: unknown) => send({ type: 'failed', error: String(error) }),
+      );
       return;
     case 'arm':
       armed = true;
@@ -549,7 +592,7 @@ process.on('message', (command: CrowdCommand) => {
       probeReceivedAt = null;
       return;
     case 'report':
-      send(receiptReport());
+      send(receiptReport(command.times));
       return;
     case 'close':
       closing = true;
@@ -565,6 +608,7 @@ process.on('disconnect', () => {
   for (const close of closers) close();
   process.exit(0);
 });
+send({ type: 'ready' });
 
 /** Why an answer refused a subscriber: its error's code, or its status when it has no JSON body. */
 function refusalOf(res: IncomingMessage, then: (refusal: string) => void): void {
