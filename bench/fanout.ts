@@ -631,9 +631,8 @@ try {
         gatewayCpuWindowMs: round(changeEnd - changedAt),
         /** Subscription events executed for the change: one per distinct operation when shared. */
         executions:
-          end?.executions == null || after.metrics?.executions == null
-            ? null
-            : end.executions - after.metrics.executions,
+          // A counter with labels has no series until its first count: none before is 0.
+          end?.executions == null ? null : end.executions - (after.metrics?.executions ?? 0),
         /**
          * The gateway's own fan-out of the event (`graphql_subscription_fanout_seconds`): from the
          * event to the last subscriber's write, summed over the shared subscriptions (the crowd's
@@ -641,9 +640,9 @@ try {
          * its own reading, on the same two cores.
          */
         gatewayFanOutMs:
-          end?.fanOutSeconds == null || after.metrics?.fanOutSeconds == null
+          end?.fanOutSeconds == null
             ? null
-            : round((end.fanOutSeconds - after.metrics.fanOutSeconds) * 1000),
+            : round((end.fanOutSeconds - (after.metrics?.fanOutSeconds ?? 0)) * 1000),
         baselineCpuShare: round(baselineRate, 3),
         rssMiB: mib(rssOf(tree.all)),
         peakRssMiB: mib(peakRssOf(tree.all)),
