@@ -45,7 +45,7 @@ export const Subscriptions = z
       backlog: env('SUBSCRIPTION_BACKLOG', wholeNumber(1), {
         default: '100',
         description:
-          'Events one subscription may have waiting for its client; a client that falls further behind gets `SLOW_SUBSCRIBER` and its subscription ends. Whole-page events replace each other and count once.',
+          'Events one subscription topic (every subscriber of the same operation shares one) may have waiting to be executed and written: past them the gateway has fallen behind, and every subscriber of the topic gets `SLOW_SUBSCRIBER` and ends. Whole-page events replace each other and count once. A client that reads slowly is bounded on its own: `SUBSCRIPTION_MAX_BUFFERED_BYTES` (SSE), `WEBSOCKET_MAX_BUFFERED_BYTES` (graphql-ws).',
       }),
       maxBufferedBytes: env('SUBSCRIPTION_MAX_BUFFERED_BYTES', wholeNumber(1024), {
         default: '1048576',
