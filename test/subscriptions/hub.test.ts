@@ -390,3 +390,43 @@ describe('a subscription Yoga serves itself (an Accept that names more than even
     expect(await openSubscriptions()).toBe(0);
   });
 });
+
+describe('keep-alives', () => {
+  /** An SSE subscription's raw text as it comes (keep-alive comments included). */
+  async function rawSse(params: Params) {
+    const controller = new AbortController();
+    closers.push(() => controller.abort());
+    const response = await fetch(`${harness.origin}/graphql`, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify(params),
+      signal: controller.signal,
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    void (async () => {
+      for (;;) {
+        const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (done) return;
+        text += Buffer.from(value as Uint8Array).toString();
+      }
+    })();
+    return { text: () => text };
+  }
+
+  it("reach every member of a shared topic (the source's, a round beside the payloads)", async () => {
+    // NODE_ENV=test: Yoga's keep-alive every 300 ms. Three members of one topic, each its own
+    // request: the first runs the source, the others only join it.
+    const params = { query: PAGES, variables: { slugs: ['beta'] } };
+    const members = [await rawSse(params), await rawSse(params), await rawSse(params)];
+    const pings = (text: string) => text.split('\n\n').filter((frame) => frame === ':').length;
+    // Each answer begins with one comment and its first event; more comments come only from
+    // the source's keep-alives, passed on to every member.
+    const counts = await eventually(() => {
+      const each = members.map((member) => pings(member.text()));
+      return each.every((count) => count >= 3) ? each : undefined;
+    });
+    expect(counts).toHaveLength(3);
+    for (const member of members) expect(member.text()).toContain('"statusPageChanged"');
+  });
+});
