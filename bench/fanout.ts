@@ -10,7 +10,9 @@
  *    (`bench/lib/sse-floor.ts`) with as many processes as the gateway serves with (node:cluster
  *    workers when more than one), opened by the same client code with the same concurrency: the
  *    most SSE opens a second this machine allows, to set the gateway's open rate against. It is
- *    opened before the gateway's crowd and again after it, and the two rates averaged.
+ *    opened before the gateway's crowd and again after it, and the two rates averaged. Each time
+ *    it then writes one event to every stream (each process signalled at once, 64 streams a turn
+ *    as the hub writes them): the floor of a fan-out on this machine, with the same crowd reading.
  * 1. The crowd, `--clients` child processes (`bench/lib/crowd.ts`, `bench/lib/fanout-client.ts`;
  *    by default one per 12,000 connections, since a process here may hold 20,000 open files),
  *    opens `--subscribers` subscribers at once, over SSE (one HTTP connection each) or graphql-ws
@@ -369,6 +371,17 @@ async function measureFloor(variables: Record<string, unknown>) {
       const cpu1 = [cpuOf(floorTree.all), crowd.cpu()];
       await sleep(1_000);
       const rss1 = rssOf(floorTree.all);
+      // Its fan-out: one event to every stream, each serving process signalled at once.
+      crowd.arm('FLOOR');
+      await sleep(50);
+      const sentAt = epoch();
+      process.kill(server.pid, 'SIGUSR2');
+      let receipts = await crowd.report(false, 30_000);
+      while (receipts.received < receipts.live && epoch() < sentAt + FANOUT_TIMEOUT_MS) {
+        await sleep(100);
+        receipts = await crowd.report(false, 30_000);
+      }
+      receipts = await crowd.report(true, 30_000);
       const seconds = (opened.settledAt - opened.startedAt) / 1_000;
       const window = opened.settledAt - opened.startedAt;
       return {
@@ -387,6 +400,18 @@ async function measureFloor(variables: Record<string, unknown>) {
             ? null
             : Math.round((rss1 - rss0) / opened.open),
         alive: floorTree.all.every(isAlive),
+        fanout: {
+          live: receipts.live,
+          received: receipts.received,
+          sentToFirstMs: receipts.first === null ? null : round(receipts.first - sentAt),
+          sentToP50Ms: receipts.p50 === null ? null : round(receipts.p50 - sentAt),
+          sentToP99Ms: receipts.p99 === null ? null : round(receipts.p99 - sentAt),
+          sentToLastMs: receipts.last === null ? null : round(receipts.last - sentAt),
+          firstToLastMs:
+            receipts.last === null || receipts.first === null
+              ? null
+              : round(receipts.last - receipts.first),
+        },
       };
     } finally {
       await crowd.close();
@@ -400,7 +425,7 @@ type FloorRun = Awaited<ReturnType<typeof measureFloor>>;
 
 const sayFloor = (run: FloorRun) =>
   console.log(
-    `bench/fanout: the floor (${run.serving} process${run.serving === 1 ? '' : 'es'}) opened ${run.open} in ${run.seconds} s: ${run.perSecond}/s`,
+    `bench/fanout: the floor (${run.serving} process${run.serving === 1 ? '' : 'es'}) opened ${run.open} in ${run.seconds} s: ${run.perSecond}/s; one event to all: first→last ${run.fanout.firstToLastMs} ms, last ${run.fanout.sentToLastMs} ms after it was sent (${run.fanout.received} of ${run.fanout.live})`,
   );
 
 /**
@@ -729,6 +754,17 @@ try {
       ['RSS per idle subscriber', `${text(result.idle.rssPerSubscriberBytes)} B`],
       ['received / live', `${receipts.received} / ${receipts.live}`],
       [
+        'floor fan-out: sent → first / p50 / p99 / last',
+        floor === null
+          ? '—'
+          : floor.runs
+              .map(
+                ({ fanout: f }) =>
+                  `${text(f.sentToFirstMs)} / ${text(f.sentToP50Ms)} / ${text(f.sentToP99Ms)} / ${text(f.sentToLastMs)} ms (first→last ${text(f.firstToLastMs)}; ${f.received} of ${f.live})`,
+              )
+              .join('; then '),
+      ],
+      [
         'change request → found',
         `${text(result.fanout.changeRequestToFoundMs)} ms (${result.fanout.foundBy})`,
       ],
@@ -786,6 +822,12 @@ try {
       ['heap/idle sub KiB', kib(result.idle.heapPerSubscriberBytes)],
       ['RSS/sub KiB', kib(result.idle.rssPerSubscriberBytes)],
       ['first→last ms', text(result.fanout.firstToLastMs)],
+      [
+        'floor first→last ms',
+        floor === null
+          ? '—'
+          : floor.runs.map(({ fanout }) => text(fanout.firstToLastMs)).join(', '),
+      ],
       [
         'detectedAt→first/last ms',
         `${text(result.fanout.foundToFirstMs)} / ${text(result.fanout.foundToLastMs)}`,

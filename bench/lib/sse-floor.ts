@@ -9,6 +9,11 @@
  * hands connections to them round-robin; with `FLOOR_BALANCE=reuseport` each worker listens on
  * its own socket (SO_REUSEPORT) and the kernel spreads the connections. `GET /health` answers 200
  * once a process listens. `PORT` and `HOST` say where.
+ *
+ * On SIGUSR2 (to the process the bench started; a primary passes it on to every worker at once,
+ * as the gateway's workers hear a change at once) each serving process writes one more event to
+ * every stream it holds, `status` `FLOOR` and `detectedAt` the moment the signal came, 64 streams
+ * a turn of the event loop as the gateway's hub does: the floor of a fan-out.
  */
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
@@ -26,6 +31,10 @@ if (workers > 1 && cluster.isPrimary) {
   cluster.on('exit', (worker, code, signal) => {
     console.error(`sse-floor: worker ${worker.process.pid} exited (${signal ?? code})`);
   });
+  // The bench signals the floor's process; its workers are signalled at once.
+  process.on('SIGUSR2', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGUSR2');
+  });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
@@ -33,6 +42,18 @@ if (workers > 1 && cluster.isPrimary) {
     });
   }
 } else {
+  const held = new Set<import('node:http').ServerResponse>();
+  process.on('SIGUSR2', () => {
+    const event = `event: next\ndata: {"data":{"floor":{"status":"FLOOR","detectedAt":"${new Date().toISOString()}"}}}\n\n`;
+    const responses = [...held];
+    const write = (from: number) => {
+      for (let i = from; i < Math.min(from + 64, responses.length); i += 1) {
+        responses[i]?.write(event);
+      }
+      if (from + 64 < responses.length) setImmediate(write, from + 64);
+    };
+    write(0);
+  });
   const server = createServer((request, response) => {
     if (request.method === 'GET' && request.url === '/health') {
       response.end('ok');
@@ -46,6 +67,8 @@ if (workers > 1 && cluster.isPrimary) {
         'cache-control': 'no-cache',
       });
       response.write(EVENT);
+      held.add(response);
+      response.once('close', () => held.delete(response));
     });
   });
   server.listen({
