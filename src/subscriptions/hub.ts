@@ -476,9 +476,13 @@ export class SubscriptionHub {
     topic.members.clear();
   }
 
-  /** Nobody listens: the source is let go. */
+  /**
+   * Nobody listens: the source is let go, and its pages with it at once (Yoga's stream ends a turn
+   * or more later: until then the page would still be polled for nobody).
+   */
   #stop(topic: Topic): void {
     this.#finish(topic);
+    topic.feed?.end('client');
     topic.source?.stop();
   }
 

@@ -347,7 +347,14 @@ describe('a subscription Yoga serves itself (an Accept that names more than even
   it('is admitted and counted, begins with the changes after its since, and ends when its client goes', async () => {
     const id = leaf(3);
     const since = new Date().toISOString();
-    await polledOnce(harness.simulator);
+    // Nobody follows the page: queries read it, until one reads it as it stands after `since`.
+    await eventually(async () => {
+      const { body } = await harness.execute<{ statusPage: { fetchedAt: string } }>(
+        '{ statusPage { fetchedAt } }',
+      );
+      const fetchedAt = body.data?.statusPage.fetchedAt;
+      return (fetchedAt !== undefined && fetchedAt > since) || undefined;
+    });
     // Found for nobody, after `since`.
     harness.simulator.updateStatusFeed((feed) =>
       setComponentStatuses(feed, { [id]: 'major_outage' }),
