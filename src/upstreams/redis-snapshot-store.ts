@@ -1,33 +1,20 @@
-import { randomUUID } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { RedisUnavailableError } from '../errors/redis-unavailable-error.js';
-import { UpstreamBadResponseError } from '../errors/upstream-bad-response-error.js';
-import { type UpstreamEndpoint, UpstreamError } from '../errors/upstream-error.js';
-import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import type { RedisConnection } from '../redis/redis-connection.js';
 import { redisScript } from '../redis/redis-script.js';
-import type { SharedLoad, Snapshot, SnapshotSharing } from './snapshot-cache.js';
 import {
-  entityTag,
-  lastModifiedTime,
-  UNCHANGED,
-  type Unchanged,
-  type Validators,
-} from './validators.js';
-
-/*
- * Per document, three keys: `snapshot:<name>`, a hash of the upstream's document as validated
- * JSON (`body`), when it was fetched (`fetchedAt`, ms: or last confirmed unchanged by the upstream,
- * a 304), its `version` (the token of the fetch that stored it) and the upstream's validators of
- * it (`etag`, `lastModified`, when it sent them); `lock:<name>`, the token of the replica fetching it now; `failure:<name>`, the
- * last failed fetch (its token, the error's code and HTTP status, and when it failed: no text).
- * Notices of new snapshots and failures go out on the `snapshots` channel.
- *
- * Whoever can write to Redis can write any of these, so each is input like any other: its size is
- * checked in Redis before it is sent, its shape and times here before it counts, and keys that
- * would hold the replicas back (a lock or failure without expiry) are replaced.
- */
+  type Confirmation,
+  type DocumentBackend,
+  type FailedFetch,
+  type FetchedSnapshot,
+  type LockAnswer,
+  type LockAsk,
+  MAX_STORED_SNAPSHOT_BYTES,
+  type SharedDocument,
+  SharedDocuments,
+  type StoredSnapshot,
+} from './shared-document.js';
+import { entityTag, lastModifiedTime, type Validators } from './validators.js';
 
 /**
  * Takes the lock, unless a newer snapshot was stored (another version, or the caller's confirmed
@@ -139,13 +126,8 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return redis.call('DEL', KEYS[1])`);
 
-/**
- * The largest stored document a replica reads (its JSON, as stored): a snapshot over it is left in
- * Redis unread, and one this large is not stored, so that each replica fetches it alone. The
- * upstream's own limit is 10 MiB of raw body; what a replica builds from a document is several
- * times its size, and a few of them at once must fit in a 256 MiB heap.
- */
-export const MAX_STORED_SNAPSHOT_BYTES = 4 * 1024 * 1024;
+/** `cluster/primary.ts` sizes the workers' stored documents by the same limit. */
+export { MAX_STORED_SNAPSHOT_BYTES };
 
 /**
  * How far ahead of this replica's clock a stored `fetchedAt` may be (the replicas' clocks differ a
@@ -161,49 +143,6 @@ const MAX_NOTICE_BYTES = 1_024;
  * costs one small read per document per this many ms, whatever its rate.
  */
 const NOTICE_CHECK_MS = 50;
-
-export interface SharedDocumentOptions<Wire, Value> {
-  /** Names the document in keys and notices (its path). */
-  readonly name: string;
-  /**
-   * Fetches the document. With `validators` (those of the stored version this replica holds), the
-   * fetch may be conditional, and resolve `UNCHANGED` when the upstream says it is (a 304).
-   */
-  readonly fetch: (requestId?: string, validators?: Validators) => Promise<Wire | Unchanged>;
-  /**
-   * The validators the upstream sent with a document `fetch` resolved, stored with it so that
-   * whichever replica fetches next can ask whether it changed.
-   * @default none: every fetch is unconditional
-   */
-  readonly validatorsOf?: (wire: Wire) => Validators | undefined;
-  /**
-   * Checks a stored document as the upstream's answer was checked: what comes out of Redis is
-   * input like any other. It must accept the JSON of its own output.
-   */
-  readonly schema: z.ZodType<Wire>;
-  /**
-   * Indexes a document into the value every request reads (once per version per replica);
-   * `storedBytes` is the length of its JSON as stored, what its owner sizes it by.
-   */
-  readonly build: (wire: Wire, storedBytes: number) => Value;
-  readonly ttlMs: number;
-  /** How long a stored snapshot is kept: as a stand-in while the upstream fails, and as the baseline of the next. */
-  readonly retainMs: number;
-  /** How long a failed fetch is answered to every replica before the upstream is asked again. */
-  readonly failureTtlMs: number;
-  /**
-   * How long the lock outlives a replica that stopped renewing it (the upstream's timeout): a
-   * replica that dies while fetching holds the others back no longer than this.
-   */
-  readonly lockMs: number;
-  /**
-   * The upstream a failure another replica recorded is reported against, with `GET` and `name`.
-   * @default 'status feed'
-   */
-  readonly upstream?: string;
-  /** @default Date.now */
-  readonly now?: () => number;
-}
 
 /** How often a waiting replica looks at the lock, when no notice wakes it first. */
 const POLL_MS = 100;
@@ -238,80 +177,27 @@ const FailureReply = z.tuple([
   EpochMsText,
 ]);
 
-/** A snapshot this replica stored: which document and version its changes belong to. */
-export interface StoredSource {
-  readonly name: string;
-  readonly version: string;
-}
-
-/** How many of its own stores a replica remembers, for the change events that follow them. */
-const REMEMBERED_STORES = 16;
-
 /**
- * The status feed's snapshots, shared by the replicas through Redis. Per document and TTL one
- * replica fetches, whichever replica asks: it holds the document's lock (`SET NX PX` with a
- * token, renewed while it fetches), stores the validated document with its fetch time, and
- * publishes a notice; the others wait for the notice (or look every 100 ms), then build the
- * snapshot from the stored document, once per version. A fetch that fails is recorded for the
- * replicas that waited for it, so they answer its error instead of asking the upstream in turn.
+ * The status feed's snapshots, shared by the replicas through Redis (`SharedDocument`: per
+ * document and TTL one replica fetches, whichever replica asks). The lock is `SET NX PX` with a
+ * token, renewed while its holder fetches; a stored snapshot and a failure are published as
+ * notices; the others wait for the notice (or look every 100 ms), then build the snapshot from the
+ * stored document, once per version.
  *
  * A notice only wakes waiters (who look at Redis themselves); it supersedes this replica's
  * snapshot only once Redis holds the snapshot it names, checked at most once per
  * `NOTICE_CHECK_MS` per document however many notices arrive.
  */
-export class RedisSnapshotStore {
+export class RedisSnapshotStore extends SharedDocuments<RedisDocument> {
   readonly #redis: RedisConnection;
   readonly #channel: string;
-  readonly #documents = new Map<string, SharedDocument<unknown, unknown>>();
-  /** This replica's last stores, by fetch time: what its change events name. */
-  readonly #stores = new LRUCache<number, StoredSource>({ max: REMEMBERED_STORES });
 
   constructor({ redis }: { redis: RedisConnection }) {
+    const channel = redis.key('snapshots');
+    super((name, now) => new RedisDocument(redis, channel, name, now));
     this.#redis = redis;
-    this.#channel = redis.key('snapshots');
-    redis.subscribe(this.#channel, (message) => this.#onNotice(message), MAX_NOTICE_BYTES);
-  }
-
-  /**
-   * The sharing of one document, for its `SnapshotCache`, registered for the notices about it
-   * until it is closed (a status page released: nothing of it stays here).
-   */
-  document<Wire, Value>(options: SharedDocumentOptions<Wire, Value>): SnapshotSharing<Value> {
-    const { name } = options;
-    const document: SharedDocument<Wire, Value> = new SharedDocument(
-      options,
-      this.#redis,
-      this.#channel,
-      this.#stores,
-      () => {
-        // A page made again meanwhile registered a document of its own under the name.
-        if (this.#documents.get(name) === document) this.#documents.delete(name);
-      },
-    );
-    this.#documents.set(name, document as SharedDocument<unknown, unknown>);
-    return document;
-  }
-
-  /** How many documents are registered: a test's window on what released pages leave. */
-  get documents(): number {
-    return this.#documents.size;
-  }
-
-  /**
-   * The document and version of the snapshot this replica stored with fetch time `fetchedAt`
-   * (what a change event found in its load names), `undefined` when it stored none then.
-   */
-  storedAt(fetchedAt: number): StoredSource | undefined {
-    return this.#stores.peek(fetchedAt);
-  }
-
-  /**
-   * The value of document `name`'s snapshot `version` when Redis holds it now (built from the
-   * stored document, once per version), with the value this replica held before it; `undefined`
-   * when Redis holds another, or none, or cannot answer.
-   */
-  async confirmed(name: string, version: string) {
-    return this.#documents.get(name)?.confirmed(version);
+    this.#channel = channel;
+    redis.subscribe(channel, (message) => this.#onNotice(message), MAX_NOTICE_BYTES);
   }
 
   #onNotice(message: string): void {
@@ -322,54 +208,45 @@ export class RedisSnapshotStore {
       this.#redis.refused('malformed snapshot notice', { channel: this.#channel });
       return;
     }
-    this.#documents.get(notice.name)?.noticed(notice.version !== undefined);
+    const registered = this.registered(notice.name);
+    registered?.backend.noticed(notice.version !== undefined, registered.document);
   }
 }
 
-class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
-  readonly #options: SharedDocumentOptions<Wire, Value>;
+/**
+ * One document in Redis, as `SharedDocument` uses it. Per document, three keys: `snapshot:<name>`,
+ * a hash of the upstream's document as validated JSON (`body`), when it was fetched (`fetchedAt`,
+ * ms: or last confirmed unchanged by the upstream, a 304), its `version` (the token of the fetch
+ * that stored it) and the upstream's validators of it (`etag`, `lastModified`, when it sent them);
+ * `lock:<name>`, the token of the replica fetching it now; `failure:<name>`, the last failed fetch
+ * (its token, the error's code and HTTP status, and when it failed: no text). Notices of new
+ * snapshots and failures go out on the `snapshots` channel.
+ *
+ * Whoever can write to Redis can write any of these, so each is input like any other: its size is
+ * checked in Redis before it is sent, its shape and times here before it counts, and keys that
+ * would hold the replicas back (a lock or failure without expiry) are replaced.
+ */
+class RedisDocument implements DocumentBackend {
   readonly #redis: RedisConnection;
   readonly #channel: string;
-  /** The store's record of this replica's stores, by fetch time. */
-  readonly #stores: LRUCache<number, StoredSource>;
+  readonly #name: string;
   readonly #now: () => number;
-  /** How long a failure record lives: long enough for the replicas that wait on the fetch. */
-  readonly #failureMs: number;
   readonly #keys: { snapshot: string; lock: string; failure: string };
-  /** The version of each snapshot this process built or fetched. */
-  readonly #versions = new WeakMap<Snapshot<Value>, string>();
-  /** The upstream's validators of each snapshot's document, when it sent any. */
-  readonly #validators = new WeakMap<Snapshot<Value>, Validators>();
-  /** The newest stored snapshot this process has seen, so that a version is built only once. */
-  #latest: Snapshot<Value> | undefined;
-  /** The one `#latest` replaced: what a change event about something gone is checked against. */
-  #previous: Snapshot<Value> | undefined;
   /** Wake-ups of this replica's waits for another's fetch. */
   readonly #wakes = new Set<() => void>();
-  readonly #watchers = new Set<(supersedes: (snapshot: Snapshot<Value>) => boolean) => void>();
   /** The check of notices against Redis: whether one runs, and whether another is due. */
   #checking = false;
   #checkDue = false;
-  readonly #unregister: () => void;
 
-  constructor(
-    options: SharedDocumentOptions<Wire, Value>,
-    redis: RedisConnection,
-    channel: string,
-    stores: LRUCache<number, StoredSource>,
-    unregister: () => void,
-  ) {
-    this.#options = options;
-    this.#unregister = unregister;
+  constructor(redis: RedisConnection, channel: string, name: string, now: () => number) {
     this.#redis = redis;
     this.#channel = channel;
-    this.#stores = stores;
-    this.#now = options.now ?? Date.now;
-    this.#failureMs = Math.max(options.failureTtlMs, options.lockMs);
+    this.#name = name;
+    this.#now = now;
     this.#keys = {
-      snapshot: redis.key(`snapshot:${options.name}`),
-      lock: redis.key(`lock:${options.name}`),
-      failure: redis.key(`failure:${options.name}`),
+      snapshot: redis.key(`snapshot:${name}`),
+      lock: redis.key(`lock:${name}`),
+      failure: redis.key(`failure:${name}`),
     };
   }
 
@@ -377,243 +254,148 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     return this.#redis.connected;
   }
 
-  watch(listener: (supersedes: (snapshot: Snapshot<Value>) => boolean) => void): void {
-    this.#watchers.add(listener);
-  }
-
-  close(): void {
-    this.#unregister();
-    this.#watchers.clear();
-    this.#latest = undefined;
-    this.#previous = undefined;
-  }
-
   /** A notice about this document: it wakes the waits, and a new snapshot's is checked. */
-  noticed(stored: boolean): void {
+  noticed(stored: boolean, document: SharedDocument<unknown, unknown>): void {
     // A wake-up costs a waiter one look at Redis, which it takes every 100 ms anyway.
     for (const wake of this.#wakes) wake();
-    if (stored && this.#watchers.size > 0) this.#check();
+    if (stored && document.watched) this.#check(document);
   }
 
-  async confirmed(version: string): Promise<{ value: unknown; previous: unknown } | undefined> {
-    const snapshot = await this.latest().catch(() => undefined);
-    if (!snapshot || this.#versions.get(snapshot) !== version) return undefined;
-    return { value: snapshot.value, previous: this.#previous?.value };
-  }
-
-  async latest(): Promise<Snapshot<Value> | undefined> {
-    const known = this.#latest;
-    const knownVersion = known ? this.#versions.get(known) : undefined;
-    const reply = await this.#read(knownVersion ?? '', MAX_STORED_SNAPSHOT_BYTES);
-    if (reply.length === 0) return undefined;
+  async read(known: string): Promise<StoredSnapshot | 'none' | 'unreadable'> {
+    const reply = await readSnapshot(
+      this.#redis,
+      [this.#keys.snapshot],
+      [known, MAX_STORED_SNAPSHOT_BYTES],
+    );
+    if (reply.length === 0) return 'none';
     const stamp = StoredStamp.safeParse(reply.slice(0, 2));
     if (!stamp.success) {
-      this.#refuse('malformed snapshot');
-      return known;
+      this.refused('malformed snapshot');
+      return 'unreadable';
     }
     const [version, fetchedAt] = stamp.data;
     if (fetchedAt > this.#now() + MAX_CLOCK_SKEW_MS) {
-      this.#refuse('snapshot from the future', { fetchedAt: new Date(fetchedAt).toISOString() });
-      return known;
+      this.refused('snapshot from the future', { fetchedAt: new Date(fetchedAt).toISOString() });
+      return 'unreadable';
     }
     const validators = this.#validatorsIn(reply[4], reply[5]);
-    if (version === knownVersion) {
-      // Another replica's refetch was answered unchanged (a 304): the same value, confirmed later.
-      if (!known || fetchedAt <= known.fetchedAt.getTime()) return known;
-      return this.#confirmed(known, version, fetchedAt, validators);
-    }
     const [, , kind, body] = reply;
     if (kind === 'large') {
-      this.#refuse('oversized snapshot', { bytes: body, maxBytes: MAX_STORED_SNAPSHOT_BYTES });
-      return known;
+      this.refused('oversized snapshot', { bytes: body, maxBytes: MAX_STORED_SNAPSHOT_BYTES });
+      return 'unreadable';
     }
-    if (typeof body !== 'string') return known;
-    // A stored document that does not pass the schema is as good as absent.
-    let wire: Wire;
-    try {
-      wire = this.#options.schema.parse(JSON.parse(body));
-    } catch (error) {
-      this.#refuse('invalid snapshot', { err: error });
-      return known;
-    }
-    const snapshot = this.#snapshotOf(
+    return {
       version,
       fetchedAt,
-      this.#options.build(wire, body.length),
       validators,
+      body: kind === 'body' && typeof body === 'string' ? body : undefined,
+    };
+  }
+
+  async acquire(ask: LockAsk): Promise<LockAnswer> {
+    const reply = await acquireLock(
+      this.#redis,
+      [this.#keys.lock, this.#keys.snapshot, this.#keys.failure],
+      [
+        ask.token,
+        ask.lockMs,
+        ask.waitedFor,
+        ask.answerFailures ? '1' : '0',
+        ask.known,
+        ask.failureMs,
+        this.#now() + MAX_CLOCK_SKEW_MS,
+        MAX_STORED_SNAPSHOT_BYTES,
+        ask.knownAt,
+      ],
     );
-    if (!this.#latest || fetchedAt >= this.#latest.fetchedAt.getTime()) this.#setLatest(snapshot);
-    return snapshot;
-  }
-
-  async load(current: Snapshot<Value> | undefined, requestId?: string): Promise<SharedLoad<Value>> {
-    const { lockMs, failureTtlMs } = this.#options;
-    // The bound on what a lock held by anyone (a stuck replica, or whoever can write to Redis)
-    // costs a reader: past it, this replica fetches alone.
-    const maxWaitMs = 2 * lockMs;
-    const deadline = this.#now() + maxWaitMs;
-    let baseline = current;
-    let known = (current && this.#versions.get(current)) ?? '';
-    let knownAt = known === '' || !current ? 0 : current.fetchedAt.getTime();
-    let waitedFor = '';
-    for (;;) {
-      const token = randomUUID();
-      const reply = await acquireLock(
-        this.#redis,
-        [this.#keys.lock, this.#keys.snapshot, this.#keys.failure],
-        [
-          token,
-          lockMs,
-          waitedFor,
-          failureTtlMs > 0 ? '1' : '0',
-          known,
-          this.#failureMs,
-          this.#now() + MAX_CLOCK_SKEW_MS,
-          MAX_STORED_SNAPSHOT_BYTES,
-          knownAt,
-        ],
-      );
-      const [status, detail = ''] = reply;
-      if (status === 'failed') throw this.#failureOf(reply);
-      if (status === 'acquired') return this.#fetchHolding(token, baseline, requestId);
-      if (status === 'stored') {
-        // Another replica stored a snapshot (or confirmed this one) since this one looked; one this
-        // replica refuses becomes `known`, so that the next look takes the lock and replaces it.
-        const stamp = StoredReply.safeParse(reply);
-        if (!stamp.success) throw new RedisUnavailableError('a stored snapshot is not readable');
-        [, known, knownAt] = stamp.data;
-        const stored = await this.latest();
-        if (stored && this.#versions.get(stored) === detail) {
-          if (!baseline || stored.fetchedAt > baseline.fetchedAt) baseline = stored;
-          if (this.#now() - stored.fetchedAt.getTime() < this.#options.ttlMs) {
-            return { snapshot: stored, fetched: false };
-          }
-        }
-        continue;
-      }
-      // Held: wait for its holder's notice, or for the lock to go (released, or expired with a
-      // holder that died).
-      waitedFor = detail;
-      if (this.#now() > deadline) {
-        throw new RedisUnavailableError(`waited ${maxWaitMs} ms for another replica's fetch`);
-      }
-      await this.#waitForNotice();
+    const [status, detail = ''] = reply;
+    if (status === 'failed') return this.#failureOf(reply, ask.failureMs);
+    if (status === 'acquired') return { status };
+    if (status === 'stored') {
+      const stamp = StoredReply.safeParse(reply);
+      if (!stamp.success) throw new RedisUnavailableError('a stored snapshot is not readable');
+      const [, version, fetchedAt] = stamp.data;
+      return { status, version, fetchedAt };
     }
+    return { status: 'held', holder: detail, wait: () => this.#waitForNotice() };
   }
 
-  async #fetchHolding(
-    token: string,
-    baseline: Snapshot<Value> | undefined,
-    requestId: string | undefined,
-  ): Promise<SharedLoad<Value>> {
-    const { lockMs, name, retainMs } = this.#options;
-    const lock = [this.#keys.lock];
-    const renew = setInterval(() => {
-      renewOrRelease(this.#redis, lock, [token, lockMs]).catch(() => {});
-    }, lockMs / 3);
-    renew.unref();
-    try {
-      const version = baseline && this.#versions.get(baseline);
-      const validators = baseline && version ? this.#validators.get(baseline) : undefined;
-      let wire: Wire;
-      try {
-        const fetched = await this.#options.fetch(requestId, validators);
-        if (fetched !== UNCHANGED) wire = fetched;
-        else {
-          const confirmed =
-            baseline && version && validators
-              ? await this.#confirmStored(baseline, version, validators)
-              : undefined;
-          if (confirmed) {
-            return { snapshot: confirmed, fetched: true, previous: baseline, unchanged: true };
-          }
-          // Redis no longer holds the version the upstream confirmed (it expired, or another was
-          // stored meanwhile): the others could not adopt the confirmation, so it is fetched whole.
-          const whole = await this.#options.fetch(requestId);
-          if (whole === UNCHANGED) throw new TypeError('an unconditional fetch answered UNCHANGED');
-          wire = whole;
-        }
-      } catch (error) {
-        if (error instanceof UpstreamError) {
-          const status = error instanceof UpstreamUnavailableError ? (error.status ?? '') : '';
-          const notice = JSON.stringify({ name } satisfies Notice);
-          await recordFailure(
-            this.#redis,
-            [this.#keys.failure],
-            [token, error.code, status, this.#now(), this.#failureMs, this.#channel, notice],
-          ).catch(() => {});
-        }
-        throw error;
-      }
-      const fetchedAt = this.#now();
-      const body = JSON.stringify(wire);
-      const fetchedValidators = this.#options.validatorsOf?.(wire);
-      const snapshot = this.#snapshotOf(
+  renew(token: string, lockMs: number): Promise<unknown> {
+    return renewOrRelease(this.#redis, [this.#keys.lock], [token, lockMs]);
+  }
+
+  release(token: string): Promise<unknown> {
+    return renewOrRelease(this.#redis, [this.#keys.lock], [token]);
+  }
+
+  async store(snapshot: FetchedSnapshot): Promise<boolean> {
+    const { token, fetchedAt, body, retainMs, validators } = snapshot;
+    const notice = JSON.stringify({ name: this.#name, version: token, fetchedAt } satisfies Notice);
+    const stored = await storeSnapshot(
+      this.#redis,
+      [this.#keys.snapshot, this.#keys.failure],
+      [
         token,
         fetchedAt,
-        this.#options.build(wire, body.length),
-        fetchedValidators,
-      );
-      this.#setLatest(snapshot);
-      // Over the limit, it is too large for the others to read: each replica fetches it alone.
-      if (Buffer.byteLength(body) <= MAX_STORED_SNAPSHOT_BYTES) {
-        const notice = JSON.stringify({ name, version: token, fetchedAt } satisfies Notice);
-        const stored = await storeSnapshot(
-          this.#redis,
-          [this.#keys.snapshot, this.#keys.failure],
-          [
-            token,
-            fetchedAt,
-            body,
-            retainMs,
-            this.#channel,
-            notice,
-            MAX_CLOCK_SKEW_MS,
-            fetchedValidators?.etag ?? '',
-            fetchedValidators?.lastModified ?? '',
-          ],
-        )
-          // Redis went away meanwhile: this replica keeps what it fetched, as it would alone.
-          .catch(() => 0);
-        if (stored === 1) this.#stores.set(fetchedAt, { name, version: token });
-      }
-      return { snapshot, fetched: true, previous: baseline };
-    } finally {
-      clearInterval(renew);
-      await renewOrRelease(this.#redis, lock, [token]).catch(() => {});
-    }
+        body,
+        retainMs,
+        this.#channel,
+        notice,
+        MAX_CLOCK_SKEW_MS,
+        validators?.etag ?? '',
+        validators?.lastModified ?? '',
+      ],
+    );
+    return stored === 1;
+  }
+
+  async confirm({ version, fetchedAt, retainMs }: Confirmation): Promise<boolean> {
+    const notice = JSON.stringify({ name: this.#name, version, fetchedAt } satisfies Notice);
+    const confirmed = await confirmSnapshot(
+      this.#redis,
+      [this.#keys.snapshot, this.#keys.failure],
+      [version, fetchedAt, retainMs, this.#channel, notice],
+    );
+    return confirmed !== 0;
+  }
+
+  fail({ token, code, status, at, ttlMs }: FailedFetch): Promise<unknown> {
+    const notice = JSON.stringify({ name: this.#name } satisfies Notice);
+    return recordFailure(
+      this.#redis,
+      [this.#keys.failure],
+      [token, code, status ?? '', at, ttlMs, this.#channel, notice],
+    );
+  }
+
+  refused(kind: string, details: Record<string, unknown> = {}): void {
+    this.#redis.refused(kind, { ...details, document: this.#name });
   }
 
   /**
    * Tells the watchers of the snapshot Redis holds now, when a notice says it changed: one read at
    * a time, and no sooner than `NOTICE_CHECK_MS` after the last.
    */
-  #check(): void {
+  #check(document: SharedDocument<unknown, unknown>): void {
     this.#checkDue = true;
     if (this.#checking) return;
     this.#checking = true;
     this.#checkDue = false;
-    this.#read('', -1)
+    readSnapshot(this.#redis, [this.#keys.snapshot], ['', -1])
       .then(
         (reply) => {
           const stamp = StoredStamp.safeParse(reply.slice(0, 2));
           if (!stamp.success) return;
           const [version, fetchedAt] = stamp.data;
           if (fetchedAt > this.#now() + MAX_CLOCK_SKEW_MS) return;
-          for (const listener of this.#watchers) {
-            listener(
-              (snapshot) =>
-                this.#versions.get(snapshot) !== version &&
-                snapshot.fetchedAt.getTime() <= fetchedAt,
-            );
-          }
+          document.supersede(version, fetchedAt);
         },
         () => {},
       )
       .finally(() => {
         setTimeout(() => {
           this.#checking = false;
-          if (this.#checkDue) this.#check();
+          if (this.#checkDue) this.#check(document);
         }, NOTICE_CHECK_MS).unref();
       });
   }
@@ -631,70 +413,6 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     });
   }
 
-  #read(knownVersion: string, maxBytes: number): Promise<unknown[]> {
-    return readSnapshot(this.#redis, [this.#keys.snapshot], [knownVersion, maxBytes]);
-  }
-
-  #setLatest(snapshot: Snapshot<Value>): void {
-    const latest = this.#latest;
-    // A version confirmed again replaces itself: the one before it stays what it replaced.
-    const confirmation = latest && this.#versions.get(latest) === this.#versions.get(snapshot);
-    if (latest !== snapshot && !confirmation) this.#previous = latest;
-    this.#latest = snapshot;
-  }
-
-  #snapshotOf(
-    version: string,
-    fetchedAt: number,
-    value: Value,
-    validators: Validators | undefined,
-  ): Snapshot<Value> {
-    const snapshot = { value, fetchedAt: new Date(fetchedAt), stale: false };
-    this.#versions.set(snapshot, version);
-    if (validators) this.#validators.set(snapshot, validators);
-    return snapshot;
-  }
-
-  /**
-   * `known`'s value, confirmed unchanged at `fetchedAt`: a snapshot of its own (what a read at
-   * that time is served, its `fetchedAt` the confirmation's), built from nothing.
-   */
-  #confirmed(
-    known: Snapshot<Value>,
-    version: string,
-    fetchedAt: number,
-    validators: Validators | undefined,
-  ): Snapshot<Value> {
-    const snapshot = this.#snapshotOf(version, fetchedAt, known.value, validators);
-    if (!this.#latest || fetchedAt >= this.#latest.fetchedAt.getTime()) this.#setLatest(snapshot);
-    return snapshot;
-  }
-
-  /**
-   * Records in Redis that the upstream called `baseline` (stored as `version`) unchanged now, for
-   * the other replicas to adopt without a rebuild; `undefined` when Redis holds another version or
-   * none. When Redis cannot answer, this replica keeps the confirmation, as it would alone.
-   */
-  async #confirmStored(
-    baseline: Snapshot<Value>,
-    version: string,
-    validators: Validators,
-  ): Promise<Snapshot<Value> | undefined> {
-    const fetchedAt = this.#now();
-    const notice = JSON.stringify({
-      name: this.#options.name,
-      version,
-      fetchedAt,
-    } satisfies Notice);
-    const confirmed = await confirmSnapshot(
-      this.#redis,
-      [this.#keys.snapshot, this.#keys.failure],
-      [version, fetchedAt, this.#options.retainMs, this.#channel, notice],
-    ).catch(() => -1);
-    if (confirmed === 0) return undefined;
-    return this.#confirmed(baseline, version, fetchedAt, validators);
-  }
-
   /** The validators Redis holds with a snapshot; a malformed one counts as none. */
   #validatorsIn(etag: unknown, lastModified: unknown): Validators | undefined {
     const given = (field: unknown) =>
@@ -705,41 +423,28 @@ class SharedDocument<Wire, Value> implements SnapshotSharing<Value> {
     // Checked against the answer's time when it was fetched; read back, any HTTP-date will do.
     const time = lastModifiedTime(sentTime, Number.POSITIVE_INFINITY);
     if ((sentTag !== undefined && tag === undefined) || (sentTime !== undefined && !time)) {
-      this.#refuse('malformed validators');
+      this.refused('malformed validators');
     }
     if (tag === undefined && time === undefined) return undefined;
     return { ...(tag !== undefined && { etag: tag }), ...(time && { lastModified: time }) };
   }
 
-  #refuse(kind: string, details: Record<string, unknown> = {}): void {
-    this.#redis.refused(kind, { ...details, document: this.#options.name });
-  }
-
   /**
-   * The error another replica's fetch failed with, as its own readers got it: the code and status
-   * it recorded, and this replica's own words (a record carries no text).
+   * The failure another replica's fetch recorded, as `acquireLock` answered it; a record not of its
+   * shape, or not of now, is refused, and the wait fails as if Redis could not answer.
    */
-  #failureOf(reply: unknown): Error {
+  #failureOf(reply: unknown, failureMs: number): LockAnswer {
     const parsed = FailureReply.safeParse(reply);
     if (!parsed.success) {
-      this.#refuse('malformed failure record');
-      return new RedisUnavailableError('a failure stored in redis is not readable');
+      this.refused('malformed failure record');
+      throw new RedisUnavailableError('a failure stored in redis is not readable');
     }
-    const [, code, status, at] = parsed.data;
+    const [status, code, httpStatus, at] = parsed.data;
     const now = this.#now();
-    if (at > now + MAX_CLOCK_SKEW_MS || at < now - this.#failureMs - MAX_CLOCK_SKEW_MS) {
-      this.#refuse('failure record out of time', { at: new Date(at).toISOString() });
-      return new RedisUnavailableError('a failure stored in redis is not of now');
+    if (at > now + MAX_CLOCK_SKEW_MS || at < now - failureMs - MAX_CLOCK_SKEW_MS) {
+      this.refused('failure record out of time', { at: new Date(at).toISOString() });
+      throw new RedisUnavailableError('a failure stored in redis is not of now');
     }
-    const { upstream = 'status feed', name: path } = this.#options;
-    const endpoint: UpstreamEndpoint = { upstream, method: 'GET', path };
-    if (code === 'UPSTREAM_BAD_RESPONSE') {
-      return new UpstreamBadResponseError(endpoint, 'not a document of this endpoint');
-    }
-    return new UpstreamUnavailableError(
-      endpoint,
-      status === '' ? 'no answer' : `HTTP ${status}`,
-      status === '' ? {} : { status: Number(status) },
-    );
+    return { status, code, httpStatus: httpStatus === '' ? undefined : Number(httpStatus) };
   }
 }
