@@ -185,6 +185,64 @@ describe('a replica of two workers', () => {
     }
   });
 
+  it('begins a `since` subscription on either worker with the change found between the query it names and it', async () => {
+    const leaf = simulator.statusFeed.summary.components.find(
+      (component) => !component.group && component.status === 'operational',
+    );
+    if (!leaf) throw new Error('the demo feed has an operational component');
+    type Page = { statusPage: { fetchedAt: string; components: { id: string; status: string }[] } };
+    const read = async () => {
+      const { text } = await onNewConnection(
+        replica.origin,
+        '/graphql',
+        JSON.stringify({ query: '{ statusPage { fetchedAt components { id status } } }' }),
+      );
+      const page = (JSON.parse(text) as { data: Page }).data.statusPage;
+      return { ...page, status: page.components.find(({ id }) => id === leaf.id)?.status };
+    };
+    // Nobody subscribes: queries read the page, on whichever worker gets their connection.
+    const answered = await read();
+    expect(answered.status).toBe('OPERATIONAL');
+    simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [leaf.id]: 'partial_outage' }),
+    );
+    await eventually(async () => (await read()).status === 'PARTIAL_OUTAGE');
+
+    // Subscribers with the first answer's `fetchedAt`, until each worker holds one.
+    const subscribeSince = () =>
+      subscribeSse<{ componentStatusChanged: Record<string, unknown> }>(
+        replica.origin,
+        `subscription ($ids: [ID!], $since: DateTime) {
+          componentStatusChanged(ids: $ids, since: $since) { component { id } previousStatus status }
+        }`,
+        { ids: [leaf.id], since: answered.fetchedAt },
+      );
+    const held = new Map<unknown, Awaited<ReturnType<typeof subscribeSince>>>();
+    const opened: Awaited<ReturnType<typeof subscribeSince>>[] = [];
+    try {
+      for (let tries = 0; held.size < 2 && tries < 10; tries++) {
+        const before = replica.logged('subscription opened').length;
+        const subscriber = await subscribeSince();
+        opened.push(subscriber);
+        const line = await eventually(() => replica.logged('subscription opened')[before]);
+        if (!held.has(line.worker)) held.set(line.worker, subscriber);
+      }
+      expect(held.size).toBe(2);
+      // Each begins with the change its worker heard of, whichever worker's query found it.
+      for (const subscriber of held.values()) {
+        const first = await subscriber.next(10_000);
+        expect(first.data?.componentStatusChanged).toMatchObject({
+          component: { id: leaf.id },
+          previousStatus: 'OPERATIONAL',
+          status: 'PARTIAL_OUTAGE',
+        });
+        expect(first.extensions).toEqual({ since: answered.fetchedAt });
+      }
+    } finally {
+      await Promise.all(opened.map((subscriber) => subscriber.close()));
+    }
+  });
+
   it('replaces a worker that dies, and logs it', async () => {
     const [victim] = workersOf('request');
     const pid = readyLines().find((line) => line.worker === victim)?.pid;
