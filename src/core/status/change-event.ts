@@ -73,6 +73,20 @@ export type StatusChangeEvent =
   | IncidentChangeEvent
   | MaintenanceChangeEvent;
 
+/** One entry per kind of change: a kind left out, or one that is none, does not compile. */
+const KINDS: Record<StatusChangeEvent['type'], true> = {
+  page: true,
+  component: true,
+  incident: true,
+  maintenance: true,
+};
+
+/** Every kind of change, as events name it: what another process's event is checked against. */
+export const CHANGE_TYPES = Object.keys(KINDS) as [
+  StatusChangeEvent['type'],
+  ...StatusChangeEvent['type'][],
+];
+
 /** The slug of the configured page an event happened on. */
 export function pageSlugOf(event: StatusChangeEvent): string {
   switch (event.type) {
