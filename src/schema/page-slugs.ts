@@ -100,8 +100,10 @@ export function pageSlugsOf(
   return selectedPages(selection, pages, whenNone);
 }
 
-const quoted = (values: readonly string[]) =>
-  values
-    .slice(0, 5)
-    .map((value) => JSON.stringify(value.slice(0, 64)))
-    .join(', ');
+/** The first five of `values`, each once, cut and quoted; with how many more there are. */
+function quoted(values: readonly string[]): string {
+  const distinct = [...new Set(values)];
+  const named = distinct.slice(0, 5).map((value) => JSON.stringify(value.slice(0, 64)));
+  const more = distinct.length - named.length;
+  return more > 0 ? `${named.join(', ')} and ${more} more` : named.join(', ');
+}

@@ -83,6 +83,18 @@ describe('a thousand configured pages', () => {
     expect(harness.simulator.requests).toEqual([]);
   });
 
+  it('names each unknown slug once, the first five, with how many more', async () => {
+    const slugs = [...Array.from({ length: 500 }, () => 'nope'), 'a', 'b', 'c', 'd', 'e', 'f'];
+    const { body } = await harness.execute(
+      'query ($slugs: [String!]) { statusOverview(slugs: $slugs) { complete } }',
+      { slugs },
+    );
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'slugs' });
+    expect(body.errors?.[0]?.message).toBe(
+      'No status page has the slug "nope", "a", "b", "c", "d" and 2 more: `pages` lists the configured ones.',
+    );
+  });
+
   it('lists the pages of a tag, and those a search finds', async () => {
     const tagged = await walk({ first: 30, tags: ['chain'] });
     expect(tagged.slugs).toEqual(CHAIN_PAGES);
