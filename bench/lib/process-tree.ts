@@ -7,6 +7,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { procStatusBytes } from './processes.js';
 
 /** A process, told apart from a later one with the same pid by its start time. */
 export interface ProcessId {
@@ -86,17 +87,6 @@ export function processTree(root: number): ProcessTree {
   };
 }
 
-/** Reads a `kB` field of /proc/<pid>/status, in bytes; null when the process is gone. */
-function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-    return match?.[1] ? Number(match[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Sums `read` over `processes`; null when none of them could be read. */
 function sumOver(processes: readonly ProcessId[], read: (pid: number) => number | null) {
   let total = 0;
@@ -112,11 +102,11 @@ function sumOver(processes: readonly ProcessId[], read: (pid: number) => number 
 
 /** Resident set size, summed over `processes`, in bytes. */
 export const rssOf = (processes: readonly ProcessId[]) =>
-  sumOver(processes, (pid) => statusBytes(pid, 'VmRSS'));
+  sumOver(processes, (pid) => procStatusBytes(pid, 'VmRSS'));
 
 /** Peak resident set size (`VmHWM`), summed over `processes`, in bytes. */
 export const peakRssOf = (processes: readonly ProcessId[]) =>
-  sumOver(processes, (pid) => statusBytes(pid, 'VmHWM'));
+  sumOver(processes, (pid) => procStatusBytes(pid, 'VmHWM'));
 
 /** CPU time so far (user + system, fields 14 and 15 of the stat line), summed, in ms. */
 export const cpuOf = (processes: readonly ProcessId[]) =>

@@ -41,7 +41,7 @@ export function freePort(): Promise<number> {
 export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /** Reads a `kB` field of /proc/<pid>/status, in bytes; null when the process is gone. */
-function procStatusBytes(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number | null {
+export function procStatusBytes(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number | null {
   if (pid === undefined) return null;
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
