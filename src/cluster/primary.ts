@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import { createLogger, flushLogger } from '../observability/logger.js';
-import { MAX_STORED_SNAPSHOT_BYTES } from '../upstreams/redis-snapshot-store.js';
+import { MAX_STORED_SNAPSHOT_BYTES } from '../upstreams/shared-document.js';
 import { decode, encode } from './envelope.js';
 import { forwardLines } from './log-lines.js';
 import { Ask, FromWorker } from './messages.js';

@@ -126,9 +126,6 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return redis.call('DEL', KEYS[1])`);
 
-/** `cluster/primary.ts` sizes the workers' stored documents by the same limit. */
-export { MAX_STORED_SNAPSHOT_BYTES };
-
 /**
  * How far ahead of this replica's clock a stored `fetchedAt` may be (the replicas' clocks differ a
  * little). Beyond it a snapshot is from the future: refused, as it would be fresh for years.
