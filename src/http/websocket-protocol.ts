@@ -16,6 +16,13 @@ const INIT_TIMEOUT_MS = 3_000;
  */
 const MAX_INIT_BYTES = 4_096;
 
+/**
+ * The longest operation id. The protocol sets none, but each running operation keeps its id, and
+ * every `next` message repeats it: up to `MAX_SUBSCRIPTIONS_PER_CONNECTION` ids of a whole
+ * message each would be megabytes a socket. The official client's are UUIDs (36 characters).
+ */
+const MAX_ID_LENGTH = 256;
+
 /** The close codes of the protocol (graphql-ws's PROTOCOL.md) the server sends. */
 export const CLOSE = {
   BAD_REQUEST: 4400,
@@ -270,4 +277,5 @@ export function readClientMessage(data: string, budget: JsonBudget): Message | s
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isOptionalObject = (value: unknown) => value == null || isObject(value);
-const isId = (value: unknown) => typeof value === 'string' && value.length > 0;
+const isId = (value: unknown) =>
+  typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH;

@@ -162,6 +162,16 @@ describe('graphql-transport-ws, as the gateway serves it', () => {
       'Invalid subscribe message received',
     ],
     [
+      'a subscribe whose id is over 256 characters',
+      { id: 'x'.repeat(257), type: 'subscribe', payload: { query: QUERY } },
+      'Invalid subscribe message received',
+    ],
+    [
+      'a complete whose id is over 256 characters',
+      { id: 'x'.repeat(257), type: 'complete' },
+      'Invalid complete message received',
+    ],
+    [
       'a subscribe whose variables are a list',
       { id: '1', type: 'subscribe', payload: { query: QUERY, variables: [] } },
       'Invalid subscribe message received',
