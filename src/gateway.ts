@@ -52,7 +52,7 @@ import { useVerificationSession } from './plugins/use-verification-session.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { createContext, type GatewayContext } from './schema/context.js';
 import { schema } from './schema/index.js';
-import { isSourceVerification } from './schema/verification-sources.js';
+import { uploadMutationsOf } from './schema/verification-sources.js';
 import { Admission } from './subscriptions/admission.js';
 import { ChangeLog } from './subscriptions/change-log.js';
 import { SubscriptionHub } from './subscriptions/hub.js';
@@ -280,7 +280,7 @@ export function createGateway(config: Config, { logger, primary }: GatewayOption
         uploads: {
           maxBytes: config.limits.maxBodyBytes + config.verification.maxSourceBytes,
           maxConcurrent: config.verification.maxConcurrentUploads,
-          accepts: isSourceVerification,
+          ...uploadMutationsOf(schema),
           // Before the body is read: a client past its allowance costs the gateway no parse.
           beforeRead: async (request, { req }) => {
             await clientQuota.take(clientAddressOf(req, config.server.trustedProxies));

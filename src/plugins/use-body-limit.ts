@@ -49,6 +49,8 @@ export interface UploadLimits<ServerContext> {
   readonly maxConcurrent: number;
   /** Whether a parsed body's operation may be that large. */
   readonly accepts: (body: Record<string, unknown>) => boolean;
+  /** The operations `accepts` takes, named when a body too large for any other is refused. */
+  readonly names: readonly string[];
   /**
    * Runs for an admitted upload before a byte of its body is read (the client's verification
    * allowance is taken here); a `RateLimitedError` it throws is the answer, 429 `RATE_LIMITED`.
@@ -124,7 +126,7 @@ export function useBodyLimit<ServerContext extends object>({
         refuse(
           'PAYLOAD_TOO_LARGE',
           uploads
-            ? `${tooLarge} A source verification may send up to ${uploads.maxBytes} bytes.`
+            ? `${tooLarge} ${uploads.names.join(' or ')} may send up to ${uploads.maxBytes} bytes.`
             : tooLarge,
           413,
         );
@@ -238,7 +240,7 @@ export function useBodyLimit<ServerContext extends object>({
         ) {
           throw refusal(
             'PAYLOAD_TOO_LARGE',
-            `${tooLarge} Only a source verification (verifyContractFromSource, verifyContractFromMetadata, sent as a query with variables) may be larger.`,
+            `${tooLarge} Only ${uploads?.names.join(' or ')} (sent as a query with variables) may be larger.`,
             413,
           );
         }

@@ -1,4 +1,4 @@
-import { Kind, parse } from 'graphql';
+import { type GraphQLSchema, Kind, parse } from 'graphql';
 import { builder } from './builder.js';
 import { addressField, chainIdField, VerifyContractResultRef, verifying } from './verification.js';
 
@@ -7,6 +7,13 @@ import { addressField, chainIdField, VerifyContractResultRef, verifying } from '
  * run to megabytes: the gateway refuses one over `VERIFY_MAX_SOURCE_BYTES` before it sends
  * anything, and reads request bodies that large only for these two mutations.
  */
+
+/**
+ * The field extension that marks a mutation whose request may carry a body larger than
+ * `MAX_BODY_BYTES` (`uploadMutationsOf` finds them in the schema): a renamed or new one keeps or
+ * gets the allowance by what it declares, not by a list kept beside it.
+ */
+const UPLOAD = { upload: true } as const;
 
 const creationTransactionHashField = {
   required: false,
@@ -63,6 +70,7 @@ const VerifyFromMetadataInputRef = builder.inputType('VerifyFromMetadataInput', 
 builder.mutationField('verifyContractFromSource', (t) =>
   t.field({
     type: VerifyContractResultRef,
+    extensions: UPLOAD,
     description:
       "Verifies a deployed contract from the compiler's standard JSON input (APIv2). The gateway waits for the service's job up to `VERIFY_WAIT_MS` and answers its outcome, or `VerificationPending` to follow with `verificationJobChanged`. Counts against the same per-client allowance as `verifyContract`. Expected failures are results: switch on `__typename`.",
     args: { input: t.arg({ type: VerifyFromSourceInputRef, required: true }) },
@@ -74,6 +82,7 @@ builder.mutationField('verifyContractFromSource', (t) =>
 builder.mutationField('verifyContractFromMetadata', (t) =>
   t.field({
     type: VerifyContractResultRef,
+    extensions: UPLOAD,
     description:
       "Verifies a deployed contract from the Solidity compiler's metadata.json and its sources (APIv2), as `verifyContractFromSource` does.",
     args: { input: t.arg({ type: VerifyFromMetadataInputRef, required: true }) },
@@ -82,31 +91,43 @@ builder.mutationField('verifyContractFromMetadata', (t) =>
   }),
 );
 
-/** The mutations whose requests may carry a body larger than `MAX_BODY_BYTES`. */
-const SOURCE_MUTATIONS = new Set(['verifyContractFromSource', 'verifyContractFromMetadata']);
-
 /** The longest document text a large body may carry: its size is in its variables. */
 const MAX_DOCUMENT_CHARACTERS = 16_384;
 
-/**
- * Whether a request's `query` text runs source verifications only, every operation a mutation
- * selecting nothing but `SOURCE_MUTATIONS`: its body may then be up to `VERIFY_MAX_SOURCE_BYTES`
- * larger than `MAX_BODY_BYTES` (`useBodyLimit`'s `uploads`).
- */
-export function isSourceVerification(params: Record<string, unknown>): boolean {
-  const { query } = params;
-  if (typeof query !== 'string' || query.length > MAX_DOCUMENT_CHARACTERS) return false;
-  try {
-    return parse(query, { maxTokens: 2_000 }).definitions.every(
-      (definition) =>
-        definition.kind === Kind.OPERATION_DEFINITION &&
-        definition.operation === 'mutation' &&
-        definition.selectionSet.selections.every(
-          (selection) =>
-            selection.kind === Kind.FIELD && SOURCE_MUTATIONS.has(selection.name.value),
-        ),
-    );
-  } catch {
-    return false;
-  }
+/** The mutations a large body may run, as the schema declares them, and the check of a body. */
+export interface UploadMutations {
+  /** Their names, in the schema's order (what a refusal names). */
+  readonly names: readonly string[];
+  /**
+   * Whether a request's `query` text runs these only, every operation a mutation selecting
+   * nothing else: its body may then be up to `VERIFY_MAX_SOURCE_BYTES` larger than
+   * `MAX_BODY_BYTES` (`useBodyLimit`'s `uploads`).
+   */
+  readonly accepts: (params: Record<string, unknown>) => boolean;
+}
+
+/** The mutations of `schema` marked as taking uploads (`UPLOAD`). */
+export function uploadMutationsOf(schema: GraphQLSchema): UploadMutations {
+  const names = Object.values(schema.getMutationType()?.getFields() ?? {})
+    .filter((field) => field.extensions?.upload === true)
+    .map((field) => field.name);
+  const uploads = new Set(names);
+  return {
+    names,
+    accepts({ query }) {
+      if (typeof query !== 'string' || query.length > MAX_DOCUMENT_CHARACTERS) return false;
+      try {
+        return parse(query, { maxTokens: 2_000 }).definitions.every(
+          (definition) =>
+            definition.kind === Kind.OPERATION_DEFINITION &&
+            definition.operation === 'mutation' &&
+            definition.selectionSet.selections.every(
+              (selection) => selection.kind === Kind.FIELD && uploads.has(selection.name.value),
+            ),
+        );
+      } catch {
+        return false;
+      }
+    },
+  };
 }

@@ -270,10 +270,14 @@ describe('request bodies of source verifications', () => {
       },
     });
     expect(other.status).toBe(413);
-    expect(
-      ((await other.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions
-        .code,
-    ).toBe('PAYLOAD_TOO_LARGE');
+    const refused = (await other.json()) as {
+      errors: { message: string; extensions: { code: string } }[];
+    };
+    expect(refused.errors[0]?.extensions.code).toBe('PAYLOAD_TOO_LARGE');
+    // It names the mutations that may be larger, as the schema marks them.
+    expect(refused.errors[0]?.message).toContain(
+      'Only verifyContractFromMetadata or verifyContractFromSource (sent as a query with variables) may be larger.',
+    );
   });
 
   it('are refused past VERIFY_MAX_SOURCE_BYTES plus MAX_BODY_BYTES before they are read', async () => {
