@@ -48,6 +48,7 @@ import { useRequestLog } from './plugins/use-request-log.js';
 import { readStatusBoardDocument, useStatusBoard } from './plugins/use-status-board.js';
 import { useSubscriptionAbort } from './plugins/use-subscription-abort.js';
 import { useTracing } from './plugins/use-tracing.js';
+import { useVariableErrors } from './plugins/use-variable-errors.js';
 import { useVerificationSession } from './plugins/use-verification-session.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { createContext, type GatewayContext } from './schema/context.js';
@@ -309,6 +310,7 @@ export function createGateway(config: Config, { logger, primary }: GatewayOption
       useMetrics({ metrics, serveEndpoint: config.metricsPort === undefined }),
       ...useQueryLimits(config.limits),
       useFieldBudget(config.limits),
+      useVariableErrors(),
       usePageBudget({ pages: statusPages, maxPages: config.limits.maxPagesPerOperation }),
       verificationSession,
       usePartialErrors(),

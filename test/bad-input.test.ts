@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../src/errors/error-code.js';
 import { PAGE_TREE_QUERY } from '../src/http/page-tree-query.js';
 import { type Harness, startHarness } from './helpers/harness.js';
 import { type Listening, listen } from './helpers/listen.js';
@@ -156,6 +157,34 @@ describe('bad input', () => {
     });
     expect(status).toBe(400);
     expect(body.errors?.[0]?.message).toMatch(/Variable "\$id" got invalid value/);
+  });
+
+  it('names a missing required variable, with its code', async () => {
+    const { status, body } = await query('query ($id: ID!) { component(id: $id) { id } }');
+    expect(status).toBe(400);
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        message: 'Variable "$id" of required type "ID!" was not provided.',
+        extensions: { code: 'BAD_USER_INPUT', variable: 'id' },
+      }),
+    ]);
+  });
+
+  it('answers each refusal of the document with a code of the table (docs/api.md)', async () => {
+    const answers = await Promise.all([
+      query('{ statusPage { name }'),
+      query('{ statusPage { colour } }'),
+      query('query ($id: ID!) { component(id: $id) { id } }', { id: [] }),
+      send(JSON.stringify({ query: 'query A { __typename } query B { __typename }' })),
+    ]);
+    const codes = answers.map(({ body }) => body.errors?.[0]?.extensions?.code);
+    expect(codes).toEqual([
+      'GRAPHQL_PARSE_FAILED',
+      'GRAPHQL_VALIDATION_FAILED',
+      'BAD_USER_INPUT',
+      'OPERATION_RESOLUTION_FAILURE',
+    ]);
+    expect(codes.filter((code) => !(code && code in ERROR_CODES))).toEqual([]);
   });
 
   it('refuses a huge address string as invalid input, sending nothing upstream', async () => {

@@ -23,8 +23,14 @@ export const ERROR_CODES = {
   JSON_TOO_COMPLEX:
     'The request body, a GET `variables` or `extensions` parameter, or a WebSocket message holds more JSON values than `MAX_JSON_VALUES`, or nests objects and arrays deeper than `MAX_JSON_DEPTH`; `extensions.limit` names which. Refused with 413 before it was parsed (a WebSocket is closed with 4400). A real input, even megabytes of sources, is far from both: its sources are long strings.',
   REQUEST_TIMEOUT: 'The request, its headers or its body, did not arrive in time.',
+  GRAPHQL_PARSE_FAILED:
+    'The document is not GraphQL (the message gives the line and column of the first mistake); nothing ran.',
+  GRAPHQL_VALIDATION_FAILED:
+    "The document does not fit the schema: a field or type it does not have, a required argument left out, a variable used where its type does not fit; the message names it (with `INTROSPECTION` off, without suggesting the schema's names). Nothing ran.",
+  OPERATION_RESOLUTION_FAILURE:
+    'The document holds several operations and `operationName` names none of them, or an operation it does not hold (400); nothing ran.',
   BAD_USER_INPUT:
-    'An argument was refused (`extensions.field` names it), or the operation is over a limit (depth, aliases, cost, tokens, directives).',
+    'An argument was refused (`extensions.field` names it), a variable is missing or not of its type (400, `extensions.variable` names it), or the operation is over a limit (depth, aliases, cost, tokens, directives).',
   INPUT_TOO_LARGE:
     "A verification's source input (`stdJsonInput`, or `metadata` and `sources`) is larger than `VERIFY_MAX_SOURCE_BYTES`; nothing was sent to the service. Returned as `InvalidInputError` with `field` and `maxBytes`.",
   TOO_MANY_UPLOADS:
@@ -50,6 +56,8 @@ export const ERROR_CODES = {
     'The subscription was asked for the changes after `since`, and the gateway no longer knows them all (it keeps the last 100 changes of each page for 15 minutes, 4 MiB in all, only while the page is held in memory, and none from before it started); `extensions.knownSince` says from when it would (null: none). It goes on with the changes found from now on: query again for the state as it stands, and subscribe with its `fetchedAt` next time.',
   SLOW_SUBSCRIBER:
     'The subscription ended because its client fell behind: more than `SUBSCRIPTION_BACKLOG` events, or over SSE more than `SUBSCRIPTION_MAX_BUFFERED_BYTES` unread; `extensions.limit` names which. Subscribe again (`statusPageChanged` starts with the whole page).',
+  INTERNAL_SERVER_ERROR:
+    "A fault of the gateway's own, not of the request: the message is `Unexpected error.`, and the gateway's log holds what happened under the answer's request id (`x-request-id`).",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
+import { codedError } from '../errors/coded-error.js';
 import { tooManySubscriptions } from '../errors/subscription-error.js';
 import { type JsonBudget, JsonBudgetExceeded, parseJsonWithin } from '../json-budget.js';
 import type { Sink, SourceStream, SubscriptionHub } from '../subscriptions/hub.js';
@@ -22,6 +23,12 @@ const MAX_INIT_BYTES = 4_096;
  * message each would be megabytes a socket. The official client's are UUIDs (36 characters).
  */
 const MAX_ID_LENGTH = 256;
+
+/** What a mutation sent over a socket is answered: it runs over HTTP POST only. */
+const MUTATION_OVER_SOCKET = codedError(
+  'BAD_REQUEST',
+  'Mutations are not run over the WebSocket: send this one as an HTTP POST to /graphql (queries and subscriptions may use either).',
+);
 
 /** The close codes of the protocol (graphql-ws's PROTOCOL.md) the server sends. */
 export const CLOSE = {
@@ -126,8 +133,11 @@ export function createWebSocketProtocol(options: WebSocketProtocolOptions) {
         complete,
         refuse: (refusal) => error([refusal.toJSON()]),
         answer: (answer) => {
-          // Yoga answers an error it found before running anything (405, 400) as an event too.
-          const text = (answer as WholeAnswer).body.toString();
+          const whole = answer as WholeAnswer;
+          // Yoga refuses a mutation outside a POST (405): its message speaks of HTTP methods.
+          if (whole.status === 405) return error([MUTATION_OVER_SOCKET.toJSON()]);
+          // Yoga answers an error it found before running anything (400) as an event too.
+          const text = whole.body.toString();
           single(/^data: (.+)$/m.exec(text)?.[1] ?? text);
         },
         alone: (own) => (own ? void relay(own) : run(id, payload, true)),

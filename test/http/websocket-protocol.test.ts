@@ -126,6 +126,24 @@ describe('graphql-transport-ws, as the gateway serves it', () => {
     raw.send({ id: 'bad', type: 'subscribe', payload: { query: 'subscription { nope }' } });
     const refused = await raw.next('error', 'bad');
     expect(refused.payload).toMatchObject([{ message: expect.stringMatching(/nope/) }]);
+    // A mutation is told where it goes, and nothing is sent to the verification service.
+    const verifications = harness.simulator.requestCount();
+    raw.send({
+      id: 'm',
+      type: 'subscribe',
+      payload: {
+        query:
+          'mutation { verifyContract(input: { chainId: "295", address: "0x1" }) { __typename } }',
+      },
+    });
+    expect((await raw.next('error', 'm')).payload).toEqual([
+      {
+        message:
+          'Mutations are not run over the WebSocket: send this one as an HTTP POST to /graphql (queries and subscriptions may use either).',
+        extensions: { code: 'BAD_REQUEST' },
+      },
+    ]);
+    expect(harness.simulator.requestCount()).toBe(verifications);
     // The id is free again once its operation is over.
     raw.send({ id: 'q', type: 'subscribe', payload: { query: QUERY } });
     await raw.next('complete', 'q');
