@@ -1,10 +1,10 @@
-import type { ExecutionArgs } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import {
   type PageDirectory,
   pageBudgetExceeded,
   pagesReadBy,
 } from '../schema/plugins/page-budget.js';
+import { refusingBeforeRun } from './refusing-before-run.js';
 
 export interface PageBudgetOptions {
   /** The configured status pages. */
@@ -21,7 +21,7 @@ export interface PageBudgetOptions {
  * reads the same pages.
  */
 export function usePageBudget({ pages, maxPages }: PageBudgetOptions): Plugin {
-  const refusalOf = (args: ExecutionArgs) => {
+  return refusingBeforeRun((args) => {
     const read = pagesReadBy(
       args.schema,
       args.document,
@@ -32,15 +32,5 @@ export function usePageBudget({ pages, maxPages }: PageBudgetOptions): Plugin {
     return read && read.size > maxPages
       ? { errors: [pageBudgetExceeded(read.size, maxPages)] }
       : undefined;
-  };
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const refused = refusalOf(args);
-      if (refused) setResultAndStopExecution(refused);
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const refused = refusalOf(args);
-      if (refused) setResultAndStopExecution(refused);
-    },
-  };
+  });
 }

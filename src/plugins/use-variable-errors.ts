@@ -1,6 +1,7 @@
-import { type ExecutionArgs, type GraphQLError, getOperationAST, getVariableValues } from 'graphql';
+import { type GraphQLError, getOperationAST, getVariableValues } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { codedError } from '../errors/coded-error.js';
+import { refusingBeforeRun } from './refusing-before-run.js';
 
 /**
  * Gives the variables an operation was refused for their code, `BAD_USER_INPUT` with
@@ -10,22 +11,12 @@ import { codedError } from '../errors/coded-error.js';
  * reaches a resolver or a limit that reads the variables.
  */
 export function useVariableErrors(): Plugin {
-  const refusalOf = ({ schema, document, operationName, variableValues }: ExecutionArgs) => {
+  return refusingBeforeRun(({ schema, document, operationName, variableValues }) => {
     const definitions = getOperationAST(document, operationName)?.variableDefinitions;
     if (!definitions || definitions.length === 0) return undefined;
     const { errors } = getVariableValues(schema, definitions, variableValues ?? {});
     return errors && { errors: errors.map(withCode) };
-  };
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const refused = refusalOf(args);
-      if (refused) setResultAndStopExecution(refused);
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const refused = refusalOf(args);
-      if (refused) setResultAndStopExecution(refused);
-    },
-  };
+  });
 }
 
 /** The variable graphql-js names first in `error`'s message (`Variable "$name" …`). */
