@@ -48,7 +48,12 @@ describe('the pages one operation reads', () => {
           ]),
         ),
       },
-      env: (simulator) => ({ STATUS_PAGES_FILE: pagesFile(simulator, SLUGS) }),
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: pagesFile(simulator, SLUGS),
+        // Fifty pages of one host, four requests at a time: on a loaded machine a request waits
+        // longer than the harness's 1 s for its turn, and the page would be reported unavailable.
+        UPSTREAM_TIMEOUT_MS: '15000',
+      }),
     });
   });
   afterAll(() => harness.close());
