@@ -15,6 +15,8 @@ export default defineConfig({
     // full runs each, 2026-11-26, 97 files).
     isolate: false,
     testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Hooks start gateways, Redis, Chromium and processes that load the source through tsx: seconds
+    // on a quiet machine, past 20 s on a loaded one (replica tests failed "not ready" there).
+    hookTimeout: 90_000,
   },
 });

@@ -10,6 +10,9 @@ import {
   waitForHttp,
 } from '../../bench/lib/processes.js';
 
+/** How long a gateway process has to answer `/health`. */
+const STARTUP_TIMEOUT_MS = 60_000;
+
 export interface GatewayProcess extends ManagedProcess {
   /** Every line it logged, parsed (lines that are not JSON are left out). */
   readonly logs: Record<string, unknown>[];
@@ -55,7 +58,8 @@ export async function startGatewayProcess(
       }
     },
   });
-  await waitForHttp(managed, '/health');
+  // Loading the gateway's source through tsx takes seconds, several times that on a loaded machine.
+  await waitForHttp(managed, '/health', STARTUP_TIMEOUT_MS);
   const get = (path: string) =>
     fetch(`${managed.origin}${path}`, { signal: AbortSignal.timeout(10_000) });
   return {

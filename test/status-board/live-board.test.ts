@@ -10,6 +10,12 @@ import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { type PageEntry, statusPagesFile } from '../helpers/status-pages-file.js';
 
+/**
+ * How long the board has to show what a test waits for: the page loads, subscribes and renders in
+ * a browser that shares the cores (`expect.poll` gives up after 1 s by default).
+ */
+const BOARD_POLL = { timeout: 15_000 };
+
 const BOARD_DOCUMENT = 'public/status-board/board.graphql';
 
 describe('the status board in Chromium', () => {
@@ -49,7 +55,7 @@ describe('the status board in Chromium', () => {
     await page.locator('.connection[data-state="live"]').waitFor();
     const { summary } = harness.simulator.statusFeed;
     await expect
-      .poll(() => page.locator('.banner-text').textContent())
+      .poll(() => page.locator('.banner-text').textContent(), BOARD_POLL)
       .toBe(summary.status.description);
     expect(await page.locator('.page-name').textContent()).toBe(summary.page.name);
 
@@ -174,11 +180,11 @@ describe('the status board of several pages in Chromium', () => {
     page.on('pageerror', (error) => failed.push(error.message));
     await page.goto(`${harness.origin}/status`);
     await expect
-      .poll(() => page.locator('.status-page .page-name').allTextContents())
+      .poll(() => page.locator('.status-page .page-name').allTextContents(), BOARD_POLL)
       .toEqual([harness.simulator.statusFeed.summary.page.name, 'Alpha vendor', 'Beta vendor']);
     await page.goto(`${harness.origin}/status?slug=beta`);
     await expect
-      .poll(() => page.locator('.status-page .page-name').allTextContents())
+      .poll(() => page.locator('.status-page .page-name').allTextContents(), BOARD_POLL)
       .toEqual(['Beta vendor']);
     expect(failed).toEqual([]);
     await page.close();
@@ -198,14 +204,14 @@ describe('the status board of several pages in Chromium', () => {
     await page.reload();
     // Gamma has no feed: it shows its configured name, and that it does not answer.
     await expect
-      .poll(() => page.locator('.status-page .page-name').allTextContents())
+      .poll(() => page.locator('.status-page .page-name').allTextContents(), BOARD_POLL)
       .toEqual([ledger, 'Alpha vendor', 'Beta vendor', 'Gamma vendor']);
     await page.locator('[data-slug="gamma"][data-reachable="false"]').waitFor();
 
     // Beta goes: the board's subscription ends, and it reads the list again without a reload.
     configure(entries.filter((entry) => entry.slug !== 'beta').concat(gamma));
     await expect
-      .poll(() => page.locator('.status-page .page-name').allTextContents(), { timeout: 10_000 })
+      .poll(() => page.locator('.status-page .page-name').allTextContents(), BOARD_POLL)
       .toEqual([ledger, 'Alpha vendor', 'Gamma vendor']);
     await page.locator('.connection[data-state="live"]').waitFor();
     configure(entries);
