@@ -152,6 +152,36 @@ describe('Query.contractOnAllChains and Query.verifiedContracts', () => {
     expect(new URLSearchParams(lists.at(-1)?.search).get('sort')).toBe('desc');
   });
 
+  it("lists ContractMatch items, which have no name to be null: a page's addresses give them through contracts", async () => {
+    const { body } = await harness.execute<{
+      verifiedContracts: { nodes: { __typename: string; address: string; match: string }[] };
+      all: { __typename: string; match: string; matchId: string | null }[];
+    }>(`{
+      verifiedContracts(chainId: "1", first: 3) { nodes { __typename address match } }
+      all: contractOnAllChains(address: "${WETH.address}") { __typename match matchId }
+    }`);
+    expect(body.errors).toBeUndefined();
+    const nodes = body.data?.verifiedContracts.nodes ?? [];
+    expect(nodes.map((node) => node.__typename)).toEqual(Array(3).fill('ContractMatch'));
+    expect(body.data?.all).toEqual([
+      { __typename: 'ContractMatch', match: 'PERFECT', matchId: expect.stringMatching(/^\d+$/) },
+    ]);
+    // The list routes answer no compilation: asking a list for a name is a validation error.
+    const named = await harness.execute(
+      '{ verifiedContracts(chainId: "1") { nodes { name compilerVersion } } }',
+    );
+    expect(named.body.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED' });
+    const { body: details } = await harness.execute<{ contracts: Contract[] }>(CONTRACTS, {
+      addresses: nodes.map((node) => node.address),
+    });
+    expect(
+      details.data?.contracts.map(({ address, match, name }) => ({ address, match, name })),
+    ).toEqual(
+      [USDC, DAI, WETH].map(({ address, name }, i) => ({ address, match: nodes[i]?.match, name })),
+    );
+    expect(nodes.map((node) => node.match)).toEqual(['PARTIAL', 'PERFECT', 'PERFECT']);
+  });
+
   it.each([
     ['first', { first: 0 }],
     ['first', { first: 101 }],
