@@ -26,13 +26,14 @@ import {
   type Contract,
   EXPLORER_PATHS,
   type VerificationOutcome,
+  type VerifyBySimilarityInput,
   type VerifyContractInput,
   type VerifyFromMetadataInput,
   type VerifyFromSourceInput,
 } from './model.js';
 import { RedisJobPolls } from './redis-job-polls.js';
 import { createSessionApi } from './session-api.js';
-import { checkMetadataInput, checkSourceInput } from './source-input.js';
+import { checkMetadataInput, checkSimilarityInput, checkSourceInput } from './source-input.js';
 import { isVerificationServiceFailure } from './upstream-answer.js';
 import type { UpstreamSession } from './upstream-session.js';
 import { WireChain, WireChains } from './wire.js';
@@ -211,6 +212,12 @@ export function createVerificationService(options: VerificationServiceOptions) {
     async verifyFromMetadata(input: VerifyFromMetadataInput, requestId?: string) {
       const checked = checkMetadataInput(input, options.maxSourceBytes);
       return verified(checked, requestId, () => apiV2.verifyFromMetadata(checked, requestId));
+    },
+
+    /** Verifies by similarity to contracts the service has verified (APIv2), as `verifyContract` waits. */
+    async verifyBySimilarity(input: VerifyBySimilarityInput, requestId?: string) {
+      const checked = checkSimilarityInput(input);
+      return verified(checked, requestId, () => apiV2.verifyBySimilarity(checked, requestId));
     },
 
     /** An APIv2 job's current state; null for an unknown id, and always with the session API. */
