@@ -61,6 +61,7 @@ import { RedisSnapshotStore } from './upstreams/redis-snapshot-store.js';
 import { RedisChangeBus } from './upstreams/status-feed/redis-change-bus.js';
 import { StatusPages } from './upstreams/status-feed/status-pages.js';
 import { type ClientQuota, InMemoryClientQuota } from './upstreams/verification/client-quota.js';
+import { configuredChainsOf } from './upstreams/verification/configured-chains.js';
 import { RedisClientQuota } from './upstreams/verification/redis-client-quota.js';
 import { createVerificationService } from './upstreams/verification/verification-service.js';
 
@@ -218,6 +219,7 @@ export function createGateway(config: Config, { logger, primary }: GatewayOption
     observer: metrics,
     tracing,
     redis,
+    configuredChains: () => configuredChainsOf(statusPages.configs),
   });
 
   const clientQuota: ClientQuota = redis

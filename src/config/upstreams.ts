@@ -28,7 +28,8 @@ export const Upstreams = z
     }),
     circuitCooldownMs: env('CIRCUIT_COOLDOWN_MS', wholeNumber(0), {
       default: '30000',
-      description: 'How long an open circuit fails fast before one probe goes through.',
+      description:
+        "How long an open circuit fails fast before one probe goes through; and how long a question of `VERIFY_API=auto` that the verification service did not answer at all is remembered: verifications meanwhile answer that it is unreachable at once, instead of each waiting out the question's retries.",
     }),
   })
   .meta({ title: 'Upstreams' });

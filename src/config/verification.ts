@@ -108,7 +108,7 @@ export const Verification = z
       limit: env('VERIFY_RATE_LIMIT', wholeNumber(1), {
         default: '10',
         description:
-          "Verifications (`verifyContract`, `verifyContractFromSource`, `verifyContractFromMetadata`, counted together) one client may start per `VERIFY_RATE_WINDOW_MS`; more answer `RateLimitedError` with `retryAfterSeconds`. The service limits by the gateway's address, so this keeps one client from spending every user's quota.",
+          "Verifications (`verifyContract`, `verifyContractFromSource`, `verifyContractFromMetadata`, `verifyContractBySimilarity`, counted together) one client may start per `VERIFY_RATE_WINDOW_MS`; more answer `RateLimitedError` with `retryAfterSeconds`. The service limits by the gateway's address, so this keeps one client from spending every user's quota.",
       }),
       windowMs: env('VERIFY_RATE_WINDOW_MS', wholeNumber(1), {
         default: '60000',

@@ -7,6 +7,8 @@ export class UpstreamUnavailableError extends UpstreamError {
   readonly code = 'UPSTREAM_UNAVAILABLE';
   /** The HTTP status the upstream answered, when it answered at all. */
   readonly status: number | undefined;
+  /** What went wrong, as the message ends: e.g. `the connection failed`. */
+  readonly reason: string;
 
   constructor(
     endpoint: UpstreamEndpoint,
@@ -15,5 +17,6 @@ export class UpstreamUnavailableError extends UpstreamError {
   ) {
     super(endpoint, `is unavailable: ${reason}`, options);
     this.status = options.status;
+    this.reason = reason;
   }
 }

@@ -8,7 +8,7 @@ import {
 } from '../upstreams/verification/verification-service.js';
 import { builder } from './builder.js';
 import { connectionOf } from './connection.js';
-import { ContractRef } from './contract.js';
+import { ContractMatchRef, ContractRef } from './contract.js';
 
 /*
  * Lookups of many contracts at once: of one chain by address, of one address on every chain, and
@@ -19,8 +19,9 @@ import { ContractRef } from './contract.js';
 /** `first` when the client does not say. */
 const DEFAULT_PAGE_SIZE = 20;
 
-const ContractConnectionRef = connectionOf('Contract', ContractRef, {
-  description: 'A page of verified contracts, newest first.',
+const ContractMatchConnectionRef = connectionOf('ContractMatch', ContractMatchRef, {
+  description:
+    'A page of verified contracts, newest first, as the service lists them (no name or compiler version: see `ContractMatch`).',
   edge: 'A verified contract of a page, with its cursor.',
   after: 'the contracts verified before this one',
   items: 'contracts',
@@ -55,9 +56,9 @@ builder.queryField('contracts', (t) =>
 
 builder.queryField('contractOnAllChains', (t) =>
   t.field({
-    type: [ContractRef],
+    type: [ContractMatchRef],
     description:
-      "One address on every chain where it is verified (the service's `GET /v2/contract/all-chains/{address}`, deprecated chains included); empty where it is verified nowhere.",
+      "One address on every chain where it is verified (the service's `GET /v2/contract/all-chains/{address}`, deprecated chains included); empty where it is verified nowhere. The list carries no name or compiler version (see `ContractMatch`): ask `contract(chainId:, address:)` for them.",
     args: {
       address: t.arg.string({
         required: true,
@@ -71,8 +72,8 @@ builder.queryField('contractOnAllChains', (t) =>
 
 builder.queryField('verifiedContracts', (t) =>
   t.field({
-    type: ContractConnectionRef,
-    description: `The verified contracts of a chain, newest first, as a cursor connection (the service's \`GET /v2/contracts/{chainId}\`): \`first\` (1 to ${MAX_PAGE_SIZE}, ${DEFAULT_PAGE_SIZE} when left out) after the cursor \`after\`.`,
+    type: ContractMatchConnectionRef,
+    description: `The verified contracts of a chain, newest first, as a cursor connection (the service's \`GET /v2/contracts/{chainId}\`): \`first\` (1 to ${MAX_PAGE_SIZE}, ${DEFAULT_PAGE_SIZE} when left out) after the cursor \`after\`. The list carries no name or compiler version (see \`ContractMatch\`): pass a page's addresses to \`contracts(chainId:, addresses:)\` for them.`,
     args: {
       chainId: t.arg.string({ required: true, description: 'Decimal chain id, e.g. "1".' }),
       first: t.arg.int({

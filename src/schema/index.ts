@@ -18,6 +18,7 @@ import './status-overview.js';
 import './verification.js';
 import './verification-job.js';
 import './verification-job-changed.js';
+import './verification-similarity.js';
 import './verification-sources.js';
 
 /**

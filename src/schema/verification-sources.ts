@@ -1,6 +1,12 @@
 import { type GraphQLSchema, Kind, parse } from 'graphql';
 import { builder } from './builder.js';
-import { addressField, chainIdField, VerifyContractResultRef, verifying } from './verification.js';
+import {
+  addressField,
+  chainIdField,
+  creationTransactionHashField,
+  VerifyContractResultRef,
+  verifying,
+} from './verification.js';
 
 /*
  * Verification from source, as Foundry, Hardhat and Remix users verify: APIv2 only. The inputs
@@ -14,12 +20,6 @@ import { addressField, chainIdField, VerifyContractResultRef, verifying } from '
  * gets the allowance by what it declares, not by a list kept beside it.
  */
 const UPLOAD = { upload: true } as const;
-
-const creationTransactionHashField = {
-  required: false,
-  description:
-    'The hash of the transaction that created the contract (0x and 64 hex digits): lets the service get its creation bytecode reliably.',
-} as const;
 
 const VerifyFromSourceInputRef = builder.inputType('VerifyFromSourceInput', {
   description:

@@ -52,6 +52,12 @@ export const addressField = {
   description:
     "The contract's address: 0x and 40 hex digits. Mixed case must be a valid EIP-55 checksum.",
 } as const;
+/** The optional `creationTransactionHash` of an APIv2 verification's input. */
+export const creationTransactionHashField = {
+  required: false,
+  description:
+    'The hash of the transaction that created the contract (0x and 64 hex digits): lets the service get its creation bytecode reliably.',
+} as const;
 /** The `chainId` of a verification's input. */
 export const chainIdField = {
   required: true,

@@ -90,6 +90,59 @@ describe('Query.contracts', () => {
   });
 });
 
+describe('list answers of a real sourcify-server 3.12.1, replayed', () => {
+  // Captured 2026-11-29 (../shared/sourcify/answers.md, section 5): minimal contracts, no compilation.
+  const ALL_CHAINS = `{"results":[{"match":"exact_match","creationMatch":"exact_match","runtimeMatch":"exact_match","matchId":"1","chainId":"1","address":"0x5FbDB2315678afecb367f032d93F642f64180aa3","verifiedAt":"2026-11-29T06:09:57Z"}]}`;
+  const CONTRACTS_PAGE = `{"results":[{"match":"exact_match","creationMatch":"exact_match","runtimeMatch":"exact_match","chainId":"1","address":"0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512","verifiedAt":"2026-11-29T06:10:13Z","matchId":"2"},{"match":"exact_match","creationMatch":"exact_match","runtimeMatch":"exact_match","chainId":"1","address":"0x5FbDB2315678afecb367f032d93F642f64180aa3","verifiedAt":"2026-11-29T06:09:57Z","matchId":"1"}]}`;
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ simulator: { sourcify: '3.12.1' } });
+  });
+  afterAll(() => harness.close());
+
+  it('answers every field of ContractMatch, and none that the lists cannot give', async () => {
+    const { simulator } = harness;
+    const replay = (path: string, body: string) =>
+      simulator.setFault('verify', path, {
+        kind: 'status',
+        status: 200,
+        body,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      });
+    replay('/v2/contract/all-chains/0x5FbDB2315678afecb367f032d93F642f64180aa3', ALL_CHAINS);
+    replay('/v2/contracts/1', CONTRACTS_PAGE);
+    const FIELDS = '__typename chainId address match creationMatch runtimeMatch verifiedAt matchId';
+    const { body } = await harness.execute<{
+      all: unknown[];
+      page: { nodes: { address: string; matchId: string }[] };
+    }>(`{
+      all: contractOnAllChains(address: "0x5FbDB2315678afecb367f032d93F642f64180aa3") { ${FIELDS} }
+      page: verifiedContracts(chainId: "1", first: 2) { nodes { ${FIELDS} } }
+    }`);
+    expect(body.errors).toBeUndefined();
+    const first = {
+      __typename: 'ContractMatch',
+      chainId: '1',
+      address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      match: 'PERFECT',
+      creationMatch: 'PERFECT',
+      runtimeMatch: 'PERFECT',
+      verifiedAt: '2026-11-29T06:09:57.000Z',
+      matchId: '1',
+    };
+    expect(body.data?.all).toEqual([first]);
+    expect(body.data?.page.nodes).toEqual([
+      {
+        ...first,
+        address: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+        verifiedAt: '2026-11-29T06:10:13.000Z',
+        matchId: '2',
+      },
+      first,
+    ]);
+  });
+});
+
 describe('Query.contractOnAllChains and Query.verifiedContracts', () => {
   let harness: Harness;
   beforeAll(async () => {
@@ -150,6 +203,36 @@ describe('Query.contractOnAllChains and Query.verifiedContracts', () => {
     });
     const lists = harness.simulator.requests.filter((r) => r.path === '/verify/v2/contracts/1');
     expect(new URLSearchParams(lists.at(-1)?.search).get('sort')).toBe('desc');
+  });
+
+  it("lists ContractMatch items, which have no name to be null: a page's addresses give them through contracts", async () => {
+    const { body } = await harness.execute<{
+      verifiedContracts: { nodes: { __typename: string; address: string; match: string }[] };
+      all: { __typename: string; match: string; matchId: string | null }[];
+    }>(`{
+      verifiedContracts(chainId: "1", first: 3) { nodes { __typename address match } }
+      all: contractOnAllChains(address: "${WETH.address}") { __typename match matchId }
+    }`);
+    expect(body.errors).toBeUndefined();
+    const nodes = body.data?.verifiedContracts.nodes ?? [];
+    expect(nodes.map((node) => node.__typename)).toEqual(Array(3).fill('ContractMatch'));
+    expect(body.data?.all).toEqual([
+      { __typename: 'ContractMatch', match: 'PERFECT', matchId: expect.stringMatching(/^\d+$/) },
+    ]);
+    // The list routes answer no compilation: asking a list for a name is a validation error.
+    const named = await harness.execute(
+      '{ verifiedContracts(chainId: "1") { nodes { name compilerVersion } } }',
+    );
+    expect(named.body.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED' });
+    const { body: details } = await harness.execute<{ contracts: Contract[] }>(CONTRACTS, {
+      addresses: nodes.map((node) => node.address),
+    });
+    expect(
+      details.data?.contracts.map(({ address, match, name }) => ({ address, match, name })),
+    ).toEqual(
+      [USDC, DAI, WETH].map(({ address, name }, i) => ({ address, match: nodes[i]?.match, name })),
+    );
+    expect(nodes.map((node) => node.match)).toEqual(['PARTIAL', 'PERFECT', 'PERFECT']);
   });
 
   it.each([

@@ -326,15 +326,18 @@ describe('Mutation.verifyContract', () => {
     expect(unknown.body.data?.verifyContract.retryAfterSeconds).toBeNull();
   });
 
+  const ANSWERED = 'The verification service POST /session/verify/etherscan';
+  // No answer at all: said by what the user configured, not by a path of the API.
+  const UNREACHABLE = 'The verification service at VERIFY_BASE_URL is unreachable';
   it.each([
-    ['a 503', { kind: 'status', status: 503 } as const, /HTTP 503/],
-    ['an HTML page', { kind: 'html' } as const, /not valid JSON/],
-    ['an empty 200', { kind: 'empty' } as const, /body is empty/],
-    ['a reset', { kind: 'reset' } as const, /connection failed/],
-    ['no answer in time', { kind: 'hang' } as const, /no answer within/],
+    ['a 503', { kind: 'status', status: 503 } as const, ANSWERED, /HTTP 503/],
+    ['an HTML page', { kind: 'html' } as const, ANSWERED, /not valid JSON/],
+    ['an empty 200', { kind: 'empty' } as const, ANSWERED, /body is empty/],
+    ['a reset', { kind: 'reset' } as const, UNREACHABLE, /connection failed/],
+    ['no answer in time', { kind: 'hang' } as const, UNREACHABLE, /no answer within/],
   ])(
     'answers %s as UpstreamUnavailableError, sent once, never retried',
-    async (_name, fault, message) => {
+    async (_name, fault, named, message) => {
       harness.simulator.setFault('verify', '/session/verify/etherscan', fault);
       const { body } = await client(harness).verify({
         address: first.address,
@@ -342,9 +345,7 @@ describe('Mutation.verifyContract', () => {
       });
       expect(body.errors).toBeUndefined();
       expect(body.data?.verifyContract.__typename).toBe('UpstreamUnavailableError');
-      expect(body.data?.verifyContract.message).toContain(
-        'verification service POST /session/verify/etherscan',
-      );
+      expect(body.data?.verifyContract.message).toContain(named);
       expect(body.data?.verifyContract.message).toMatch(message);
       expect(harness.simulator.requestCount(VERIFY_PATH)).toBe(1);
     },

@@ -45,6 +45,7 @@ import {
   VERIFICATION_ID_SCHEMA,
   wholeSeconds,
 } from './v2-shapes.js';
+import { judgeSimilarity, similarityBodyIssue } from './v2-similarity.js';
 import {
   judgeSources,
   type SourceMethod,
@@ -56,6 +57,7 @@ import {
  * Sourcify's APIv2 over the same fake explorer, chains and match storage as the session API:
  *
  * - `POST /v2/verify/etherscan/{chainId}/{address}` `{ apiKey? }` → 202 `{ verificationId }`
+ * - `POST /v2/verify/similarity/{chainId}/{address}` `{ creationTransactionHash? }` → 202
  * - `GET /v2/verify/{verificationId}` → 200 the job (pending or completed), 404 `job_not_found`
  * - `GET /v2/contract/{chainId}/{address}` → 200 the match, 404 with null match fields
  *
@@ -137,7 +139,7 @@ interface Job {
   readonly chainId: string;
   readonly address: string;
   /** How it was submitted. */
-  readonly method: 'etherscan' | SourceMethod;
+  readonly method: 'etherscan' | 'similarity' | SourceMethod;
   /** What the explorer gave when the request was accepted, or the contract deployed there. */
   readonly contract: VerifiableContract;
   readonly scripted: { readonly code: V2JobErrorCode; readonly message?: string } | undefined;
@@ -156,6 +158,7 @@ interface Job {
 
 const VERIFY_ETHERSCAN = /^\/v2\/verify\/etherscan\/([^/]+)\/([^/]+)$/i;
 const VERIFY_METADATA = /^\/v2\/verify\/metadata\/([^/]+)\/([^/]+)$/i;
+const VERIFY_SIMILARITY = /^\/v2\/verify\/similarity\/([^/]+)\/([^/]+)$/i;
 const VERIFY_STD_JSON = /^\/v2\/verify\/([^/]+)\/([^/]+)$/i;
 const JOB = /^\/v2\/verify\/([^/]+)$/i;
 const CONTRACT_ALL_CHAINS = /^\/v2\/contract\/all-chains\/([^/]+)$/i;
@@ -564,6 +567,65 @@ export function createSimulatedApiV2(
     return answer(jsonResponse(202, { verificationId }));
   };
 
+  /**
+   * `POST /v2/verify/similarity/{chainId}/{address}`: the checks of the other routes, then the
+   * bytecode read before answering (v2-similarity.ts), then a job that finds a similar verified
+   * contract or fails with `no_similar_match_found`.
+   */
+  const verifyBySimilarity = async (
+    request: UpstreamRequest,
+    rawChainId: string,
+    rawAddress: string,
+  ): Promise<SimulatorResponse> => {
+    let verificationId: string | null = null;
+    const bytes = (await request.readBody()).length;
+    const answer = (response: SimulatorResponse): SimulatorResponse => {
+      context.record({
+        api: 'v2',
+        explorer: 'similarity',
+        address: rawAddress,
+        chainId: rawChainId,
+        apiKey: undefined,
+        sessionId: null,
+        cookie: request.headers.cookie,
+        verificationId,
+        status: response.status,
+        bytes,
+      });
+      return response;
+    };
+    const body = await readJsonRequestBody(request);
+    if (!body.ok) return answer(v2Error(400, 'invalid_json', body.message));
+    const type = mediaType(request);
+    if (bytes > 0 && type !== 'application/json') {
+      return answer(
+        v2Error(400, 'invalid_parameter', SOURCIFY_V2_MESSAGES.unsupportedMediaType(type)),
+      );
+    }
+    const issue =
+      paramIssues('chainId', rawChainId, CHAIN_ID_SCHEMA)[0] ??
+      paramIssues('address', rawAddress, ADDRESS_SCHEMA)[0] ??
+      similarityBodyIssue(body.value);
+    if (issue) return answer(v2Error(400, 'invalid_parameter', issue));
+    const admitted = admit(rawChainId, rawAddress, answer);
+    if ('status' in admitted) return admitted;
+    const { chainId, address, key } = admitted;
+    const deployed = context.contract(key);
+    if (!deployed) {
+      const code = 'cannot_fetch_bytecode';
+      return answer(
+        v2Error(rejectionStatus(code), code, SOURCIFY_V2_MESSAGES.noBytecode(chainId, address)),
+      );
+    }
+    const job = startJob(chainId, address, deployed, {
+      method: 'similarity',
+      ...scriptedJob(chainId, address),
+      verdict: judgeSimilarity(key, deployed, context.storage(), context.contract),
+    });
+    verificationId = job.verificationId;
+    return answer(jsonResponse(202, { verificationId }));
+  };
+
   /** `GET /v2/verify/{verificationId}`. */
   const getJob = (rawId: string): SimulatorResponse => {
     const [issue] = paramIssues('verificationId', rawId, VERIFICATION_ID_SCHEMA);
@@ -667,6 +729,12 @@ export function createSimulatedApiV2(
           verifyFromSources(request, param(metadata, 1), param(metadata, 2), 'metadata'),
         );
       }
+      const similarity = VERIFY_SIMILARITY.exec(path);
+      if (similarity) {
+        return post(request, () =>
+          verifyBySimilarity(request, param(similarity, 1), param(similarity, 2)),
+        );
+      }
       const stdJson = VERIFY_STD_JSON.exec(path);
       if (stdJson) {
         return post(request, () =>
@@ -761,6 +829,8 @@ function defaultJobMessage(code: V2JobErrorCode, chainId: string, address: strin
       return SOURCIFY_V2_MESSAGES.compilerOutOfMemory;
     case 'job_abandoned':
       return SOURCIFY_V2_MESSAGES.jobAbandoned;
+    case 'no_similar_match_found':
+      return SOURCIFY_V2_MESSAGES.noSimilarMatchFound;
   }
 }
 

@@ -27,6 +27,10 @@ export const V2_REJECTION_STATUS = {
   /** Network or HTTP error talking to Etherscan, or an error in its answer (bad API key). */
   etherscan_request_failed: 502,
   internal_error: 500,
+  /** Similarity: the service's RPC failed reading the deployed bytecode. */
+  failed_to_get_bytecode: 502,
+  /** Similarity: there is no bytecode at the address (ContractNotDeployedError). */
+  cannot_fetch_bytecode: 404,
 } as const;
 
 export type V2RejectCode = keyof typeof V2_REJECTION_STATUS;
@@ -47,6 +51,8 @@ export const V2_JOB_ERROR_CODES = [
   'compiler_timeout',
   'compiler_out_of_memory',
   'job_abandoned',
+  // A similarity job that found no candidate (sourcify#2481).
+  'no_similar_match_found',
 ] as const;
 
 export type V2JobErrorCode = (typeof V2_JOB_ERROR_CODES)[number];
@@ -82,6 +88,12 @@ export const SOURCIFY_V2_MESSAGES = {
   invalidCompilationTarget: (targets: readonly string[]) =>
     `More than one compilationTarget in the metadata, or the compilationTarget is invalid. compilationTarget: ${targets.join(', ')}`,
   contractNotFoundInCompilerOutput: 'Contract not found in compiler output.',
+  // Similarity (VerificationService.verifyFromSimilarityViaWorker, getVerificationErrorMessage).
+  noSimilarMatchFound: 'No similar verified contracts were found in the database.',
+  failedToGetBytecode: (chainId: string, address: string) =>
+    `Failed to get bytecode for chain ${chainId} and address ${address}.`,
+  noBytecode: (chainId: string, address: string) =>
+    `There is no bytecode at address ${address} on chain ${chainId}.`,
   // The simulator's wording: argotorg/sourcify#2886 names these codes, not their messages.
   compilerTimeout: 'The compiler did not finish within the time limit.',
   compilerOutOfMemory: 'The compiler ran out of memory.',
@@ -110,6 +122,10 @@ export function defaultRejectionMessage(code: V2RejectCode, chainId: string, add
       return SOURCIFY_V2_MESSAGES.etherscanNetworkError;
     case 'internal_error':
       return SOURCIFY_V2_MESSAGES.internalError;
+    case 'failed_to_get_bytecode':
+      return SOURCIFY_V2_MESSAGES.failedToGetBytecode(chainId, address);
+    case 'cannot_fetch_bytecode':
+      return SOURCIFY_V2_MESSAGES.noBytecode(chainId, address);
   }
 }
 

@@ -44,7 +44,7 @@ export const jobEndpoint = (id: string): UpstreamEndpoint => ({
  * contract may be one of the jobs Sourcify leaves "running" for hours (argotorg/sourcify#2880).
  */
 const DUPLICATE_HINT =
-  ' The service verifies a contract once at a time and cannot cancel a job: follow the running one (verificationJob, verificationJobChanged) or check contract(chainId:, address:), and submit again once it has ended.';
+  'The service verifies a contract once at a time and cannot cancel a job: follow the running one (verificationJob, verificationJobChanged) or check contract(chainId:, address:), and submit again once it has ended.';
 
 /**
  * APIv2's error codes as the graph's error types, for a refused submission and for a job's own
@@ -70,7 +70,7 @@ export function errorFor(
       return new InvalidInputError(fieldNamedIn(message), message, details);
     case 'duplicate_verification_request':
       return new RateLimitedError(
-        `${message}${DUPLICATE_HINT}`,
+        `${asSentence(message)} ${DUPLICATE_HINT}`,
         retryAfterSeconds(retryAfter),
         details,
       );
@@ -91,6 +91,15 @@ export function errorFor(
         ? new UpstreamUnavailableError(endpoint, message, { errorId: details.errorId, status })
         : new VerificationRejectedError(message, status, details);
   }
+}
+
+/**
+ * The service's words ended as a sentence, for a sentence of the gateway's to follow: Sourcify
+ * ends some without a full stop ("Contract 0x… on chain 1 is already being verified").
+ */
+function asSentence(text: string): string {
+  const trimmed = text.trimEnd();
+  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 /** The input fields a validator message can name, longest first (`sources` after `stdJsonInput`). */

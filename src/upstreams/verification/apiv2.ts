@@ -9,6 +9,7 @@ import type {
   Chain,
   Contract,
   VerificationOutcome,
+  VerifyBySimilarityInput,
   VerifyContractInput,
   VerifyFromMetadataInput,
   VerifyFromSourceInput,
@@ -49,7 +50,7 @@ export interface LookupAnswer {
 export type SourcifyApiV2 = ReturnType<typeof createApiV2>;
 
 /**
- * Sourcify APIv2: a verification is a job. `POST /v2/verify/{etherscan/,metadata/,}{chainId}/{address}`
+ * Sourcify APIv2: a verification is a job. `POST /v2/verify/{etherscan/,metadata/,similarity/,}{chainId}/{address}`
  * answers 202 with its id, `GET /v2/verify/{id}` reports it; `GET /v2/contract/{chainId}/{address}`,
  * `/v2/contract/all-chains/{address}` and `/v2/contracts/{chainId}` look verified contracts up.
  */
@@ -141,7 +142,7 @@ export function createApiV2(
    * JSON, which leaves out its fields that are undefined.
    */
   async function submit(
-    route: 'etherscan/' | 'metadata/' | '',
+    route: 'etherscan/' | 'metadata/' | 'similarity/' | '',
     { chainId, address }: { chainId: string; address: string },
     body: unknown,
     requestId: string | undefined,
@@ -240,6 +241,18 @@ export function createApiV2(
           sources: input.sources,
           creationTransactionHash: input.creationTransactionHash ?? undefined,
         },
+        requestId,
+      ),
+
+    /**
+     * By similarity (`POST /v2/verify/similarity/{chainId}/{address}`): the service tries the
+     * sources of verified contracts whose runtime bytecode resembles this one's.
+     */
+    verifyBySimilarity: (input: VerifyBySimilarityInput, requestId: string | undefined) =>
+      submit(
+        'similarity/',
+        input,
+        { creationTransactionHash: input.creationTransactionHash ?? undefined },
         requestId,
       ),
   };

@@ -123,6 +123,16 @@ export interface VerifyFromMetadataInput {
   readonly creationTransactionHash?: string | null;
 }
 
+/**
+ * A verification by similarity (APIv2): the service looks for verified contracts whose runtime
+ * bytecode resembles the one deployed at the address, and tries their sources.
+ */
+export interface VerifyBySimilarityInput {
+  readonly address: string;
+  readonly chainId: string;
+  readonly creationTransactionHash?: string | null;
+}
+
 /** A contract's verification at the service (APIv2 lookup). */
 export interface Contract {
   readonly chainId: string;

@@ -1,7 +1,11 @@
 import { InputTooLargeError } from '../../errors/input-too-large-error.js';
 import { InvalidInputError } from '../../errors/invalid-input-error.js';
 import { checkContractLocation } from './input.js';
-import type { VerifyFromMetadataInput, VerifyFromSourceInput } from './model.js';
+import type {
+  VerifyBySimilarityInput,
+  VerifyFromMetadataInput,
+  VerifyFromSourceInput,
+} from './model.js';
 
 /*
  * Checks of the source verifications' input, made before anything is sent (apiv2.yaml's request
@@ -115,6 +119,12 @@ export function checkMetadataInput(
       "sources must map each path to the file's content as a string.",
     );
   }
+  return { ...input, creationTransactionHash: checkTransactionHash(input.creationTransactionHash) };
+}
+
+/** Checks a verification by similarity, as `checkSourceInput` does: there is nothing large. */
+export function checkSimilarityInput(input: VerifyBySimilarityInput): VerifyBySimilarityInput {
+  checkContractLocation(input.chainId, input.address);
   return { ...input, creationTransactionHash: checkTransactionHash(input.creationTransactionHash) };
 }
 

@@ -2,7 +2,7 @@
  * Every APIv2 `customCode` the gateway knows, as its GraphQL enum value, with what it means and
  * what the user can do. A code the service adds later is `UNKNOWN` (`toEnumValue`), never an error.
  * Sources: apiv2.yaml, lib-sourcify's SourcifyLibError.ts, argotorg/sourcify#2886 (the reaper's
- * codes).
+ * codes), services/server's apiv2/errors.ts (similarity's codes, sourcify#2481).
  */
 export const SOURCIFY_ERROR_CODES = {
   // Refused submissions.
@@ -24,6 +24,8 @@ export const SOURCIFY_ERROR_CODES = {
   INTERNAL_ERROR:
     'The service failed (`UpstreamUnavailableError`); quote `errorId` to its maintainers.',
   JOB_NOT_FOUND: 'The service has no job with this id.',
+  FAILED_TO_GET_BYTECODE:
+    "The service could not read the contract's deployed bytecode from the chain's RPC before it accepted a verification by similarity (`UpstreamUnavailableError`): try again later.",
   // Failed jobs (`VerificationRejectedError` with status 422 and the job).
   COMPILER_ERROR:
     "The compiler refused the sources; the compiler's errors are in the job's `error.errorData`.",
@@ -53,6 +55,8 @@ export const SOURCIFY_ERROR_CODES = {
     "The compiler ran past the service's time limit: the same input is likely to time out again; try a simpler build (fewer sources, no viaIR) or ask the service's maintainers.",
   COMPILER_OUT_OF_MEMORY:
     "The compiler ran out of the service's memory: the same input is likely to fail again; ask the service's maintainers.",
+  NO_SIMILAR_MATCH_FOUND:
+    'A verification by similarity found no verified contract whose bytecode resembles this one, or none whose sources match it: verify from source instead.',
   JOB_ABANDONED:
     'The service gave the job up after it ran too long (it was stuck): nothing was verified, and the contract can be submitted again now.',
 } as const;

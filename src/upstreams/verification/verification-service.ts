@@ -11,6 +11,7 @@ import {
 import { createApiDetection } from './api-detection.js';
 import { createApiV2 } from './apiv2.js';
 import { mapBounded } from './bounded-map.js';
+import { type ConfiguredChain, createConfiguredChainsCheck } from './configured-chains.js';
 import { createContractCache } from './contract-cache.js';
 import {
   checkAddress,
@@ -26,13 +27,15 @@ import {
   type Contract,
   EXPLORER_PATHS,
   type VerificationOutcome,
+  type VerifyBySimilarityInput,
   type VerifyContractInput,
   type VerifyFromMetadataInput,
   type VerifyFromSourceInput,
 } from './model.js';
 import { RedisJobPolls } from './redis-job-polls.js';
 import { createSessionApi } from './session-api.js';
-import { checkMetadataInput, checkSourceInput } from './source-input.js';
+import { checkMetadataInput, checkSimilarityInput, checkSourceInput } from './source-input.js';
+import { reportingUnreachable } from './unreachable.js';
 import { isVerificationServiceFailure } from './upstream-answer.js';
 import type { UpstreamSession } from './upstream-session.js';
 import { WireChain, WireChains } from './wire.js';
@@ -43,6 +46,11 @@ export interface VerificationServiceOptions
   /** Shares the polls of watched jobs with the other replicas; without it, each polls alone. */
   readonly redis?: RedisConnection | undefined;
   readonly observer?: (UpstreamObserver & JobWatchObserver) | undefined;
+  /**
+   * The chain ids the configuration maps to status pages, now: each the service's list lacks or
+   * lists as unsupported is logged once, where it is configured, when the list is fetched.
+   */
+  readonly configuredChains?: (() => Iterable<ConfiguredChain>) | undefined;
 }
 
 /** Addresses `contracts` looks up at most in one call. */
@@ -63,18 +71,26 @@ export type VerificationService = ReturnType<typeof createVerificationService>;
 export function createVerificationService(options: VerificationServiceOptions) {
   const { baseUrl, chainsTtlMs, waitMs, pollIntervalMs, upstream, logger, observer, tracing } =
     options;
-  const client = createUpstreamClient({
-    ...upstream,
-    baseUrl,
-    name: 'verification service',
+  const client = reportingUnreachable(
+    createUpstreamClient({
+      ...upstream,
+      baseUrl,
+      name: 'verification service',
+      logger,
+      // Sourcify's own error answers (Etherscan failing behind it, an internal error on one chain)
+      // are not the service failing: they never open its circuit for everyone.
+      isServiceFailure: isVerificationServiceFailure,
+      observer,
+      tracing,
+    }),
+  );
+  const detection = createApiDetection({
+    setting: options.api,
+    client,
     logger,
-    // Sourcify's own error answers (Etherscan failing behind it, an internal error on one chain)
-    // are not the service failing: they never open its circuit for everyone.
-    isServiceFailure: isVerificationServiceFailure,
-    observer,
-    tracing,
+    baseUrl,
+    cooldownMs: upstream.circuitCooldownMs,
   });
-  const detection = createApiDetection({ setting: options.api, client, logger });
   const sessionApi = createSessionApi(client, logger);
   const closing = new AbortController();
   const outcomes = createJobOutcomes({
@@ -116,13 +132,20 @@ export function createVerificationService(options: VerificationServiceOptions) {
     logger,
   });
 
+  const checkConfigured = createConfiguredChainsCheck(
+    options.configuredChains ?? (() => []),
+    logger,
+  );
   const chains = new SnapshotCache<readonly Chain[]>({
     ttlMs: chainsTtlMs,
     maxStaleMs: 24 * chainsTtlMs,
     // A server without a chain list should not cost a request on every verification.
     failureTtlMs: 60_000,
-    load: async (requestId) =>
-      toChains(await client.getJson('/chains', WireChains, { requestId }), logger),
+    load: async (requestId) => {
+      const list = toChains(await client.getJson('/chains', WireChains, { requestId }), logger);
+      checkConfigured(list);
+      return list;
+    },
   });
 
   const knownChains = (requestId?: string): Promise<readonly Chain[] | undefined> =>
@@ -211,6 +234,12 @@ export function createVerificationService(options: VerificationServiceOptions) {
     async verifyFromMetadata(input: VerifyFromMetadataInput, requestId?: string) {
       const checked = checkMetadataInput(input, options.maxSourceBytes);
       return verified(checked, requestId, () => apiV2.verifyFromMetadata(checked, requestId));
+    },
+
+    /** Verifies by similarity to contracts the service has verified (APIv2), as `verifyContract` waits. */
+    async verifyBySimilarity(input: VerifyBySimilarityInput, requestId?: string) {
+      const checked = checkSimilarityInput(input);
+      return verified(checked, requestId, () => apiV2.verifyBySimilarity(checked, requestId));
     },
 
     /** An APIv2 job's current state; null for an unknown id, and always with the session API. */

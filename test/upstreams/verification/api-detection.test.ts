@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SourcifyServerVersion } from '../../../simulator/src/server.js';
 import { fixtureContract } from '../../../simulator/src/verification/fixture.js';
 import { PROBE_PATH } from '../../../src/upstreams/verification/api-detection.js';
+import { eventually } from '../../helpers/eventually.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 
 /*
@@ -96,6 +97,34 @@ describe('VERIFY_API unset (auto)', () => {
     harness.simulator.setFault('verify', PROBE_PATH, { kind: 'status', status: 503 }, { times: 1 });
     expect((await verify(DAI)).outcome?.__typename).toBe('UpstreamUnavailableError');
     expect((await verify(DAI)).outcome?.__typename).toBe('VerificationResult');
+    expect(harness.simulator.requestCount(PROBE)).toBe(2);
+  });
+});
+
+describe('VERIFY_API unset (auto), the service down', () => {
+  it('says so in the terms of VERIFY_BASE_URL, and asks once per CIRCUIT_COOLDOWN_MS, not on every call', async () => {
+    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0, CIRCUIT_COOLDOWN_MS: 1_000 } });
+    harness.simulator.setFault('verify', '*', { kind: 'reset' });
+    const first = (await verify(DAI)).outcome;
+    expect(first).toEqual({
+      __typename: 'UpstreamUnavailableError',
+      message: 'The verification service at VERIFY_BASE_URL is unreachable: the connection failed.',
+    });
+    const second = (await verify(DAI)).outcome;
+    expect(second?.__typename).toBe('UpstreamUnavailableError');
+    expect(second?.message).toMatch(
+      /^The verification service at VERIFY_BASE_URL is unreachable: the connection failed; the gateway asks it again in 1 s\.$/,
+    );
+    expect(harness.simulator.requestCount(PROBE)).toBe(1);
+    const logged = harness.logs.filter((line) => String(line.msg).includes('unreachable at'));
+    expect(logged).toHaveLength(1);
+    expect(logged[0]?.msg).toContain(`unreachable at ${harness.simulator.verifyBaseUrl}`);
+    harness.simulator.clearFaults();
+    const recovered = await eventually(async () => {
+      const { outcome } = await verify(DAI);
+      return outcome?.__typename === 'VerificationResult' && outcome;
+    });
+    expect(recovered).toBeTruthy();
     expect(harness.simulator.requestCount(PROBE)).toBe(2);
   });
 });
