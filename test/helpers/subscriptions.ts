@@ -135,19 +135,31 @@ export async function subscribeSse<Data = Record<string, unknown>>(
       signal: controller.signal,
     },
   );
+  return readSse<Data>(response, () => controller.abort());
+}
+
+/**
+ * Reads an SSE answer however it was asked for (a persisted document's GET, say) as a subscriber
+ * does; `close` stops reading and calls `abort`, which should close the request's connection.
+ */
+export function readSse<Data = Record<string, unknown>>(
+  response: Response,
+  abort: () => void = () => {},
+): SseSubscription<Data> {
+  const reader = response.body?.getReader();
   const { received, push, complete } = receiver<ExecutionResult<Data>>(async () => {
-    controller.abort();
+    abort();
+    await reader?.cancel().catch(() => {});
   });
   const frames: SseFrame[] = [];
   const payloads: string[] = [];
   let completedByServer = false;
   void (async () => {
-    if (!response.body) return complete();
     const decoder = new TextDecoder();
     let buffer = '';
     try {
-      for await (const chunk of response.body) {
-        const parsed = parseSse(buffer + decoder.decode(chunk as Uint8Array, { stream: true }));
+      for (let chunk = await reader?.read(); chunk && !chunk.done; chunk = await reader?.read()) {
+        const parsed = parseSse(buffer + decoder.decode(chunk.value, { stream: true }));
         buffer = parsed.rest;
         for (const frame of parsed) {
           frames.push(frame);
