@@ -294,15 +294,22 @@ export function initialise(
   });
 }
 
-/** Subscribes over a graphql-ws client. */
+/**
+ * Subscribes over a graphql-ws client. `completed` resolves once the operation ended, by its
+ * `complete` or its `error`: by then `failure` holds the error's reason if it was one.
+ */
 export function subscribeWs<Data = Record<string, unknown>>(
   client: Client,
   query: string,
   variables?: Record<string, unknown>,
-): Received<ExecutionResult<Data>> & { readonly error: Promise<unknown> } {
+): Received<ExecutionResult<Data>> & {
+  readonly error: Promise<unknown>;
+  readonly failure: unknown;
+} {
   let dispose = () => {};
   const { received, push, complete } = receiver<ExecutionResult<Data>>(async () => dispose());
   let failed!: (error: unknown) => void;
+  let failure: unknown;
   const error = new Promise<unknown>((resolve) => {
     failed = resolve;
   });
@@ -311,13 +318,19 @@ export function subscribeWs<Data = Record<string, unknown>>(
     {
       next: (result) => push(result as ExecutionResult<Data>),
       error: (reason) => {
+        failure = reason;
         failed(reason);
         complete();
       },
       complete,
     },
   );
-  return Object.assign(received, { error });
+  return Object.defineProperty(Object.assign(received, { error }), 'failure', {
+    get: () => failure,
+  }) as Received<ExecutionResult<Data>> & {
+    readonly error: Promise<unknown>;
+    readonly failure: unknown;
+  };
 }
 
 /** The default page's documents, where the simulator serves them. */
