@@ -1,3 +1,5 @@
+import type { SimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
+import { eventually } from './eventually.js';
 import { type Harness, type HarnessOptions, startHarness } from './harness.js';
 
 /**
@@ -38,4 +40,28 @@ export function sharedHarnesses() {
       await Promise.all(harnesses.map((harness) => harness.close()));
     },
   };
+}
+
+let edits = 0;
+/**
+ * Edits the default page's feed and resolves once the gateway serves the edit, for a gateway that
+ * has read the feed before (one that re-reads it on every read: `STATUS_CACHE_TTL_MS: 0`): the
+ * page's `updatedAt`, set to a time of the edit's own, shows that it read it.
+ */
+export async function editServed(
+  harness: Harness,
+  edit: (feed: SimulatedFeed) => void,
+): Promise<void> {
+  edits += 1;
+  const marker = Date.UTC(2000, 0, 1, 0, 0, edits);
+  harness.simulator.updateStatusFeed((feed) => {
+    edit(feed);
+    feed.summary.page.updated_at = new Date(marker).toISOString();
+  });
+  await eventually(async () => {
+    const { body } = await harness.execute<{ statusPage: { updatedAt: string } }>(
+      '{ statusPage { updatedAt } }',
+    );
+    return Date.parse(body.data?.statusPage.updatedAt ?? '') === marker;
+  });
 }
