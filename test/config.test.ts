@@ -156,6 +156,7 @@ describe('loadConfig', () => {
   });
 
   it('documents every variable with a section, a description and a default or what unset means', () => {
+    expect(Object.keys(CONFIG_VARIABLES)).toContain('STATUS_BASE_URL');
     for (const [name, variable] of Object.entries(CONFIG_VARIABLES)) {
       expect(variable.description.length, name).toBeGreaterThan(10);
       const required = name === 'STATUS_BASE_URL' || name === 'VERIFY_BASE_URL';

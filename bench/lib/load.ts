@@ -157,6 +157,28 @@ export async function runLoad(options: LoadOptions): Promise<LoadSummary> {
   };
 }
 
+/**
+ * What makes a load's figures wrong to report: no answer that counts (0 req/s of good answers: the
+ * contender answered nothing, or only failures), and, unless `errorsAreData`, any failure at all.
+ */
+export function loadFaults(
+  load: LoadSummary,
+  { errorsAreData = false }: { errorsAreData?: boolean } = {},
+): string[] {
+  const faults: string[] = [];
+  if (load.ok === 0) {
+    faults.push(`answered nothing (${load.ok} good answers of ${load.requests} requests)`);
+  }
+  if (load.errors > 0 && !errorsAreData) {
+    faults.push(
+      `${load.errors} errors (status ${formatCounts(load.statusCodes)}; codes ` +
+        `${formatCounts(load.errorsByCode)}; ${load.connectionErrors} connection errors, ` +
+        `${load.timeouts} timeouts, ${load.unparseable} unparseable)`,
+    );
+  }
+  return faults;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rendering
 

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { DEFAULT_MANIFEST } from '../../src/persisted-documents/manifest.js';
 import {
   ENTRY_OVERHEAD_BYTES,
   registeredDocuments,
 } from '../../src/persisted-documents/registered-documents.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { initialise, openedSocket, sseResults } from '../helpers/subscriptions.js';
 
 /*
  * One admission rule for every transport: the same hostile operations, sent over HTTP POST, HTTP
@@ -157,27 +157,23 @@ async function send(
 async function answerOf(response: Response): Promise<Outcome> {
   const text = await response.text();
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    const data = /^event: next\ndata: (.*)$/m.exec(text)?.[1];
-    if (data === undefined) throw new Error(`no event in ${text}`);
-    return JSON.parse(data) as GraphQLAnswer;
+    const [first] = sseResults(text);
+    if (first === undefined) throw new Error(`no event in ${text}`);
+    return first as GraphQLAnswer;
   }
   if (!response.headers.get('content-type')?.includes('json')) return { refused: response.status };
   return JSON.parse(text) as GraphQLAnswer;
 }
 
 /** Runs one operation on a fresh graphql-ws socket: its first `next` or `error`, or its close. */
-function overWebSocket(harness: Harness, payload: Record<string, unknown>): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(
-      `${harness.origin.replace('http', 'ws')}/graphql`,
-      'graphql-transport-ws',
-    );
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
+async function overWebSocket(harness: Harness, payload: Record<string, unknown>): Promise<Outcome> {
+  const socket = await openedSocket(harness.origin);
+  const ack = await initialise(socket);
+  if (!ack.acked) return { refused: ack.code };
+  return new Promise((resolve) => {
     socket.on('message', (data) => {
       const message = JSON.parse(String(data)) as { type: string; payload?: unknown };
-      if (message.type === 'connection_ack') {
-        socket.send(JSON.stringify({ type: 'subscribe', id: '1', payload }));
-      } else if (message.type === 'next') {
+      if (message.type === 'next') {
         resolve(message.payload as GraphQLAnswer);
         socket.close();
       } else if (message.type === 'error') {
@@ -186,7 +182,7 @@ function overWebSocket(harness: Harness, payload: Record<string, unknown>): Prom
       }
     });
     socket.on('close', (code) => resolve({ refused: code }));
-    socket.on('error', reject);
+    socket.send(JSON.stringify({ type: 'subscribe', id: '1', payload }));
   });
 }
 

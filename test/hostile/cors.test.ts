@@ -39,6 +39,9 @@ async function answersTo(harness: Harness, origin: string) {
   return answers;
 }
 
+/** What `answersTo` asks, one of each. */
+const KINDS = ['preflight', 'miss', 'hit', 'mutation', 'uncached'];
+
 const corsHeaders = (answer: Response) =>
   Object.fromEntries([...answer.headers].filter(([name]) => name.startsWith('access-control-')));
 
@@ -50,12 +53,16 @@ describe('CORS with CORS_ORIGINS set', () => {
     it(`answers only the listed origins (${origins.length} listed): none to null or any other`, async () => {
       harness = await startHarness({ env: { CORS_ORIGINS: origins.join(',') } });
       for (const origin of UNLISTED) {
-        for (const [kind, answer] of Object.entries(await answersTo(harness, origin))) {
+        const answers = await answersTo(harness, origin);
+        expect(Object.keys(answers)).toEqual(KINDS);
+        for (const [kind, answer] of Object.entries(answers)) {
           expect({ origin, kind, cors: corsHeaders(answer) }).toEqual({ origin, kind, cors: {} });
         }
       }
       for (const origin of origins) {
-        for (const [kind, answer] of Object.entries(await answersTo(harness, origin))) {
+        const answers = await answersTo(harness, origin);
+        expect(Object.keys(answers)).toEqual(KINDS);
+        for (const [kind, answer] of Object.entries(answers)) {
           expect({
             origin,
             kind,

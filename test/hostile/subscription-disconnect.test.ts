@@ -1,7 +1,7 @@
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { subscribeSse } from '../helpers/subscriptions.js';
 
 /*
  * Finding: an SSE subscription stayed counted 10 to 12 s after its client's socket was gone: its
@@ -27,36 +27,14 @@ afterAll(async () => {
   await harness?.close();
 });
 
-type Subscribed = { request: http.ClientRequest; first: string };
-
 /**
- * Subscribes over SSE on a socket of its own, as GET (EventSource) or POST; resolves with the
- * first event's data once it comes.
+ * Subscribes over SSE, as GET (EventSource) or POST; resolves with the subscription once its first
+ * event came. Closing it aborts the request, which closes its socket.
  */
-function subscribe(method: 'GET' | 'POST'): Promise<Subscribed> {
-  return new Promise((resolve, reject) => {
-    const url = new URL('/graphql', harness.origin);
-    if (method === 'GET') url.searchParams.set('query', PAGE);
-    const request = http.request(
-      url,
-      {
-        method,
-        agent: false,
-        headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          text += chunk;
-          const data = /event: next\ndata: (.*)\n\n/.exec(text)?.[1];
-          if (data !== undefined) resolve({ request, first: data });
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end(method === 'POST' ? JSON.stringify({ query: PAGE }) : undefined);
-  });
+async function subscribe(method: 'GET' | 'POST') {
+  const subscription = await subscribeSse(harness.origin, PAGE, undefined, { method });
+  await subscription.next();
+  return subscription;
 }
 
 /** The `graphql_subscriptions_open` gauge, every series added up. */
@@ -74,16 +52,16 @@ describe('SSE subscriptions whose clients are gone', () => {
     async (method) => {
       const crowd = await Promise.all(Array.from({ length: LIMIT }, () => subscribe(method)));
       expect(await openSubscriptions()).toBe(LIMIT);
-      for (const { request } of crowd) request.destroy();
+      await Promise.all(crowd.map((subscription) => subscription.close()));
 
       // Well before the next keep-alive line (12 s), which is when they ended before.
       await eventually(async () => (await openSubscriptions()) === 0, { timeoutMs: 5_000 });
       const next = await Promise.all(Array.from({ length: LIMIT }, () => subscribe(method)));
       const name = harness.simulator.statusFeed.summary.page.name;
-      for (const { first } of next) {
-        expect(JSON.parse(first)).toEqual({ data: { statusPageChanged: { name } } });
-      }
-      for (const { request } of next) request.destroy();
+      expect(next.map(({ events }) => events[0])).toEqual(
+        Array.from({ length: LIMIT }, () => ({ data: { statusPageChanged: { name } } })),
+      );
+      await Promise.all(next.map((subscription) => subscription.close()));
       await eventually(async () => (await openSubscriptions()) === 0, { timeoutMs: 5_000 });
     },
   );

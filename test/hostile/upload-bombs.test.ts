@@ -1,11 +1,11 @@
 import { getHeapStatistics } from 'node:v8';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { fixtureContract } from '../../simulator/src/verification/fixture.js';
 import { jsonHeapBound } from '../../src/json-budget.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { openRawSocket } from '../helpers/raw-socket.js';
+import { closeOf, initialise, openedSocket } from '../helpers/subscriptions.js';
 import { largeStdJsonInput, sourceInput } from '../helpers/verification-inputs.js';
 
 /*
@@ -158,20 +158,12 @@ describe('the same budget on every transport', () => {
   });
 
   it('over a WebSocket, as a message: its socket is closed with 4400 and the code', async () => {
-    const socket = new WebSocket(
-      `${harness.origin.replace('http', 'ws')}/graphql`,
-      'graphql-transport-ws',
+    const socket = await openedSocket(harness.origin);
+    const closed = closeOf(socket);
+    expect((await initialise(socket)).acked).toBe(true);
+    socket.send(
+      `{"id":"1","type":"subscribe","payload":{"query":${JSON.stringify(QUERY)},"variables":${variables}}}`,
     );
-    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-      socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
-    );
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
-    socket.on('message', (data) => {
-      if (JSON.parse(String(data)).type !== 'connection_ack') return;
-      socket.send(
-        `{"id":"1","type":"subscribe","payload":{"query":${JSON.stringify(QUERY)},"variables":${variables}}}`,
-      );
-    });
     expect(await closed).toEqual({
       code: 4400,
       reason: 'JSON_TOO_COMPLEX: It holds more than 1000 JSON values (MAX_JSON_VALUES).',

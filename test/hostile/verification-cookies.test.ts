@@ -3,6 +3,7 @@ import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.j
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { sessionEra } from '../helpers/session-era.js';
+import { parseSse } from '../helpers/subscriptions.js';
 
 const contract = VERIFIABLE_CONTRACTS.find((candidate) => candidate.name === 'Greeter');
 const body = JSON.stringify({
@@ -110,9 +111,14 @@ describe('the session cookie of a verification over SSE', () => {
     const answers = await Promise.all([first, second]);
     for (const answer of answers) {
       expect(answer.status).toBe(200);
-      const text = await answer.text();
-      expect(text).toContain('"verifyContract":{"__typename":"VerificationResult"}');
-      expect(text).toContain('event: complete');
+      const events = parseSse(await answer.text()).filter(({ event }) => event);
+      expect(events).toEqual([
+        {
+          event: 'next',
+          data: expect.stringContaining('"verifyContract":{"__typename":"VerificationResult"}'),
+        },
+        { event: 'complete', data: '' },
+      ]);
     }
     const [cookieA, cookieB] = answers.map(sessionCookieOf);
     expect(cookieA).toBeDefined();

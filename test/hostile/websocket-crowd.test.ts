@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { closeOf, initialise, openSocket } from '../helpers/subscriptions.js';
 
 /*
  * Finding: 1,000 idle, acknowledged graphql-ws sockets from one client, kept alive forever by the
@@ -24,36 +25,13 @@ type Handshake =
   | { readonly socket?: undefined; readonly status: number; readonly body: unknown };
 
 /** Opens a socket as `client` (the proxy-appended address) and acknowledges it, or its refusal. */
-function connect(target: Harness, client: string, init = true) {
-  return new Promise<Handshake>((resolve, reject) => {
-    const socket = new WebSocket(
-      `${target.origin.replace('http', 'ws')}/graphql`,
-      'graphql-transport-ws',
-      { headers: { 'x-forwarded-for': client } },
-    );
-    socket.on('open', () => {
-      opened.push(socket);
-      if (!init) return resolve({ status: 101, socket });
-      socket.send(JSON.stringify({ type: 'connection_init' }));
-      socket.once('message', () => resolve({ status: 101, socket }));
-    });
-    socket.on('unexpected-response', (_request, response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, body: JSON.parse(body) }),
-      );
-    });
-    socket.on('error', reject);
-  });
+async function connect(target: Harness, client: string, init = true): Promise<Handshake> {
+  const answer = await openSocket(target.origin, { headers: { 'x-forwarded-for': client } });
+  if (!answer.socket) return { status: answer.status, body: JSON.parse(answer.body) };
+  opened.push(answer.socket);
+  if (init) await initialise(answer.socket);
+  return { status: 101, socket: answer.socket };
 }
-
-const closeOf = (socket: WebSocket) =>
-  new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
-  );
 
 describe('a crowd of WebSockets', () => {
   it('caps the sockets of one client; the others and /health are still served', async () => {

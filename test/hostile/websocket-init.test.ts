@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { initialise, openedSocket } from '../helpers/subscriptions.js';
 
 /*
  * Finding: 1,000 WebSockets each sending a 250 KB `connection_init` payload, kept for the socket's
@@ -18,23 +18,9 @@ afterAll(async () => {
 });
 
 /** Opens a graphql-ws socket, sends `init`, and resolves with the ack or the close. */
-function initialise(init: string) {
-  return new Promise<{ acked: boolean; code?: number; reason?: string; socket: WebSocket }>(
-    (resolve) => {
-      const socket = new WebSocket(
-        `${harness.origin.replace('http', 'ws')}/graphql`,
-        'graphql-transport-ws',
-      );
-      socket.on('open', () => socket.send(init));
-      socket.on('message', (data) => {
-        if (JSON.parse(String(data)).type === 'connection_ack') resolve({ acked: true, socket });
-      });
-      socket.on('close', (code, reason) =>
-        resolve({ acked: false, code, reason: String(reason), socket }),
-      );
-      socket.on('error', () => {});
-    },
-  );
+async function initialiseWith(init: string) {
+  const socket = await openedSocket(harness.origin);
+  return { ...(await initialise(socket, init)), socket };
 }
 
 const openConnections = () =>
@@ -45,7 +31,7 @@ const initWith = (payload: unknown) => JSON.stringify({ type: 'connection_init',
 describe('connection_init payloads', () => {
   it('closes every socket whose connection_init is over 4 KiB with 4400, and keeps none open', async () => {
     const big = initWith({ token: 'x'.repeat(250_000) });
-    const answers = await Promise.all(Array.from({ length: 50 }, () => initialise(big)));
+    const answers = await Promise.all(Array.from({ length: 50 }, () => initialiseWith(big)));
     for (const answer of answers) {
       expect(answer).toMatchObject({
         acked: false,
@@ -59,9 +45,9 @@ describe('connection_init payloads', () => {
   });
 
   it('acknowledges a connection_init with a small payload, as clients send them', async () => {
-    const small = await initialise(initWith({ authorization: 'Bearer abc', locale: 'en' }));
+    const small = await initialiseWith(initWith({ authorization: 'Bearer abc', locale: 'en' }));
     expect(small.acked).toBe(true);
-    const bare = await initialise(JSON.stringify({ type: 'connection_init' }));
+    const bare = await initialiseWith(JSON.stringify({ type: 'connection_init' }));
     expect(bare.acked).toBe(true);
     for (const { socket } of [small, bare]) socket.close();
   });

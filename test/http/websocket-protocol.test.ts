@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { closeOf, openedSocket } from '../helpers/subscriptions.js';
 
 /*
  * The graphql-transport-ws protocol as graphql-ws's PROTOCOL.md names it, message by message and
@@ -38,18 +39,11 @@ interface Raw {
 }
 
 async function connect(protocol: string | null = 'graphql-transport-ws', init = true) {
-  const socket = new WebSocket(
-    `${harness.origin.replace('http', 'ws')}/graphql`,
-    protocol === null ? [] : [protocol],
-  );
+  const socket = await openedSocket(harness.origin, { protocol });
   sockets.push(socket);
   const messages: Raw['messages'] = [];
   socket.on('message', (data) => messages.push(JSON.parse(String(data))));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
-  );
-  socket.on('error', () => {});
-  await new Promise((resolve) => socket.once('open', resolve));
+  const closed = closeOf(socket);
   let seen = 0;
   const raw: Raw = {
     socket,

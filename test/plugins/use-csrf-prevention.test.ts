@@ -3,13 +3,14 @@ import { type Harness, startHarness } from '../helpers/harness.js';
 
 const MUTATION = `mutation { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }`;
 
-describe('cross-site request forgery', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness();
-  });
-  afterAll(() => harness.close());
+/** A gateway at its defaults, for the tests that need no configuration of their own. */
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(() => harness.close());
 
+describe('cross-site request forgery', () => {
   const post = (body: BodyInit, headers: Record<string, string>) =>
     harness.fetch('/graphql', { method: 'POST', body, headers });
 
@@ -64,7 +65,6 @@ describe('cross-site request forgery', () => {
 
 describe('CORS', () => {
   it('is same-origin only unless origins are configured', async () => {
-    const harness = await startHarness();
     const response = await harness.fetch('/graphql', {
       method: 'OPTIONS',
       headers: {
@@ -74,7 +74,6 @@ describe('CORS', () => {
       },
     });
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
-    await harness.close();
   });
 
   it('allows the configured origins, with credentials, and no others', async () => {

@@ -1,14 +1,20 @@
 import { readFile } from 'node:fs/promises';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
-import { startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 import { subscribeSse } from '../helpers/subscriptions.js';
 import { sourceInput } from '../helpers/verification-inputs.js';
 
+/** A gateway at its defaults, for the tests that need no configuration of their own. */
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(() => harness.close());
+
 describe('query limits at their defaults', () => {
   it('let the page tree and every example query of the README and the API guide through', async () => {
-    const harness = await startHarness();
     const docs = await Promise.all(
       ['../../README.md', '../../docs/api.md'].map((path) =>
         readFile(new URL(path, import.meta.url), 'utf8'),
@@ -39,19 +45,18 @@ describe('query limits at their defaults', () => {
       const { body } = await harness.execute(example, variables);
       expect({ example, errors: body.errors }).toEqual({ example, errors: undefined });
     }
-    await harness.close();
   });
 });
 
 describe('introspection and GraphiQL switched off, as in production', () => {
   it('refuses introspection and gives no field suggestions', async () => {
-    const harness = await startHarness({ env: { INTROSPECTION: false, GRAPHIQL: false } });
-    const introspection = await harness.execute('{ __schema { types { name } } }');
+    const production = await startHarness({ env: { INTROSPECTION: false, GRAPHIQL: false } });
+    const introspection = await production.execute('{ __schema { types { name } } }');
     expect(introspection.body.errors?.[0]?.message).toMatch(/introspection/i);
-    const typo = await harness.execute('{ statusPag { name } }');
+    const typo = await production.execute('{ statusPag { name } }');
     expect(typo.body.errors?.[0]?.message).toContain('Cannot query field "statusPag"');
     expect(typo.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
-    const page = await harness.fetch('/graphql', {
+    const page = await production.fetch('/graphql', {
       headers: { accept: 'text/html' },
     });
     // A short page saying what the endpoint is, not GraphiQL and not an empty 406.
@@ -59,15 +64,15 @@ describe('introspection and GraphiQL switched off, as in production', () => {
     const notice = await page.text();
     expect(notice).toContain('GraphiQL is turned off in this deployment');
     expect(notice).not.toContain('<script');
-    const federation = await harness.execute<{ _service: { sdl: string } }>('{ _service { sdl } }');
+    const federation = await production.execute<{ _service: { sdl: string } }>(
+      '{ _service { sdl } }',
+    );
     expect(federation.body.data?._service.sdl).toContain('type Page');
-    await harness.close();
+    await production.close();
   });
 
   it('suggests fields while introspection is on', async () => {
-    const harness = await startHarness();
     const typo = await harness.execute('{ statusPag { name } }');
     expect(typo.body.errors?.[0]?.message).toMatch(/Did you mean "statusPage"/);
-    await harness.close();
   });
 });

@@ -1,24 +1,30 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
-describe('/health and /readiness', () => {
-  let harness: Harness;
-  afterEach(() => harness.close());
+let harness: Harness;
+const get = async (path: string) => {
+  const response = await harness.fetch(path);
+  return { status: response.status, body: await response.text() };
+};
 
-  const get = async (path: string) => {
-    const response = await harness.fetch(path);
-    return { status: response.status, body: await response.text() };
-  };
+describe('/health and /readiness, on one gateway at its defaults', () => {
+  let shared: Harness;
+  beforeAll(async () => {
+    shared = await startHarness();
+  });
+  beforeEach(() => {
+    harness = shared;
+    shared.simulator.clearFaults();
+  });
+  afterAll(() => shared.close());
 
   it('answers /health while the process runs, whatever the upstreams do', async () => {
-    harness = await startHarness();
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     expect((await get('/health')).status).toBe(200);
   });
 
   it('is ready when the status feed answers, and reports it', async () => {
-    harness = await startHarness();
     const { status, body } = await get('/readiness');
     expect(status).toBe(200);
     expect(JSON.parse(body)).toEqual({
@@ -26,6 +32,18 @@ describe('/health and /readiness', () => {
       statusFeed: { state: 'ok', fetchedAt: expect.any(String) },
     });
   });
+
+  it('answers at GET /readiness only: a GraphQL GET whose URL ends with /readiness is GraphQL', async () => {
+    const { status, body } = await get(
+      `/graphql?query=${encodeURIComponent('{ statusPage { name } }')}&next=/readiness`,
+    );
+    expect(status).toBe(200);
+    expect(JSON.parse(body)).toMatchObject({ data: { statusPage: { name: expect.any(String) } } });
+  });
+});
+
+describe('/health and /readiness, each on a gateway of its own configuration', () => {
+  afterEach(() => harness.close());
 
   it('stays ready when the feed is down with no snapshot: it reports why, and verification still answers', async () => {
     harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
@@ -65,15 +83,6 @@ describe('/health and /readiness', () => {
     const { status, body } = await get('/readiness');
     expect(status).toBe(200);
     expect(JSON.parse(body)).toEqual({ ready: true, statusFeed: { state: 'checking' } });
-  });
-
-  it('answers at GET /readiness only: a GraphQL GET whose URL ends with /readiness is GraphQL', async () => {
-    harness = await startHarness();
-    const { status, body } = await get(
-      `/graphql?query=${encodeURIComponent('{ statusPage { name } }')}&next=/readiness`,
-    );
-    expect(status).toBe(200);
-    expect(JSON.parse(body)).toMatchObject({ data: { statusPage: { name: expect.any(String) } } });
   });
 
   it('is not ready once shutting down, so that new requests go to other replicas', async () => {

@@ -1,20 +1,27 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
-describe('request ids and the request log', () => {
+/*
+ * Every line the gateway logs is kept (at debug, its default in tests): each test of the shared
+ * gateway reads the lines of its own requests, by their ids.
+ */
+describe('request ids and the request log, on one gateway at its defaults', () => {
   let harness: Harness;
-  afterEach(() => harness.close());
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+  afterAll(() => harness.close());
+  const requestLines = () => harness.logs.filter((line) => line.msg === 'request');
 
   it('logs one line per request, echoes the id and sends it upstream', async () => {
-    harness = await startHarness({ logLevel: 'info' });
     const { headers } = await harness.execute('query Banner { statusPage { name } }', undefined, {
       headers: { 'x-request-id': 'req-123' },
     });
     expect(headers.get('x-request-id')).toBe('req-123');
     expect(harness.simulator.requests.at(-1)?.headers['x-request-id']).toBe('req-123');
-    const lines = harness.logs.filter((line) => line.msg === 'request');
+    const lines = requestLines().filter((line) => line.requestId === 'req-123');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
       requestId: 'req-123',
@@ -26,7 +33,6 @@ describe('request ids and the request log', () => {
   });
 
   it('makes up an id when the caller sends none or an unsafe one', async () => {
-    harness = await startHarness();
     const first = await harness.execute('{ __typename }');
     const second = await harness.execute('{ __typename }', undefined, {
       headers: { 'x-request-id': 'bad id\twith spaces' },
@@ -37,14 +43,40 @@ describe('request ids and the request log', () => {
   });
 
   it('never logs the query string of a GET', async () => {
-    harness = await startHarness();
     await harness.fetch(
       `/graphql?query=${encodeURIComponent('{ statusPage { name } }')}&secret=s3cr3t`,
+      { headers: { 'x-request-id': 'the-get' } },
     );
-    const line = harness.logs.find((candidate) => candidate.msg === 'request');
+    const line = requestLines().find((candidate) => candidate.requestId === 'the-get');
+    expect(line).toBeDefined();
     expect(line?.path).toBe('/graphql');
     expect(JSON.stringify(harness.logs)).not.toContain('s3cr3t');
   });
+
+  it('writes a response-cache hit the line pino would', async () => {
+    const query = 'query Banner { statusPage { name } }';
+    await harness.execute(query);
+    await harness.execute(query, undefined, { headers: { 'x-request-id': 'the-hit' } });
+    const hit = requestLines().find((line) => line.requestId === 'the-hit');
+    expect(hit).toEqual({
+      level: 30,
+      time: expect.any(Number),
+      service: 'ledger-status-gateway',
+      requestId: 'the-hit',
+      method: 'POST',
+      path: '/graphql',
+      status: 200,
+      ms: expect.any(Number),
+      operation: 'Banner',
+      cache: 'hit',
+      msg: 'request',
+    });
+  });
+});
+
+describe('request ids and the request log, each on a gateway of its own configuration', () => {
+  let harness: Harness;
+  afterEach(() => harness.close());
 
   it('names the error code of every 4xx and of every answer with errors, whichever step refused it', async () => {
     harness = await startHarness({ env: { MAX_BODY_BYTES: 1_000 } });
@@ -110,7 +142,8 @@ describe('request ids and the request log', () => {
       expect.objectContaining({ requestId: 'req-failing' }),
     ]);
   });
-  it('writes a response-cache hit the line pino would, and LOG_REQUESTS chooses which lines go out', async () => {
+
+  it('lets LOG_REQUESTS choose which lines go out', async () => {
     const countOf = async (series: string) => {
       const text = await (await harness.fetch('/metrics')).text();
       const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
@@ -118,25 +151,6 @@ describe('request ids and the request log', () => {
     };
     const requestLines = () => harness.logs.filter((line) => line.msg === 'request');
     const query = 'query Banner { statusPage { name } }';
-
-    harness = await startHarness({ logLevel: 'info' });
-    await harness.execute(query);
-    await harness.execute(query, undefined, { headers: { 'x-request-id': 'the-hit' } });
-    const hit = requestLines().find((line) => line.cache === 'hit');
-    expect(hit).toEqual({
-      level: 30,
-      time: expect.any(Number),
-      service: 'ledger-status-gateway',
-      requestId: 'the-hit',
-      method: 'POST',
-      path: '/graphql',
-      status: 200,
-      ms: expect.any(Number),
-      operation: 'Banner',
-      cache: 'hit',
-      msg: 'request',
-    });
-    await harness.close();
 
     harness = await startHarness({ logLevel: 'info', env: { LOG_REQUESTS: 'uncached' } });
     for (let i = 0; i < 3; i += 1) await harness.execute(query);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { documentIdOf } from '../../src/persisted-documents/manifest.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { readSse } from '../helpers/subscriptions.js';
 
 describe('GET /status: the files', () => {
   // Static files alone: one gateway for them all.
@@ -103,16 +104,10 @@ describe('GET /status', () => {
     });
     const stream = await boardOperation('StatusBoard', { slugs: ['default'] }, 'text/event-stream');
     expect(stream.status).toBe(200);
-    const reader = stream.body?.getReader();
-    let received = '';
+    const board = readSse(stream);
     // The stream may open with a keep-alive comment before the first event.
-    while (reader && !received.includes('event: next')) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      received += new TextDecoder().decode(value);
-    }
-    await reader?.cancel();
-    expect(received).toContain('"statusPageChanged"');
+    expect((await board.next()).data).toHaveProperty('statusPageChanged');
+    await board.close();
   });
 
   it('shows no more pages on a screen than an operation may read', async () => {

@@ -11,7 +11,13 @@ import { documentIdOf } from '../../src/persisted-documents/manifest.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
-import { polledOnce, type Received, wsClient } from '../helpers/subscriptions.js';
+import {
+  polledOnce,
+  type Received,
+  readSse,
+  type SseFrame,
+  wsClient,
+} from '../helpers/subscriptions.js';
 
 /*
  * The subscription hub, the same suite over each of its sinks (SSE and graphql-ws, through the
@@ -90,30 +96,7 @@ async function overSse(params: Params): Promise<Subscriber> {
     body: JSON.stringify(params),
     signal: controller.signal,
   });
-  const events: ExecutionResult<Record<string, unknown>>[] = [];
-  let done!: () => void;
-  const completed = new Promise<void>((resolve) => {
-    done = resolve;
-  });
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of response.body ?? []) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const message = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = /^data: (.+)$/m.exec(message)?.[1];
-          if (/^event: next$/m.test(message) && data) events.push(JSON.parse(data));
-        }
-      }
-    } catch {
-      // Closed.
-    }
-    done();
-  })();
-  return receivedOf(events, completed, async () => controller.abort());
+  return readSse(response, () => controller.abort());
 }
 
 let client: Client | undefined;
@@ -369,13 +352,9 @@ describe('a subscription Yoga serves itself (an Accept that names more than even
       variables: { ids: [id], since },
     });
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    let text = '';
-    await eventually(async () => {
-      text += new TextDecoder().decode((await reader.read()).value);
-      return text.includes('event: next') || undefined;
+    expect((await readSse(response).next()).data).toMatchObject({
+      componentStatusChanged: { previousStatus: 'OPERATIONAL', status: 'MAJOR_OUTAGE' },
     });
-    expect(text).toContain('"previousStatus":"OPERATIONAL","status":"MAJOR_OUTAGE"');
     await eventually(async () => (await openSubscriptions()) === 1);
     close();
     await eventually(async () => (await openSubscriptions()) === 0);
@@ -409,16 +388,7 @@ describe('keep-alives', () => {
       body: JSON.stringify(params),
       signal: controller.signal,
     });
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    let text = '';
-    void (async () => {
-      for (;;) {
-        const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
-        if (done) return;
-        text += Buffer.from(value as Uint8Array).toString();
-      }
-    })();
-    return { text: () => text };
+    return readSse(response);
   }
 
   it("reach every member of a shared topic (the source's, a round beside the payloads)", async () => {
@@ -426,14 +396,16 @@ describe('keep-alives', () => {
     // request: the first runs the source, the others only join it.
     const params = { query: PAGES, variables: { slugs: ['beta'] } };
     const members = [await rawSse(params), await rawSse(params), await rawSse(params)];
-    const pings = (text: string) => text.split('\n\n').filter((frame) => frame === ':').length;
+    const pings = (member: { frames: SseFrame[] }) =>
+      member.frames.filter(({ comment }) => comment === '').length;
     // Each answer begins with one comment and its first event; more comments come only from
     // the source's keep-alives, passed on to every member.
     const counts = await eventually(() => {
-      const each = members.map((member) => pings(member.text()));
+      const each = members.map(pings);
       return each.every((count) => count >= 3) ? each : undefined;
     });
     expect(counts).toHaveLength(3);
-    for (const member of members) expect(member.text()).toContain('"statusPageChanged"');
+    for (const member of members)
+      expect(member.events[0]?.data).toHaveProperty('statusPageChanged');
   });
 });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { polledOnce } from '../helpers/subscriptions.js';
+import { initialise, openedSocket, polledOnce, subscribeSse } from '../helpers/subscriptions.js';
 
 /*
  * Subscribers of the same operation share one execution of each event, and are sent the same
@@ -29,40 +28,13 @@ async function sse(
   query: string,
   variables?: Record<string, unknown>,
 ): Promise<Raw> {
-  const controller = new AbortController();
-  const response = await fetch(`${harness.origin}/graphql`, {
-    method: 'POST',
-    headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
-    signal: controller.signal,
-  });
-  const payloads: string[] = [];
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of response.body ?? []) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const message = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = /^data: (.+)$/m.exec(message)?.[1];
-          if (/^event: next$/m.test(message) && data) payloads.push(data);
-        }
-      }
-    } catch {
-      // Closed.
-    }
-  })();
-  return { payloads, close: () => controller.abort() };
+  const subscription = await subscribeSse(harness.origin, query, variables);
+  return { payloads: subscription.payloads, close: () => void subscription.close() };
 }
 
 /** A graphql-ws socket whose operations keep each `next` payload's text as sent. */
 async function socket(harness: Harness) {
-  const ws = new WebSocket(
-    `${harness.origin.replace('http', 'ws')}/graphql`,
-    'graphql-transport-ws',
-  );
+  const ws = await openedSocket(harness.origin);
   const byId = new Map<string, string[]>();
   ws.on('message', (data) => {
     const text = String(data);
@@ -71,14 +43,7 @@ async function socket(harness: Harness) {
     // The payload is the message's last property.
     byId.get(id)?.push(text.slice(text.indexOf('"payload":') + '"payload":'.length, -1));
   });
-  const acked = new Promise<void>((resolve) =>
-    ws.on('message', (data) => {
-      if (String(data).includes('"connection_ack"')) resolve();
-    }),
-  );
-  await new Promise((resolve) => ws.once('open', resolve));
-  ws.send(JSON.stringify({ type: 'connection_init' }));
-  await acked;
+  if (!(await initialise(ws)).acked) throw new Error('no connection_ack');
   let next = 0;
   return {
     subscribe(query: string, variables?: Record<string, unknown>): Raw {

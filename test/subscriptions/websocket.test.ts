@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { polledOnce, subscribeWs, wsClient } from '../helpers/subscriptions.js';
+import {
+  closeOf,
+  openedSocket,
+  openSocket,
+  polledOnce,
+  subscribeWs,
+  wsClient,
+} from '../helpers/subscriptions.js';
 
 const TTL_MS = 150;
 const ALLOWED = 'https://board.example-ledger.com';
@@ -44,29 +50,11 @@ const leafId = () => {
   return leaf.id;
 };
 
-/** Opens a raw socket and resolves with the handshake's answer: its status, or 101. */
-function handshake(headers: Record<string, string>, path = '/graphql') {
-  return new Promise<{ status: number; body: string }>((resolve) => {
-    const socket = new WebSocket(
-      `${harness.origin.replace('http', 'ws')}${path}`,
-      'graphql-transport-ws',
-      {
-        headers,
-      },
-    );
-    socket.on('open', () => {
-      socket.close();
-      resolve({ status: 101, body: '' });
-    });
-    socket.on('unexpected-response', (_request, response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    socket.on('error', () => {});
-  });
+/** Opens a socket and resolves with the handshake's answer: its status, or 101. */
+async function handshake(headers: Record<string, string>, path = '/graphql') {
+  const answer = await openSocket(harness.origin, { headers, path });
+  answer.socket?.close();
+  return { status: answer.status, body: answer.socket ? '' : answer.body };
 }
 
 describe('graphql-ws on /graphql', () => {
@@ -155,35 +143,23 @@ describe('graphql-ws on /graphql', () => {
   });
 
   it('pings every SUBSCRIPTION_KEEP_ALIVE_MS, and closes a message larger than MAX_BODY_BYTES with 1009', async () => {
-    const socket = new WebSocket(
-      `${harness.origin.replace('http', 'ws')}/graphql`,
-      'graphql-transport-ws',
-    );
+    const socket = await openedSocket(harness.origin);
     let pings = 0;
     socket.on('ping', () => {
       pings += 1;
     });
-    await new Promise((resolve) => socket.once('open', resolve));
     socket.send(JSON.stringify({ type: 'connection_init' }));
     // Pinged every SUBSCRIPTION_KEEP_ALIVE_MS: twice, however long a busy machine takes.
     await eventually(() => pings >= 2);
-    const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+    const closed = closeOf(socket);
     socket.send(
       JSON.stringify({ type: 'subscribe', id: '1', payload: { query: 'x'.repeat(5000) } }),
     );
-    expect(await closed).toBe(1009);
+    expect((await closed).code).toBe(1009);
   });
 
   it('terminates a socket that stops answering pings', async () => {
-    const socket = new WebSocket(
-      `${harness.origin.replace('http', 'ws')}/graphql`,
-      'graphql-transport-ws',
-      {
-        autoPong: false,
-      },
-    );
-    await new Promise((resolve) => socket.once('open', resolve));
-    const closed = await new Promise<number>((resolve) => socket.once('close', resolve));
-    expect(closed).toBe(1006);
+    const socket = await openedSocket(harness.origin, { autoPong: false });
+    expect((await closeOf(socket)).code).toBe(1006);
   });
 });

@@ -241,6 +241,7 @@ describe('summaryChanges', () => {
 describe('change records', () => {
   it('give back the incident they were made of', () => {
     const { before } = setUp();
+    expect(before.incidentHistory.events.length).toBeGreaterThan(0);
     for (const incident of before.incidentHistory.events) {
       const back = eventOf(JSON.parse(JSON.stringify(eventRecord(incident))));
       expect(back).toEqual({

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Fault } from '../../../simulator/src/server.js';
 import { testClock } from '../../helpers/clock.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
+import { listen } from '../../helpers/listen.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 
@@ -91,16 +92,13 @@ describe('status feed faults with no snapshot to fall back on', () => {
   }
 
   it('answers UPSTREAM_UNAVAILABLE when nothing listens at the feed address', async () => {
-    harness = await startHarness();
-    const gone = await startHarness({
-      env: { STATUS_BASE_URL: `${harness.simulator.origin}/status/api/v2` },
-    });
-    await gone.simulator.close();
-    await harness.simulator.close();
-    const { body } = await gone.execute('{ statusPage { name } }');
+    // A loopback port that was just free, closed again: nothing listens there.
+    const closed = await listen(() => {});
+    await closed.close();
+    harness = await startHarness({ env: { STATUS_BASE_URL: `${closed.origin}/status/api/v2` } });
+    const { body } = await harness.execute('{ statusPage { name } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(body.errors?.[0]?.message).toContain('the connection failed');
-    harness = await startHarness();
   });
 
   it('retries a GET after a 5xx and succeeds when the upstream recovers', async () => {

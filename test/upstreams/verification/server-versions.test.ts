@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fixtureContract } from '../../../simulator/src/verification/fixture.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
+import { sharedHarnesses } from '../../helpers/shared-harness.js';
 
 /*
  * What real Sourcify servers answer where their versions differ, and where they have no route:
@@ -40,7 +41,10 @@ const expressNotFound = (method: string, path: string) => ({
 });
 
 let harness: Harness;
-afterEach(() => harness.close());
+/** One gateway per configuration that several tests use as it starts. */
+const shared = sharedHarnesses();
+afterEach(() => (shared.has(harness) ? undefined : harness.close()));
+afterAll(() => shared.close());
 
 const lookup = (chainId: string, address: string) =>
   harness.execute<{ contract: { verified: boolean } | null }>(
@@ -54,7 +58,7 @@ describe('Query.contract', () => {
   ] as const)(
     'refuses an unknown chain on sourcify-server %s (HTTP %i) as BAD_USER_INPUT on chainId',
     async (version, status) => {
-      harness = await startHarness();
+      harness = await shared.use();
       harness.simulator.verification.setServerVersion(version);
       const { body } = await lookup('999999', WETH.address);
       expect(body.data?.contract).toBeNull();
@@ -74,7 +78,7 @@ describe('Query.contract', () => {
   );
 
   it('answers null, without an error, for a contract that is not verified (404 with null matches)', async () => {
-    harness = await startHarness();
+    harness = await shared.use();
     harness.simulator.verification.setServerVersion('3.9.1');
     const { body } = await lookup('1', UNKNOWN);
     expect(body.errors).toBeUndefined();
@@ -136,13 +140,13 @@ describe('Query.contract', () => {
 
 describe('Query.verificationJob', () => {
   it('answers null for an id the service does not know (404 job_not_found)', async () => {
-    harness = await startHarness({ env: { VERIFY_API: 'v2' } });
+    harness = await shared.use({ env: { VERIFY_API: 'v2' } });
     const { body } = await harness.execute(JOB, { id: crypto.randomUUID() });
     expect(body).toEqual({ data: { verificationJob: null } });
   });
 
   it('refuses an id that is not a job id (the service gives UUIDs) as InvalidInputError on id, before asking', async () => {
-    harness = await startHarness({ env: { VERIFY_API: 'v2' } });
+    harness = await shared.use({ env: { VERIFY_API: 'v2' } });
     const { body } = await harness.execute<{
       verificationJob: { __typename: string; field: string; message: string; errorId: string };
     }>(JOB, { id: 'not-a-job' });
