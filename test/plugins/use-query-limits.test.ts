@@ -31,6 +31,7 @@ describe('query limits at their defaults', () => {
       id: componentId,
       network: harness.simulator.statusFeed.summary.components.find((c) => c.group)?.id,
       input: { address: contract?.address, chainId: contract?.chainId },
+      addresses: [contract?.address],
       source: sourceInput(),
     };
     for (const example of [PAGE_TREE_QUERY, ...examples]) {
