@@ -56,6 +56,8 @@ export const ERROR_CODES = {
     'The subscription was asked for the changes after `since`, and the gateway no longer knows them all (it keeps the last 100 changes of each page for 15 minutes, 4 MiB in all, only while the page is held in memory, and none from before it started); `extensions.knownSince` says from when it would (null: none). It goes on with the changes found from now on: query again for the state as it stands, and subscribe with its `fetchedAt` next time.',
   SLOW_SUBSCRIBER:
     'The subscription ended because its client fell behind: more than `SUBSCRIPTION_BACKLOG` events, or over SSE more than `SUBSCRIPTION_MAX_BUFFERED_BYTES` unread; `extensions.limit` names which. Subscribe again (`statusPageChanged` starts with the whole page).',
+  CONFIGURATION_MISMATCH:
+    "The gateway's configuration (`STATUS_PAGES_FILE`) names what an upstream does not have: beside a page's `chains`, a chain id the verification service does not list; beside a chain's `status`, `components` or `softwareVersion`, component ids its status page does not list. `extensions.missing` names them and `extensions.configured` where the file says so. The field answers with what exists; the gateway's operator fixes the file (the gateway logs it too).",
   INTERNAL_SERVER_ERROR:
     "A fault of the gateway's own, not of the request: the message is `Unexpected error.`, and the gateway's log holds what happened under the answer's request id (`x-request-id`).",
 } as const;

@@ -1,4 +1,6 @@
+import { type GraphQLResolveInfo, responsePathAsArray } from 'graphql';
 import { COMPONENT_STATUS_SEVERITY } from '../core/status/model.js';
+import { codedError } from '../errors/coded-error.js';
 import type { Chain } from '../upstreams/verification/model.js';
 import { builder } from './builder.js';
 import { ComponentRef, ComponentStatusEnum } from './component.js';
@@ -32,8 +34,8 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
       nullable: true,
       description:
         'The worst status of the components that stand for the chain on its page; null when no page is mapped to it (an error beside it when the page cannot be read).',
-      resolve: async (chain, _args, context) =>
-        (await componentsOf(chain, context))
+      resolve: async (chain, _args, context, info) =>
+        (await componentsOf(chain, context, info))
           ?.map(({ status }) => status)
           .sort((a, b) => COMPONENT_STATUS_SEVERITY[b] - COMPONENT_STATUS_SEVERITY[a])[0] ?? null,
     }),
@@ -43,25 +45,41 @@ const ChainRef = builder.objectRef<Chain>('Chain').implement({
       description:
         "The components that stand for the chain on its status page, in the configuration's order; empty when no page is mapped to it, or (with an error beside it) while the page cannot be read.",
       resolve: async (chain, _args, context, info) =>
-        (await componentsOf(chain, context).catch(reportedBeside(context, info.path))) ?? [],
+        (await componentsOf(chain, context, info).catch(reportedBeside(context, info.path))) ?? [],
     }),
     softwareVersion: t.string({
       readsPages: readsItsPages,
       nullable: true,
       description:
         "The software version the chain's components carry in their names (the first that has one), by its page's `versionPattern`; null without one.",
-      resolve: async (chain, _args, context) =>
-        (await componentsOf(chain, context))?.find((component) => component.version !== null)
+      resolve: async (chain, _args, context, info) =>
+        (await componentsOf(chain, context, info))?.find((component) => component.version !== null)
           ?.version ?? null,
     }),
   }),
 });
 
-/** The components mapped to `chain` as its page lists them now; undefined when none is mapped. */
-async function componentsOf(chain: Chain, { statusPages }: GatewayContext) {
-  const mapped = statusPages.registry.chain(chain.id);
+/**
+ * The components mapped to `chain` as its page lists them now; undefined when none is mapped.
+ * Ids the page does not list are left out, and named in an error beside the field at `info`.
+ */
+async function componentsOf(chain: Chain, context: GatewayContext, info: GraphQLResolveInfo) {
+  const { registry } = context.statusPages;
+  const mapped = registry.chain(chain.id);
   if (!mapped) return undefined;
-  const { componentsById } = (await statusPages.of(mapped.slug).summary()).value;
+  const { componentsById } = (await context.statusPages.of(mapped.slug).summary()).value;
+  const missing = mapped.components.filter((id) => !componentsById.has(id));
+  if (missing.length > 0) {
+    const j = registry.config(mapped.slug).chains.findIndex(({ chainId }) => chainId === chain.id);
+    const configured = `STATUS_PAGES_FILE pages[${registry.position(mapped.slug)}].chains[${j}].components`;
+    context.partialErrors.push(
+      codedError(
+        'CONFIGURATION_MISMATCH',
+        `The status page ${mapped.slug} lists no component ${missing.join(', ')}, which ${configured} maps to chain ${chain.id}: the chain's fields leave ${missing.length === 1 ? 'it' : 'them'} out.`,
+        { path: responsePathAsArray(info.path), extensions: { missing, configured } },
+      ),
+    );
+  }
   return mapped.components.flatMap((id) => componentsById.get(id) ?? []);
 }
 
@@ -77,7 +95,29 @@ builder.objectField(PageRef, 'chains', (t) =>
       const chains = await context.verification
         .supportedChains(context.requestId)
         .catch(reportedBeside(context, info.path));
-      const byId = new Map(chains?.map((chain) => [chain.id, chain]));
+      if (!chains) return [];
+      const byId = new Map(chains.map((chain) => [chain.id, chain]));
+      const missing = configured.filter(({ chainId }) => !byId.has(chainId));
+      if (missing.length > 0) {
+        const i = context.statusPages.registry.position(page.slug);
+        const paths = missing.map(
+          ({ chainId }) =>
+            `pages[${i}].chains[${configured.findIndex((c) => c.chainId === chainId)}].chainId`,
+        );
+        context.partialErrors.push(
+          codedError(
+            'CONFIGURATION_MISMATCH',
+            `The verification service does not list as supported chain ${missing.map(({ chainId }) => chainId).join(', ')} (STATUS_PAGES_FILE ${paths.join(', ')}): the page's chains leave ${missing.length === 1 ? 'it' : 'them'} out.`,
+            {
+              path: responsePathAsArray(info.path),
+              extensions: {
+                missing: missing.map(({ chainId }) => chainId),
+                configured: paths.map((path) => `STATUS_PAGES_FILE ${path}`),
+              },
+            },
+          ),
+        );
+      }
       return configured.flatMap(({ chainId }) => byId.get(chainId) ?? []);
     },
   }),

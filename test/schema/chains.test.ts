@@ -98,3 +98,56 @@ describe('chains joined to their status page', () => {
     expect(body.data?.statusPage.components.every((c) => c.version === null)).toBe(true);
   });
 });
+
+describe('a chain mapping the upstreams do not bear out', () => {
+  it('answers with what exists, and names each id the page or the service lacks beside the field, with where it is configured', async () => {
+    const harness = await startHarness({
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile([
+          {
+            slug: 'ledger',
+            baseUrl: simulator.statusBaseUrl,
+            chains: [
+              {
+                chainId: 295,
+                components: [
+                  simulator.statusFeed.summary.components[0]?.id ?? '',
+                  'nosuchcomponent1',
+                ],
+              },
+              { chainId: 4242424242, components: [] },
+            ],
+          },
+        ]),
+      }),
+    });
+    const existing = harness.simulator.statusFeed.summary.components[0]?.id;
+    const { body } = await harness.execute<{
+      statusPage: { chains: { id: string; components: { id: string }[] }[] };
+    }>('{ statusPage { chains { id components { id } } } }');
+    expect(body.data?.statusPage.chains).toEqual([{ id: '295', components: [{ id: existing }] }]);
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        path: ['statusPage', 'chains'],
+        message:
+          "The verification service does not list as supported chain 4242424242 (STATUS_PAGES_FILE pages[0].chains[1].chainId): the page's chains leave it out.",
+        extensions: {
+          code: 'CONFIGURATION_MISMATCH',
+          missing: ['4242424242'],
+          configured: ['STATUS_PAGES_FILE pages[0].chains[1].chainId'],
+        },
+      }),
+      expect.objectContaining({
+        path: ['statusPage', 'chains', 0, 'components'],
+        message:
+          "The status page ledger lists no component nosuchcomponent1, which STATUS_PAGES_FILE pages[0].chains[0].components maps to chain 295: the chain's fields leave it out.",
+        extensions: {
+          code: 'CONFIGURATION_MISMATCH',
+          missing: ['nosuchcomponent1'],
+          configured: 'STATUS_PAGES_FILE pages[0].chains[0].components',
+        },
+      }),
+    ]);
+    await harness.close();
+  });
+});
