@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeAnswer } from '../../src/http/encoded-answer.js';
+import { encodeAnswer } from '../../src/http/response-cache/encoded-answer.js';
 
 /*
  * Finding (issue 36): zlib hands its output as a view of its 64 KiB output chunk, so a kept answer's
