@@ -19,8 +19,8 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createYoga } from 'graphql-yoga';
-import { encodeAnswer } from '../src/http/encoded-answer.js';
 import { PAGE_TREE_QUERY } from '../src/http/page-tree-query.js';
+import { encodeAnswer } from '../src/http/response-cache/encoded-answer.js';
 import { ResponseCache } from '../src/http/response-cache/store.js';
 import { registeredDocuments } from '../src/persisted-documents/registered-documents.js';
 import { ParserCache } from '../src/plugins/parser-cache.js';
@@ -194,7 +194,7 @@ const parseCacheOf = () => {
       const answer = await encodeAnswer(await make(i), contentType, vary);
       const key = `POST application/json ${JSON.stringify({ query: `{ statusPage { name } } # ${i}` })}`;
       const generation = i;
-      cache.store(key, {
+      cache.keep(key, {
         answer,
         current: (now) => now >= 0 && generation >= 0,
         freshUntil: Date.now() + 30_000,

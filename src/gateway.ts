@@ -12,6 +12,7 @@ import type { ChangeBus } from './core/status/change-bus.js';
 import { InMemoryChangeBus } from './core/status/in-memory-change-bus.js';
 import { maskError } from './errors/mask-error.js';
 import { createAnswers } from './http/answers.js';
+import { createCachedGraphQL } from './http/cached-graphql.js';
 import { clientAddressOf } from './http/client-address.js';
 import { createCors } from './http/cors.js';
 import { createEventStreams } from './http/event-streams.js';
@@ -21,14 +22,15 @@ import { createGraphiQLPage } from './http/graphiql-page.js';
 import { PAGE_TREE_QUERY } from './http/page-tree-query.js';
 import { requestIdOf } from './http/request-id.js';
 import { createRequestLog } from './http/request-log.js';
-import { createCachedHandler } from './http/response-cache/cached-handler.js';
 import { ResponseCache } from './http/response-cache/store.js';
+import { createRoutes } from './http/routes.js';
 import { WebhookRefetches } from './http/webhook-refetches.js';
 import { createStatuspageWebhooks } from './http/webhooks.js';
 import { createWebSocketTransport } from './http/websocket-transport.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { createMetricsListener } from './metrics/metrics-listener.js';
 import { currentRequestScope } from './observability/request-scope.js';
+import { PATHS } from './observability/route.js';
 import { createTracing } from './observability/tracing.js';
 import { toYogaLogger } from './observability/yoga-logger.js';
 import { DEFAULT_MANIFEST, readManifest, withDocuments } from './persisted-documents/manifest.js';
@@ -65,7 +67,7 @@ import { configuredChainsOf } from './upstreams/verification/configured-chains.j
 import { RedisClientQuota } from './upstreams/verification/redis-client-quota.js';
 import { createVerificationService } from './upstreams/verification/verification-service.js';
 
-const GRAPHQL_ENDPOINT = '/graphql';
+const GRAPHQL_ENDPOINT = PATHS.graphql;
 
 /** What one log line of a reload lists at most: problems, and the slugs of each kind of change. */
 const MAX_LOGGED_ITEMS = 100;
@@ -324,6 +326,7 @@ export function createGateway(config: Config, { logger, primary }: GatewayOption
       new ParserCache().plugin,
     ],
     graphqlEndpoint: GRAPHQL_ENDPOINT,
+    healthCheckEndpoint: PATHS.health,
     // GraphQL over HTTP's persisted documents (`usePersistedDocuments`).
     extraParamNames: ['documentId'],
     landingPage: false,
@@ -335,28 +338,25 @@ export function createGateway(config: Config, { logger, primary }: GatewayOption
     graphiql: config.graphiql && GRAPHIQL_OPTIONS,
   });
 
-  const responseCache = createCachedHandler({
-    eventStreams: createEventStreams({
-      hub: subscriptions,
-      yoga,
-      trustedProxies: config.server.trustedProxies,
-      maxBufferedBytes: config.subscriptions.maxBufferedBytes,
-      json: config.limits.json,
-      answers,
-    }),
+  const cachedGraphQL = createCachedGraphQL({
     yoga,
     store: new ResponseCache(),
     currencyOf: statusPages.currencyOf,
     metrics,
     answers,
     freshness: { ttlMs: config.statusFeed.cacheTtlMs, maxStaleMs: config.statusFeed.maxStaleMs },
-    graphiql: config.graphiql
-      ? createGraphiQLPage({
-          render: () => renderGraphiQL(GRAPHIQL_OPTIONS),
-          answers,
-        })
-      : undefined,
   });
+  const eventStreams = createEventStreams({
+    hub: subscriptions,
+    yoga,
+    trustedProxies: config.server.trustedProxies,
+    maxBufferedBytes: config.subscriptions.maxBufferedBytes,
+    json: config.limits.json,
+    answers,
+  });
+  const graphiql = config.graphiql
+    ? createGraphiQLPage({ render: () => renderGraphiQL(GRAPHIQL_OPTIONS), answers })
+    : undefined;
 
   // A page's webhook refetches it at once, at most once a second per page, through its caches.
   const webhookRefetches = new WebhookRefetches({
@@ -387,6 +387,15 @@ export function createGateway(config: Config, { logger, primary }: GatewayOption
     hub: subscriptions,
     logger,
   });
+  const routes = createRoutes({
+    yoga,
+    cachedGraphQL,
+    eventStreams,
+    graphiql,
+    webhooks,
+    websockets,
+    answers,
+  });
   let socketsClosed: Promise<void> | undefined;
   /**
    * The first step of shutting down: `/readiness` answers 503 from now on, and the waits that
@@ -403,12 +412,12 @@ export function createGateway(config: Config, { logger, primary }: GatewayOption
   };
 
   return {
-    /** The node:http listener: the front door, with the response cache before Yoga's pipeline. */
-    listener: createFrontDoor({ yoga, responseCache, webhooks, answers, tracing }),
+    /** The node:http listener: the front door, which serves every route (`http/routes.ts`). */
+    listener: createFrontDoor({ routes: routes.requests, answers, tracing }),
     /** With `METRICS_PORT`, `/metrics` on a port of its own (the API port then answers it 404). */
     metricsListener: config.metricsPort === undefined ? undefined : createMetricsListener(metrics),
     /** The HTTP server's `upgrade` listener: graphql-ws WebSockets on the GraphQL endpoint. */
-    upgrade: websockets.upgrade,
+    upgrade: routes.upgrade.serve,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     quiesce,
     /**

@@ -6,9 +6,10 @@ import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { RequestScope } from '../observability/request-scope.js';
 import { requestPath } from '../observability/route.js';
 import type { Cors } from './cors.js';
-import type { EncodedAnswer } from './encoded-answer.js';
 import type { RequestLog } from './request-log.js';
 import { isCompleteJson } from './response-cache/cacheability.js';
+import type { EncodedAnswer } from './response-cache/encoded-answer.js';
+import type { HitRecord } from './response-cache/store.js';
 import { nodeHeadersOf, sendEncodedAnswer, sendOnce, streamResponse } from './send-response.js';
 
 export interface AnswersOptions {
@@ -17,15 +18,6 @@ export interface AnswersOptions {
   readonly logger: Logger;
   /** The configured origins' CORS headers (`createCors`); `undefined` when CORS is off. */
   readonly cors: Cors | undefined;
-}
-
-/** What a response-cache hit counts and logs, made once when its answer was stored. */
-export interface HitRecord {
-  readonly operation: string | undefined;
-  /** `,"operation":"…"` for the hit's log line, or empty. */
-  readonly operationField: string;
-  /** Counts the hit in the metrics, its series found once (`GatewayMetrics.cacheHit`). */
-  readonly countHit: (status: 200 | 304, seconds: number) => void;
 }
 
 type NodeHeaders = Record<string, string | string[]>;

@@ -1,6 +1,6 @@
-/** The content codings the gateway answers in, best first when a client likes them equally. */
-export type ContentEncoding = 'br' | 'gzip' | 'identity';
+import type { ContentEncoding } from './response-cache/encoded-answer.js';
 
+/** The content codings the gateway answers in, best first when a client likes them equally. */
 const SERVER_PREFERENCE: readonly ContentEncoding[] = ['br', 'gzip', 'identity'];
 
 /** Distinct `Accept-Encoding` values remembered; clients send a handful, an attacker many. */

@@ -3,28 +3,24 @@ import { type RequestScope, runInRequestScope } from '../observability/request-s
 import { isProbe, routeOf } from '../observability/route.js';
 import { callerTraceHeaders, type Tracing } from '../observability/tracing.js';
 import type { Answers } from './answers.js';
-import { askYoga, type GatewayYoga } from './gateway-yoga.js';
 import { requestIdOf } from './request-id.js';
-import type { CachedHandler } from './response-cache/cached-handler.js';
-import type { StatuspageWebhooks } from './webhooks.js';
+import type { Route } from './routes.js';
 
 export interface FrontDoorOptions {
-  readonly yoga: GatewayYoga;
-  readonly responseCache: CachedHandler;
-  /** Status pages' webhooks (`POST /webhooks/statuspage/…`), never Yoga's. */
-  readonly webhooks: StatuspageWebhooks;
+  /** Every route of the gateway's port, tried in order (`createRoutes`); the last matches all. */
+  readonly routes: readonly Route[];
   readonly answers: Answers;
   readonly tracing: Tracing | undefined;
 }
 
 /**
  * The gateway's front door, the node:http listener production serves and the tests call: it opens
- * the request's scope (its id, arrival time and trace, see `RequestScope`), then a status page's
- * webhook goes to `webhooks`, a request the response cache accepts to it, everything else to Yoga,
- * in the scope. Every answer, whoever makes it, goes out through `Answers`.
+ * the request's scope (its id, arrival time and trace, see `RequestScope`), refuses a `Host` no URL
+ * can be made of, and hands the request to the first of `routes` that matches it (`routes.ts`, the
+ * table of every route). Every answer, whoever makes it, goes out through `Answers`.
  */
 export function createFrontDoor(options: FrontDoorOptions): RequestListener {
-  const { yoga, responseCache, webhooks, answers, tracing } = options;
+  const { routes, answers, tracing } = options;
   // The last Host header found valid: clients send the same one request after request.
   let validHost: string | undefined;
   return (req, res) => {
@@ -66,20 +62,13 @@ export function createFrontDoor(options: FrontDoorOptions): RequestListener {
         return;
       }
     }
-    if (webhooks.accepts(req)) {
-      runInRequestScope(scope, () => webhooks.handle(req, res, scope));
-      return;
-    }
-    // The cache holds the scope itself (a hit needs nothing else, and entering AsyncLocalStorage
-    // is a measurable share of a hit) and puts a miss back in it before Yoga runs.
-    if (responseCache.accepts(req)) responseCache.handle(req, res, scope);
-    // A preflight is answered by `answers` when CORS is on; everything else goes to Yoga.
-    else if (req.method !== 'OPTIONS' || !answers.preflight(req, res, scope)) {
-      runInRequestScope(scope, () =>
-        askYoga(yoga, req, res)
-          .then((response) => answers.fetched(req, res, scope, response))
-          .catch((error: unknown) => answers.failed(req, res, scope, error)),
-      );
+    // Routes keep the scope in a variable; those that need it entered (all but a hit) enter it.
+    for (let i = 0; i < routes.length; i++) {
+      const route = routes[i] as Route;
+      if (route.matches(req)) {
+        route.serve(req, res, scope);
+        return;
+      }
     }
   };
 }

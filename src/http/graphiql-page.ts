@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestScope } from '../observability/request-scope.js';
 import type { Answers } from './answers.js';
-import { type EncodedAnswer, encodeAnswer } from './encoded-answer.js';
+import { type EncodedAnswer, encodeAnswer } from './response-cache/encoded-answer.js';
 
 /**
  * How long browsers and CDNs may keep the page without asking: it changes only with the gateway's

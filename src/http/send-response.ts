@@ -1,13 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { negotiateEncoding } from './content-encoding.js';
 import {
-  CACHE_CONTROL_VALUE,
   compress,
   type EncodedAnswer,
   LARGEST_UNCODED,
-  matchesEtag,
-  REQUEST_ID_VALUE,
-} from './encoded-answer.js';
+  valueIndexOf,
+} from './response-cache/encoded-answer.js';
+
+/** Where a kept answer's header list holds the two values each answer fills in. */
+const CACHE_CONTROL = valueIndexOf('cache-control');
+const REQUEST_ID = valueIndexOf('x-request-id');
 
 /** A Fetch API response's headers as node:http takes them, `set-cookie` kept as a list. */
 export function nodeHeadersOf(response: Response): Record<string, string | string[]> {
@@ -53,13 +55,27 @@ export function sendEncodedAnswer(
     res.writeHead(304, cors === undefined ? notModified : [...notModified, ...cors]).end();
     return 304;
   }
-  headers[CACHE_CONTROL_VALUE] = cacheControl;
-  headers[REQUEST_ID_VALUE] = requestId;
+  headers[CACHE_CONTROL] = cacheControl;
+  headers[REQUEST_ID] = requestId;
   // The shared list stays as it is made: a cross-origin answer gets a longer copy.
   res.writeHead(200, cors === undefined ? headers : [...headers, ...cors]);
   if (text === undefined) res.end(body);
   else res.end(text, 'latin1');
   return 200;
+}
+
+/**
+ * Whether an `If-None-Match` header names `etag` (or is `*`): then the client has the answer, and
+ * gets 304. Weak comparison, as RFC 9110 §13.1.2 asks: `W/"x"` matches `"x"`.
+ */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  for (const tag of header.split(',')) {
+    const trimmed = tag.trim();
+    if ((trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed) === etag) return true;
+  }
+  return false;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import { PATHS } from '../observability/route.js';
 import type { GatewayMetrics } from './metrics.js';
 
 /**
@@ -8,7 +9,7 @@ import type { GatewayMetrics } from './metrics.js';
 export function createMetricsListener(metrics: GatewayMetrics): RequestListener {
   return (req, res) => {
     const path = req.url?.split('?')[0];
-    if (path !== '/metrics') {
+    if (path !== PATHS.metrics) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found\n');
       return;
     }

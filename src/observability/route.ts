@@ -1,5 +1,19 @@
-/** The paths the gateway serves: the only values a `route` takes in metrics and span names. */
-const ROUTES = new Set(['/graphql', '/health', '/readiness', '/metrics', '/status']);
+/**
+ * The paths the gateway serves, by what they are: where each is served (`http/routes.ts`, the
+ * plugins that answer them) and what metrics and spans call it take it from here.
+ */
+export const PATHS = {
+  graphql: '/graphql',
+  health: '/health',
+  readiness: '/readiness',
+  metrics: '/metrics',
+  /** The status board's page; its files are under it. */
+  statusBoard: '/status',
+} as const;
+
+/** The only values a `route` takes in metrics and span names, with the webhooks' and `other`. */
+const ROUTES = new Set<string>(Object.values(PATHS));
+const STATUS_BOARD_FILES = `${PATHS.statusBoard}/`;
 
 /**
  * Where a status page's webhooks are posted: `<prefix><slug>/<token>`, or `<prefix><slug>` with the
@@ -12,7 +26,7 @@ const STATUSPAGE_WEBHOOKS_ROUTE = '/webhooks/statuspage';
 const REDACTED = '/redacted';
 
 /** Paths that orchestrators and scrapers poll: not traced, they would drown the traces. */
-const PROBES = new Set(['/health', '/readiness', '/metrics']);
+const PROBES = new Set<string>([PATHS.health, PATHS.readiness, PATHS.metrics]);
 
 /**
  * The route of a request path (with or without its query): the path when the gateway serves it,
@@ -23,7 +37,7 @@ export function routeOf(path: string | undefined): string {
   const bare = requestPath(path);
   if (ROUTES.has(bare)) return bare;
   // The status board's page and files are one route.
-  if (bare.startsWith('/status/')) return '/status';
+  if (bare.startsWith(STATUS_BOARD_FILES)) return PATHS.statusBoard;
   return bare.startsWith(STATUSPAGE_WEBHOOKS) ? STATUSPAGE_WEBHOOKS_ROUTE : 'other';
 }
 

@@ -2,6 +2,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import { executedOperation } from '../observability/executed-operation.js';
 import { errorCodesOf } from '../observability/result-errors.js';
+import { PATHS } from '../observability/route.js';
 
 /**
  * `GET /metrics` in Prometheus text format, the timing of every GraphQL operation by name, type
@@ -18,7 +19,7 @@ export function useMetrics({
 }): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (!serveEndpoint || request.method !== 'GET' || url.pathname !== '/metrics') return;
+      if (!serveEndpoint || request.method !== 'GET' || url.pathname !== PATHS.metrics) return;
       endResponse(
         new fetchAPI.Response(await metrics.exposition(), {
           headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Plugin } from 'graphql-yoga';
+import { PATHS } from '../observability/route.js';
 import type { RedisReport } from '../redis/redis-connection.js';
 import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 
@@ -64,7 +65,7 @@ export function useReadiness({ statusFeed, isDraining, redis }: ReadinessOptions
     // Not Yoga's `useReadinessCheck`: it answers any method, at any URL that ends with its endpoint
     // (`/graphql?next=/readiness` too).
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (request.method !== 'GET' || url.pathname !== '/readiness') return;
+      if (request.method !== 'GET' || url.pathname !== PATHS.readiness) return;
       const ready = !isDraining();
       const feed = statusFeed?.();
       const body = {

@@ -66,6 +66,21 @@ describe('the dependencies of src/', () => {
     expect(outward).toEqual([]);
   });
 
+  it('never go both ways between two folders of one layer', () => {
+    // Within a layer any import is allowed, so a cycle between two of its folders (as http/ and
+    // http/response-cache/ had) is seen here only.
+    const folderOf = (file: string) => relative(SRC, dirname(file)) || '.';
+    const between = edges
+      .filter(({ file, target }) => layerOf(file) === layerOf(target))
+      .map(({ file, target }) => [folderOf(file), folderOf(target)] as const)
+      .filter(([from, to]) => from !== to);
+    expect(between.length).toBeGreaterThan(0);
+    const oneWay = new Set(between.map(([from, to]) => `${from} → ${to}`));
+    expect(
+      [...oneWay].filter((edge) => oneWay.has(edge.split(' → ').reverse().join(' → '))),
+    ).toEqual([]);
+  });
+
   it('leave the status core importing nothing of the app but itself', () => {
     const core = edges.filter(({ file }) => relative(SRC, file).startsWith('core/'));
     expect(core.length).toBeGreaterThan(0);

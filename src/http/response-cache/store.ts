@@ -1,6 +1,14 @@
 import { stringBytes } from '../../observability/heap-bytes.js';
-import type { HitRecord } from '../answers.js';
-import type { EncodedAnswer } from '../encoded-answer.js';
+import { answerHash, type EncodedAnswer, encodeAnswer } from './encoded-answer.js';
+
+/** What a response-cache hit counts and logs, made once when its answer was kept. */
+export interface HitRecord {
+  readonly operation: string | undefined;
+  /** `,"operation":"…"` for the hit's log line, or empty. */
+  readonly operationField: string;
+  /** Counts the hit in the metrics, its series found once (`GatewayMetrics.cacheHit`). */
+  readonly countHit: (status: 200 | 304, seconds: number) => void;
+}
 
 /** An answer kept for reuse, with what it was built from and what a hit on it counts and logs. */
 export interface CachedResponse extends HitRecord {
@@ -29,14 +37,18 @@ const MAX_BYTES = 32 * 1024 * 1024;
 
 /**
  * Whole answers to operations that read nothing but status feed snapshots, keyed by the exact
- * request (the digest of its body or URL, and `Accept`). An answer is served again only while every snapshot it was
- * built from is still the feed's current, fresh one: the moment the feed is refetched, the answer
- * is rebuilt. So a hit is byte for byte what the full pipeline would answer now. An answer no
- * longer current stays until it is rebuilt or pushed out, so that a rebuild with the same bytes
- * reuses its codings (`previous`).
+ * request (`requestKey`: the digest of its body or URL, and `Accept`): `lookup`, `keep`, and
+ * `encode`, the codings of an answer to keep. It routes and sends nothing: `http/routes.ts` sends
+ * it requests, and `http/cached-graphql.ts` serves what it holds. An answer is served again only
+ * while every snapshot it was built from is still the feed's current, fresh one: the moment the
+ * feed is refetched, the answer is rebuilt. So a hit is byte for byte what the full pipeline would
+ * answer now. An answer no longer current stays until it is rebuilt or pushed out, so that a
+ * rebuild with the same bytes reuses its codings (`previous`).
  */
 export class ResponseCache {
   readonly #entries = new Map<string, Slot>();
+  /** Codings under way, by content type and hash: concurrent rebuilds compress an answer once. */
+  readonly #encoding = new Map<string, Promise<EncodedAnswer>>();
   #bytes = 0;
   /** Counts lookups that hit: a slot's `used` is the count at its last hit. */
   #clock = 0;
@@ -62,7 +74,31 @@ export class ResponseCache {
     return this.#entries.get(key)?.entry;
   }
 
-  store(key: string, entry: CachedResponse): void {
+  /**
+   * The codings of an answer to keep under `key`: those of the answer kept before under the same
+   * key when the bytes are the same (the feed was refetched and nothing changed: same ETag,
+   * nothing to compress), else made now (`encodeAnswer`, with `vary`), once however many requests
+   * rebuild it at the same time.
+   */
+  encode(key: string, bytes: Buffer, contentType: string, vary: string): Promise<EncodedAnswer> {
+    const hash = answerHash(bytes);
+    const previous = this.previous(key)?.answer;
+    if (previous?.hash === hash && previous.contentType === contentType) {
+      return Promise.resolve(previous);
+    }
+    const underWay = `${contentType} ${hash}`;
+    let pending = this.#encoding.get(underWay);
+    if (!pending) {
+      pending = encodeAnswer(bytes, contentType, vary, hash).finally(() =>
+        this.#encoding.delete(underWay),
+      );
+      this.#encoding.set(underWay, pending);
+    }
+    return pending;
+  }
+
+  /** Keeps `entry` under `key`, in place of the one before, within the store's bounds. */
+  keep(key: string, entry: CachedResponse): void {
     const { answer, operation, operationField } = entry;
     // The operation's name is the client's text, up to the whole body: counted in the name and in
     // the log field made of it.

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import type { ContentEncoding } from './content-encoding.js';
 
 /** Answers up to this size go out uncoded: coding them saves less than it costs. */
 export const LARGEST_UNCODED = 1024;
@@ -9,10 +8,31 @@ export const LARGEST_UNCODED = 1024;
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
 
-/** Where `Representation.headers` holds the value of `Cache-Control`. */
-export const CACHE_CONTROL_VALUE = 7;
-/** Where `Representation.headers` holds the value of `X-Request-Id`. */
-export const REQUEST_ID_VALUE = 11;
+/** The content codings the gateway answers in. */
+export type ContentEncoding = 'br' | 'gzip' | 'identity';
+
+/**
+ * The headers of every kept answer, by name, in the order its list holds them (`headerListOf`);
+ * `Content-Encoding` follows them in a coded form.
+ */
+const KEPT_HEADERS = [
+  'content-type',
+  'content-length',
+  'etag',
+  'cache-control',
+  'vary',
+  'x-request-id',
+] as const;
+
+/** A header every kept answer carries. */
+export type KeptHeader = (typeof KEPT_HEADERS)[number];
+
+/**
+ * Where `Representation.headers` holds the value of header `name`: a sender fills in the values
+ * that change with each answer there (`Cache-Control`, `X-Request-Id`). Computed once, into a
+ * constant, by whoever writes a value.
+ */
+export const valueIndexOf = (name: KeptHeader): number => KEPT_HEADERS.indexOf(name) * 2 + 1;
 
 /** Answers up to this size are also kept as text (see `Representation.text`). */
 const LARGEST_SENT_AS_TEXT = 8 * 1024;
@@ -27,11 +47,11 @@ export interface Representation {
    */
   readonly text: string | undefined;
   /**
-   * Its answer headers as node:http's flat list (name, value, name, value…), made once; the values
-   * of `Cache-Control` and `X-Request-Id` are filled in for each answer at `CACHE_CONTROL_VALUE`
-   * and `REQUEST_ID_VALUE` just before `writeHead`, which reads the list at once and keeps nothing
-   * of it. A list rather than an object: node reads it by index, where an object costs a key
-   * enumeration and a lookup per header, and one object less per hit.
+   * Its answer headers as node:http's flat list (name, value, name, value…), made once from the
+   * values by name (`KEPT_HEADERS`); the values of `Cache-Control` and `X-Request-Id` are filled in
+   * for each answer at their `valueIndexOf` just before `writeHead`, which reads the list at once
+   * and keeps nothing of it. A list rather than an object: node reads it by index, where an object
+   * costs a key enumeration and a lookup per header, and one object less per hit.
    */
   readonly headers: string[];
   /** A strong validator: the hash of the answer, suffixed by the coding (`"…-br"`). */
@@ -121,21 +141,15 @@ function representationOf(
   vary: string,
 ): Representation {
   const etag = encoding === 'identity' ? `"${hash}"` : `"${hash}-${encoding}"`;
-  // The indexes of CACHE_CONTROL_VALUE and REQUEST_ID_VALUE.
-  const headers = [
-    'content-type',
-    contentType,
-    'content-length',
-    String(body.byteLength),
-    'etag',
+  const headers = headerListOf({
+    'content-type': contentType,
+    'content-length': String(body.byteLength),
     etag,
-    'cache-control',
-    '',
-    'vary',
+    // Filled in for each answer.
+    'cache-control': '',
     vary,
-    'x-request-id',
-    '',
-  ];
+    'x-request-id': '',
+  });
   if (encoding !== 'identity') headers.push('content-encoding', encoding);
   return {
     body,
@@ -144,6 +158,13 @@ function representationOf(
     vary,
     headers,
   };
+}
+
+/** A kept answer's headers as node:http's flat list, in the order of `KEPT_HEADERS`. */
+function headerListOf(values: Readonly<Record<KeptHeader, string>>): string[] {
+  const list: string[] = [];
+  for (const name of KEPT_HEADERS) list.push(name, values[name]);
+  return list;
 }
 
 /** `body` in a coding other than identity, compressed in libuv's pool. */
@@ -159,18 +180,4 @@ export function compress(
       [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
     },
   });
-}
-
-/**
- * Whether an `If-None-Match` header names `etag` (or is `*`): then the client has the answer, and
- * gets 304. Weak comparison, as RFC 9110 §13.1.2 asks: `W/"x"` matches `"x"`.
- */
-export function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  for (const tag of header.split(',')) {
-    const trimmed = tag.trim();
-    if ((trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed) === etag) return true;
-  }
-  return false;
 }
