@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import DataLoader from 'dataloader';
 import ky from 'ky';
 import { pino } from 'pino';
-import { WireSummary } from '../src/core/status/wire.js';
+import { WireSummary } from '../src/providers/statuspage-v2/wire.js';
 import { createUpstreamClient } from '../src/upstreams/upstream-client.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' } } });

@@ -1,7 +1,7 @@
 import type { Incident } from '../core/status/model.js';
 import { InvalidInputError } from '../errors/invalid-input-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
-import { INCIDENT_HISTORY_PATH } from '../upstreams/status-feed/status-feed.js';
+import { documentPath } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { connectionOf } from './connection.js';
 import { type GatewayContext, reportedBeside } from './context.js';
@@ -112,7 +112,7 @@ async function incidentsOf(
 /** The failure of a history that did not answer within the deadline. */
 const unanswered = (page: { readonly name: string }, ms: number) =>
   new UpstreamUnavailableError(
-    { upstream: page.name, method: 'GET', path: INCIDENT_HISTORY_PATH },
+    { upstream: page.name, method: 'GET', path: documentPath('incidentHistory') },
     `no answer within ${ms} ms`,
   );
 
