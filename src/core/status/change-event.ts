@@ -73,7 +73,13 @@ export type StatusChangeEvent =
   | IncidentChangeEvent
   | MaintenanceChangeEvent;
 
-/** One entry per kind of change: a kind left out, or one that is none, does not compile. */
+/**
+ * One entry per kind of change: a kind left out, or one that is none, does not compile. Every list
+ * of kinds is derived from the union it checks: `CHANGE_TYPES` (what another process's event may
+ * say), `SHOWN` in `change-evidence.ts` (how each is checked against the stored snapshot) and the
+ * GraphQL enums of incident and maintenance kinds (records keyed by `IncidentChangeKind` and
+ * `MaintenanceChangeKind`, in `schema/status-event-change.ts`).
+ */
 const KINDS: Record<StatusChangeEvent['type'], true> = {
   page: true,
   component: true,
