@@ -1,12 +1,6 @@
 import type { z } from 'zod';
 import type { StatusChangeEvent } from './change-event.js';
-import type {
-  FeedPage,
-  IncidentHistory,
-  MaintenanceHistory,
-  StatusSummary,
-  UpcomingMaintenances,
-} from './model.js';
+import type { FeedDocuments, FeedPage } from './model.js';
 
 /*
  * What a status provider is to the gateway: the documents of a page's feed, each declared as data
@@ -14,18 +8,6 @@ import type {
  * show). The generic feed (`upstreams/status-feed/`) caches, shares, polls and diffs whatever is
  * declared; a provider (`providers/<name>/`) knows its wire format, and nothing here does.
  */
-
-/** A page's documents, by name, as the domain holds them: what the graph reads, and every provider builds. */
-export interface FeedDocuments {
-  /** Page, indicator, components, unresolved incidents, maintenances. */
-  readonly summary: StatusSummary;
-  /** The maintenances scheduled and not yet begun. */
-  readonly upcoming: UpcomingMaintenances;
-  /** The most recent incidents, resolved ones included. */
-  readonly incidentHistory: IncidentHistory;
-  /** The most recent maintenances, completed ones included. */
-  readonly maintenanceHistory: MaintenanceHistory;
-}
 
 export type FeedDocument = keyof FeedDocuments;
 

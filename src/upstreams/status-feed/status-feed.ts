@@ -6,10 +6,9 @@ import type {
   DocumentDeclaration,
   FeedDocument,
   FeedDocumentDeclarations,
-  FeedDocuments,
   FeedSnapshots,
 } from '../../core/status/feed-document.js';
-import { DEFAULT_PAGE_SLUG } from '../../core/status/model.js';
+import { DEFAULT_PAGE_SLUG, type FeedDocuments } from '../../core/status/model.js';
 import { UpstreamBadResponseError } from '../../errors/upstream-bad-response-error.js';
 import type { Tracing } from '../../observability/tracing.js';
 import { STATUSPAGE_V2_DOCUMENTS } from '../../providers/statuspage-v2/documents.js';
