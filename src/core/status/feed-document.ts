@@ -55,6 +55,13 @@ export type FeedDocumentDeclarations = {
   readonly [Name in FeedDocument]: DocumentDeclaration<FeedDocuments[Name]>;
 };
 
+/** A status feed format: where a page's documents are, and each of them (`providers/<name>/`). */
+export interface FeedProvider {
+  /** What a page's `baseUrl` ends in (`/api/v2`): a URL without it is refused in the configuration. */
+  readonly baseUrlPath: string;
+  readonly documents: FeedDocumentDeclarations;
+}
+
 /**
  * A document's declaration, its schema and build checked against each other (what the
  * declarations' table, whose wire types differ, cannot check).

@@ -11,7 +11,7 @@ import type {
 import { DEFAULT_PAGE_SLUG, type FeedDocuments } from '../../core/status/model.js';
 import { UpstreamBadResponseError } from '../../errors/upstream-bad-response-error.js';
 import type { Tracing } from '../../observability/tracing.js';
-import { STATUSPAGE_V2_DOCUMENTS } from '../../providers/statuspage-v2/documents.js';
+import { DEFAULT_PROVIDER, PROVIDERS, providerOf } from '../../providers/providers.js';
 import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import {
@@ -48,7 +48,7 @@ export interface StatusFeedOptions
     'pollIntervalMs' | 'pages' | 'maxBytes' | 'idleMs' | 'fetchesPerHost'
   > {
   /** The configured page this feed reads: its URL, and the slug everything read from it carries. */
-  readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern'>;
+  readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern' | 'provider'>;
   /** What errors, logs and metrics call the upstream. */
   readonly upstreamName: string;
   readonly logger: Logger;
@@ -81,14 +81,14 @@ export interface StatusFeedOptions
 
 export type { FeedDocument };
 
-/** What a page's documents are: their paths, wire schemas, builds and diffs. */
-const DOCUMENTS: FeedDocumentDeclarations = STATUSPAGE_V2_DOCUMENTS;
-
-/** The feed's documents, by the name of the `StatusFeed` method that reads each, in declaration order. */
-export const FEED_DOCUMENTS = Object.keys(DOCUMENTS) as readonly FeedDocument[];
-
-/** Where document `name` is read from, below the page's `baseUrl`: what errors about it name. */
-export const documentPath = (name: FeedDocument): string => DOCUMENTS[name].path;
+/**
+ * The feed's documents, by the name of the `StatusFeed` method that reads each: those of
+ * `FeedDocuments`, which every provider declares (`FeedDocumentDeclarations`), in the order the
+ * default provider declares them.
+ */
+export const FEED_DOCUMENTS = Object.keys(
+  PROVIDERS[DEFAULT_PROVIDER].documents,
+) as readonly FeedDocument[];
 
 export type StatusFeed = ReturnType<typeof createStatusFeed>;
 
@@ -104,6 +104,7 @@ export function createStatusFeed(options: StatusFeedOptions) {
   const { page, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
     options;
   const { sharedSnapshots, changes, upstreamName, maxDocumentBytes = Infinity, onResize } = options;
+  const declarations: FeedDocumentDeclarations = providerOf(page.provider).documents;
   const client = createUpstreamClient({
     ...upstream,
     ...options.client,
@@ -249,7 +250,7 @@ export function createStatusFeed(options: StatusFeedOptions) {
   }
 
   const caches = Object.fromEntries(
-    FEED_DOCUMENTS.map((name) => [name, cached<unknown, unknown>(DOCUMENTS[name])]),
+    FEED_DOCUMENTS.map((name) => [name, cached<unknown, unknown>(declarations[name])]),
   ) as unknown as DocumentCaches;
   const documents = Object.values(caches) as SnapshotCache<unknown>[];
   const readers = Object.fromEntries(
@@ -262,6 +263,8 @@ export function createStatusFeed(options: StatusFeedOptions) {
   return {
     /** What errors, logs and metrics call this feed. */
     name: upstreamName,
+    /** Where document `name` is read from, below the page's `baseUrl`: what errors about it name. */
+    pathOf: (name: FeedDocument): string => declarations[name].path,
     /** Each document by its name (`summary`, `incidentHistory`…; see `FeedDocuments`). */
     ...readers,
     /** The last good summary, fresh or not, without fetching: what a reader that cannot wait shows. */
