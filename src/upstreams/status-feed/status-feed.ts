@@ -139,6 +139,7 @@ export function createStatusFeed(options: StatusFeedOptions) {
    */
   function cached<Value, Wire>(declaration: DocumentDeclaration<Value, Wire>) {
     const { path, schema, optional = false } = declaration;
+    const diff = declaration.changes;
     // Logged when the document starts and stops being served stale, not on every read of it.
     let servingStale = false;
     const failureTtlMs = optional ? cacheTtlMs : 0;
@@ -222,14 +223,13 @@ export function createStatusFeed(options: StatusFeedOptions) {
       }),
       onLoaded:
         changes &&
-        declaration.changes &&
+        diff &&
         ((previous, next) => {
           // The first load is the baseline: there is nothing it changed.
           if (!previous) return;
           let found: StatusChangeEvent[];
           try {
-            found =
-              declaration.changes?.(previous.value, next.value, next.fetchedAt, snapshots()) ?? [];
+            found = diff(previous.value, next.value, next.fetchedAt, snapshots());
           } catch (error) {
             logger.error({ err: error, path }, 'finding the changes of a status feed load failed');
             return;
