@@ -64,8 +64,11 @@ export interface FeedProvider {
 
 /**
  * A document's declaration, its schema and build checked against each other (what the
- * declarations' table, whose wire types differ, cannot check).
+ * declarations' table, whose wire types differ, cannot check): `build` must take whatever
+ * `schema` lets through.
  */
 export const feedDocument = <Value, Wire>(
-  declaration: DocumentDeclaration<Value, Wire>,
-): DocumentDeclaration<Value> => declaration as DocumentDeclaration<Value>;
+  declaration: DocumentDeclaration<Value, Wire> & {
+    readonly build: (wire: Wire, page: FeedPage) => Built<Value>;
+  },
+): DocumentDeclaration<Value> => declaration;
