@@ -1,11 +1,12 @@
 import type { Component, ComponentStatus, Incident, Maintenance } from './model.js';
 
 /*
- * What changed on the status page, as the diff of two snapshots finds it (`status-diff.ts`) and a
- * `ChangeBus` carries it. An event is plain JSON: ids, statuses, kinds, ISO dates, and a detached
- * copy of the entity it is about, so that whoever receives it (this process, or another replica
- * over Redis) can answer it without the snapshot that produced it: a resolved incident is no
- * longer in the summary, yet its subscribers still get it whole.
+ * What changed on the status page, as a provider's diff of two snapshots finds it
+ * (`providers/statuspage-v2/status-diff.ts`) and a `ChangeBus` carries it. An event is plain JSON:
+ * ids, statuses, kinds, ISO dates, and a detached copy of the entity it is about, so that whoever
+ * receives it (this process, or another replica over Redis) can answer it without the snapshot
+ * that produced it: a resolved incident is no longer in the summary, yet its subscribers still get
+ * it whole.
  */
 
 export const INCIDENT_CHANGE_KINDS = ['CREATED', 'UPDATED', 'RESOLVED'] as const;
