@@ -15,7 +15,7 @@ import DataLoader from 'dataloader';
 import ky from 'ky';
 import { LRUCache } from 'lru-cache';
 import { pino } from 'pino';
-import { WireSummary } from '../src/core/status/wire.js';
+import { WireSummary } from '../src/providers/statuspage-v2/wire.js';
 import { CircuitBreaker } from '../src/upstreams/circuit-breaker.js';
 import { RequestSlots } from '../src/upstreams/request-slots.js';
 import { SnapshotCache } from '../src/upstreams/snapshot-cache.js';

@@ -23,11 +23,19 @@ import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { startSimulator } from '../simulator/src/server.js';
 import { loadConfig } from '../src/config.js';
-import { buildIncidentHistory, buildSummary, buildUpcoming } from '../src/core/status/snapshot.js';
-import { WireIncidentHistory, WireSummary, WireUpcoming } from '../src/core/status/wire.js';
 import { createGateway } from '../src/gateway.js';
 import { createHttpServer } from '../src/http/server.js';
 import { createLogger } from '../src/observability/logger.js';
+import {
+  buildIncidentHistory,
+  buildSummary,
+  buildUpcoming,
+} from '../src/providers/statuspage-v2/build.js';
+import {
+  WireIncidentHistory,
+  WireSummary,
+  WireUpcoming,
+} from '../src/providers/statuspage-v2/wire.js';
 import { StatusPages } from '../src/upstreams/status-feed/status-pages.js';
 import { statusPagesFile } from '../test/helpers/status-pages-file.js';
 

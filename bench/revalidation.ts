@@ -18,8 +18,8 @@ import { pino } from 'pino';
 import { type SimulatedPage, startSimulator } from '../simulator/src/server.js';
 import { createSimulatedFeed, STATUS_FEED_PRESETS } from '../simulator/src/status-feed/fixture.js';
 import { loadConfig } from '../src/config.js';
-import { buildIncidentHistory, buildSummary } from '../src/core/status/snapshot.js';
-import { WireIncidentHistory, WireSummary } from '../src/core/status/wire.js';
+import { buildIncidentHistory, buildSummary } from '../src/providers/statuspage-v2/build.js';
+import { WireIncidentHistory, WireSummary } from '../src/providers/statuspage-v2/wire.js';
 import { createStatusFeed, type FeedDocument } from '../src/upstreams/status-feed/status-feed.js';
 
 const { values } = parseArgs({

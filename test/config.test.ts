@@ -428,6 +428,33 @@ describe('loadConfig', () => {
       expect(pages[1]?.baseUrl).toBe('https://www.githubstatus.com/api/v2');
     });
 
+    it("reads a page's provider, and checks its baseUrl against that provider's", () => {
+      const file = fileOf(
+        'providers.json',
+        JSON.stringify({
+          pages: [
+            { slug: 'a', provider: 'statuspage-v2', baseUrl: 'https://a.example.com/api/v2' },
+            { slug: 'b', baseUrl: 'https://b.example.com/api/v2' },
+          ],
+        }),
+      );
+      const { pages } = loadConfig({ ...VERIFY, STATUS_PAGES_FILE: file }).statusFeed;
+      expect(pages.map(({ provider }) => provider)).toEqual(['statuspage-v2', undefined]);
+      const unknown = fileOf(
+        'unknown-provider.json',
+        JSON.stringify({
+          pages: [
+            { slug: 'a', provider: 'rss', baseUrl: 'https://a.example.com/api/v2' },
+            { slug: 'b', provider: 'statuspage-v2', baseUrl: 'https://b.example.com/feed' },
+          ],
+        }),
+      );
+      expect(problemsOf({ ...VERIFY, STATUS_PAGES_FILE: unknown })).toEqual([
+        'STATUS_PAGES_FILE pages[0].provider must be one of statuspage-v2',
+        'STATUS_PAGES_FILE pages[1].baseUrl must end in /api/v2',
+      ]);
+    });
+
     it('reports every problem of the file together, each with its path', () => {
       const file = fileOf(
         'bad.json',

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_PAGE_SLUG } from '../core/status/model.js';
 import { HEAP_LIMIT, liveHeapBytes } from '../observability/live-heap.js';
+import { PROVIDER_NAMES, providerOf } from '../providers/providers.js';
 import { env, httpUrl, requiredUrl, wholeNumber } from './variable.js';
 
 /** Pages one `STATUS_PAGES_FILE` may list: each costs nothing until asked, but its entry is kept. */
@@ -76,42 +77,64 @@ const webhookToken = z
     error: `must be random: it has fewer than ${MIN_WEBHOOK_TOKEN_SYMBOLS} different characters (openssl rand -hex 32)`,
   });
 
-const StatusPage = z.strictObject({
-  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
-    error: 'must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit',
-  }),
-  baseUrl: httpUrl('/api/v2'),
-  name: z.string().min(1).max(200).optional(),
-  chains: z
-    .array(
-      z.strictObject({
-        chainId: z
-          .union([z.string(), z.number()])
-          .transform(String)
-          .pipe(z.string().regex(/^\d{1,20}$/, { error: 'must be a decimal chain id' })),
-        components: z.array(componentId).max(500),
-      }),
-    )
-    .max(1000)
-    .default([]),
-  versionPattern: versionPattern.optional(),
-  webhookToken: webhookToken.optional(),
-  tags: z
-    .array(
-      z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
-        error:
-          'must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit',
-      }),
-    )
-    .max(20)
-    .default([])
-    .transform((tags) => [...new Set(tags)]),
-  pollIntervalMs: z
-    .int({ error: 'must be a whole number of milliseconds' })
-    .min(MIN_PAGE_POLL_MS, { error: `must be at least ${MIN_PAGE_POLL_MS} (a second)` })
-    .max(MAX_PAGE_POLL_MS, { error: `must be at most ${MAX_PAGE_POLL_MS} (an hour)` })
-    .optional(),
-});
+const StatusPage = z
+  .strictObject({
+    slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+      error:
+        'must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit',
+    }),
+    /** The page's feed format, one of `providers/providers.ts`; absent, Statuspage v2. */
+    provider: z
+      .enum(PROVIDER_NAMES, { error: `must be one of ${PROVIDER_NAMES.join(', ')}` })
+      .optional(),
+    /** Checked against its provider's `baseUrlPath` below. */
+    baseUrl: httpUrl(),
+    name: z.string().min(1).max(200).optional(),
+    chains: z
+      .array(
+        z.strictObject({
+          chainId: z
+            .union([z.string(), z.number()])
+            .transform(String)
+            .pipe(z.string().regex(/^\d{1,20}$/, { error: 'must be a decimal chain id' })),
+          components: z.array(componentId).max(500),
+        }),
+      )
+      .max(1000)
+      .default([]),
+    versionPattern: versionPattern.optional(),
+    webhookToken: webhookToken.optional(),
+    tags: z
+      .array(
+        z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+          error:
+            'must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit',
+        }),
+      )
+      .max(20)
+      .default([])
+      .transform((tags) => [...new Set(tags)]),
+    pollIntervalMs: z
+      .int({ error: 'must be a whole number of milliseconds' })
+      .min(MIN_PAGE_POLL_MS, { error: `must be at least ${MIN_PAGE_POLL_MS} (a second)` })
+      .max(MAX_PAGE_POLL_MS, { error: `must be at most ${MAX_PAGE_POLL_MS} (an hour)` })
+      .optional(),
+  })
+  .superRefine(
+    ({ baseUrl, provider }, context) => {
+      // Checked whatever else of the entry failed, as every problem is reported together.
+      if (typeof baseUrl !== 'string' || !URL.canParse(baseUrl)) return;
+      const { baseUrlPath } = providerOf(PROVIDER_NAMES.find((name) => name === provider));
+      if (!new URL(baseUrl).pathname.replace(/\/+$/, '').endsWith(baseUrlPath)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['baseUrl'],
+          message: `must end in ${baseUrlPath}`,
+        });
+      }
+    },
+    { when: () => true },
+  );
 
 /** What a file of pages is checked as: each page's rules, and those between the pages. */
 const PagesDocument = z
@@ -277,7 +300,7 @@ export const StatusFeed = z
     pages: env('STATUS_PAGES_FILE', pagesFile, {
       unset: 'one page from `STATUS_BASE_URL`, slug `default`',
       description:
-        "A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, name?, tags?: [tag], chains?: [{ chainId, components: [component ids] }], versionPattern?, webhookToken?, pollIntervalMs? }]`; a tag is written like a slug, at most 20 a page. See README.md. A page costs nothing until it is asked for. `webhookToken` (at least 32 URL-safe characters, random: `openssl rand -hex 32`) opens `POST /webhooks/statuspage/<slug>/<token>` for that page: its Statuspage webhook makes it refetch at once (docs/operations.md). `pollIntervalMs` (1000 to 3600000, a second to an hour) is how often the documents a subscription follows are read, instead of `STATUS_POLL_INTERVAL_MS`: at 60000, one upstream request a minute per document (a query's refetch meanwhile counts as the poll), where the 10 s TTL alone would cost six; below `STATUS_CACHE_TTL_MS` it is the TTL. Where the feed sends `ETag` or `Last-Modified`, a poll of an unchanged document is a 304: no body, nothing rebuilt. The file is read again when it changes and on SIGHUP: added pages are served, removed ones let go and their subscriptions ended; a file with problems keeps the pages as they were, and each problem is logged (docs/operations.md). At most 4 MiB (10,000 pages of 400 bytes); write a long list as JSON, which parses at a fraction of the heap and time YAML takes (about 100 bytes of heap per byte).",
+        "A YAML or JSON file listing the status pages the graph serves, in order (the first is the default): `pages: [{ slug, baseUrl, provider?, name?, tags?: [tag], chains?: [{ chainId, components: [component ids] }], versionPattern?, webhookToken?, pollIntervalMs? }]`; a tag is written like a slug, at most 20 a page. `provider` is the feed's format, `statuspage-v2` (the default; its `baseUrl` ends in `/api/v2`) or another folder of `src/providers/`. See README.md. A page costs nothing until it is asked for. `webhookToken` (at least 32 URL-safe characters, random: `openssl rand -hex 32`) opens `POST /webhooks/statuspage/<slug>/<token>` for that page: its Statuspage webhook makes it refetch at once (docs/operations.md). `pollIntervalMs` (1000 to 3600000, a second to an hour) is how often the documents a subscription follows are read, instead of `STATUS_POLL_INTERVAL_MS`: at 60000, one upstream request a minute per document (a query's refetch meanwhile counts as the poll), where the 10 s TTL alone would cost six; below `STATUS_CACHE_TTL_MS` it is the TTL. Where the feed sends `ETag` or `Last-Modified`, a poll of an unchanged document is a 304: no body, nothing rebuilt. The file is read again when it changes and on SIGHUP: added pages are served, removed ones let go and their subscriptions ended; a file with problems keeps the pages as they were, and each problem is logged (docs/operations.md). At most 4 MiB (10,000 pages of 400 bytes); write a long list as JSON, which parses at a fraction of the heap and time YAML takes (about 100 bytes of heap per byte).",
     }),
     cacheTtlMs: env('STATUS_CACHE_TTL_MS', wholeNumber(0), {
       default: '10000',

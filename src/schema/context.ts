@@ -7,7 +7,7 @@ import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.j
 import type { Subscriber } from '../subscriptions/admission.js';
 import type { HubItem, SubscriptionHub, SubscriptionRequest, Topic } from '../subscriptions/hub.js';
 import type { Snapshot } from '../upstreams/snapshot-cache.js';
-import { type StatusFeed, SUMMARY_PATH } from '../upstreams/status-feed/status-feed.js';
+import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 import type { StatusPages } from '../upstreams/status-feed/status-pages.js';
 import type { ClientQuota } from '../upstreams/verification/client-quota.js';
 import type { Contract } from '../upstreams/verification/model.js';
@@ -226,7 +226,7 @@ function createStatusFeedLoaders(
       const last = feed.lastSummary();
       if (last) return { ...last, stale: true };
       throw new UpstreamUnavailableError(
-        { upstream: feed.name, method: 'GET', path: SUMMARY_PATH },
+        { upstream: feed.name, method: 'GET', path: feed.pathOf('summary') },
         `no answer within ${deadlineMs} ms`,
       );
     };
@@ -250,6 +250,8 @@ function createStatusFeedLoaders(
   return {
     /** What errors call the page's feed. */
     name: feed.name,
+    /** Where each document is read from: what errors about it name. */
+    pathOf: feed.pathOf,
     summary,
     summaryWithin,
     upcoming,

@@ -1,7 +1,7 @@
 import type { Incident } from '../core/status/model.js';
 import { InvalidInputError } from '../errors/invalid-input-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
-import { INCIDENT_HISTORY_PATH } from '../upstreams/status-feed/status-feed.js';
+import type { StatusFeed } from '../upstreams/status-feed/status-feed.js';
 import { builder } from './builder.js';
 import { connectionOf } from './connection.js';
 import { type GatewayContext, reportedBeside } from './context.js';
@@ -110,9 +110,9 @@ async function incidentsOf(
 }
 
 /** The failure of a history that did not answer within the deadline. */
-const unanswered = (page: { readonly name: string }, ms: number) =>
+const unanswered = (page: Pick<StatusFeed, 'name' | 'pathOf'>, ms: number) =>
   new UpstreamUnavailableError(
-    { upstream: page.name, method: 'GET', path: INCIDENT_HISTORY_PATH },
+    { upstream: page.name, method: 'GET', path: page.pathOf('incidentHistory') },
     `no answer within ${ms} ms`,
   );
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
  */
 const LAYERS: readonly (readonly [layer: string, paths: readonly string[]])[] = [
   ['core', ['core/']],
+  ['providers', ['providers/']],
   [
     'foundation',
     ['config.ts', 'config/', 'read-body-text.ts', 'json-budget.ts', 'errors/', 'observability/'],

@@ -1,11 +1,12 @@
 import type { Component, ComponentStatus, Incident, Maintenance } from './model.js';
 
 /*
- * What changed on the status page, as the diff of two snapshots finds it (`status-diff.ts`) and a
- * `ChangeBus` carries it. An event is plain JSON: ids, statuses, kinds, ISO dates, and a detached
- * copy of the entity it is about, so that whoever receives it (this process, or another replica
- * over Redis) can answer it without the snapshot that produced it: a resolved incident is no
- * longer in the summary, yet its subscribers still get it whole.
+ * What changed on the status page, as a provider's diff of two snapshots finds it
+ * (`providers/statuspage-v2/status-diff.ts`) and a `ChangeBus` carries it. An event is plain JSON:
+ * ids, statuses, kinds, ISO dates, and a detached copy of the entity it is about, so that whoever
+ * receives it (this process, or another replica over Redis) can answer it without the snapshot
+ * that produced it: a resolved incident is no longer in the summary, yet its subscribers still get
+ * it whole.
  */
 
 export const INCIDENT_CHANGE_KINDS = ['CREATED', 'UPDATED', 'RESOLVED'] as const;
@@ -73,7 +74,13 @@ export type StatusChangeEvent =
   | IncidentChangeEvent
   | MaintenanceChangeEvent;
 
-/** One entry per kind of change: a kind left out, or one that is none, does not compile. */
+/**
+ * One entry per kind of change: a kind left out, or one that is none, does not compile. Every list
+ * of kinds is derived from the union it checks: `CHANGE_TYPES` (what another process's event may
+ * say), `SHOWN` in `change-evidence.ts` (how each is checked against the stored snapshot) and the
+ * GraphQL enums of incident and maintenance kinds (records keyed by `IncidentChangeKind` and
+ * `MaintenanceChangeKind`, in `schema/status-event-change.ts`).
+ */
 const KINDS: Record<StatusChangeEvent['type'], true> = {
   page: true,
   component: true,

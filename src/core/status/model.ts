@@ -201,3 +201,18 @@ export type IncidentHistory = EventHistory<Incident>;
 
 /** `scheduled-maintenances.json`: the 50 most recent maintenances, completed ones included. */
 export type MaintenanceHistory = EventHistory<Maintenance>;
+
+/**
+ * A page's documents, by name, as the domain holds them: what the graph reads, and what every
+ * provider declares (`feed-document.ts`).
+ */
+export interface FeedDocuments {
+  /** Page, indicator, components, unresolved incidents, maintenances. */
+  readonly summary: StatusSummary;
+  /** The maintenances scheduled and not yet begun. */
+  readonly upcoming: UpcomingMaintenances;
+  /** The most recent incidents, resolved ones included. */
+  readonly incidentHistory: IncidentHistory;
+  /** The most recent maintenances, completed ones included. */
+  readonly maintenanceHistory: MaintenanceHistory;
+}

@@ -1,31 +1,17 @@
 import type { Logger } from 'pino';
-import type { z } from 'zod';
 import type { Config, StatusPageConfig } from '../../config.js';
 import type { ChangeBus } from '../../core/status/change-bus.js';
 import type { StatusChangeEvent } from '../../core/status/change-event.js';
-import { DEFAULT_PAGE_SLUG } from '../../core/status/model.js';
-import {
-  type Built,
-  buildIncidentHistory,
-  buildMaintenanceHistory,
-  buildSummary,
-  buildUpcoming,
-} from '../../core/status/snapshot.js';
-import {
-  type FeedSnapshots,
-  incidentHistoryChanges,
-  maintenanceHistoryChanges,
-  summaryChanges,
-  upcomingChanges,
-} from '../../core/status/status-diff.js';
-import {
-  WireIncidentHistory,
-  WireMaintenanceHistory,
-  WireSummary,
-  WireUpcoming,
-} from '../../core/status/wire.js';
+import type {
+  DocumentDeclaration,
+  FeedDocument,
+  FeedDocumentDeclarations,
+  FeedSnapshots,
+} from '../../core/status/feed-document.js';
+import { DEFAULT_PAGE_SLUG, type FeedDocuments } from '../../core/status/model.js';
 import { UpstreamBadResponseError } from '../../errors/upstream-bad-response-error.js';
 import type { Tracing } from '../../observability/tracing.js';
+import { DEFAULT_PROVIDER, PROVIDERS, providerOf } from '../../providers/providers.js';
 import type { RedisSnapshotStore } from '../redis-snapshot-store.js';
 import { type Snapshot, SnapshotCache, type SnapshotCacheEvent } from '../snapshot-cache.js';
 import {
@@ -62,7 +48,7 @@ export interface StatusFeedOptions
     'pollIntervalMs' | 'pages' | 'maxBytes' | 'idleMs' | 'fetchesPerHost'
   > {
   /** The configured page this feed reads: its URL, and the slug everything read from it carries. */
-  readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern'>;
+  readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern' | 'provider'>;
   /** What errors, logs and metrics call the upstream. */
   readonly upstreamName: string;
   readonly logger: Logger;
@@ -77,7 +63,7 @@ export interface StatusFeedOptions
    */
   readonly sharedSnapshots?: Pick<RedisSnapshotStore, 'document'> | undefined;
   /**
-   * Where the changes found between successive loads of a document go (see `status-diff.ts`);
+   * Where the changes found between successive loads of a document go (its declaration's `changes`);
    * none are looked for without it.
    */
   readonly changes?: Pick<ChangeBus, 'publish'>;
@@ -93,27 +79,32 @@ export interface StatusFeedOptions
   readonly client?: Pick<UpstreamClientOptions, 'circuit' | 'slots'>;
 }
 
-/** The feed's documents, by the name of the `StatusFeed` method that reads each. */
-export const FEED_DOCUMENTS = [
-  'summary',
-  'upcoming',
-  'incidentHistory',
-  'maintenanceHistory',
-] as const;
-export type FeedDocument = (typeof FEED_DOCUMENTS)[number];
+export type { FeedDocument };
+
+/**
+ * The feed's documents, by the name of the `StatusFeed` method that reads each: those of
+ * `FeedDocuments`, which every provider declares (`FeedDocumentDeclarations`), in the order the
+ * default provider declares them.
+ */
+export const FEED_DOCUMENTS = Object.keys(
+  PROVIDERS[DEFAULT_PROVIDER].documents,
+) as readonly FeedDocument[];
 
 export type StatusFeed = ReturnType<typeof createStatusFeed>;
 
-export const SUMMARY_PATH = '/summary.json';
-export const UPCOMING_PATH = '/scheduled-maintenances/upcoming.json';
-export const INCIDENT_HISTORY_PATH = '/incidents.json';
-export const MAINTENANCE_HISTORY_PATH = '/scheduled-maintenances.json';
+/** Each document's reader: its snapshot, fetched when it is not fresh (`SnapshotCache.get`). */
+type DocumentReaders = {
+  readonly [Name in FeedDocument]: (requestId?: string) => Promise<Snapshot<FeedDocuments[Name]>>;
+};
 
-/** The documents of a Statuspage v2 feed, each cached and shared by all requests. */
+type DocumentCaches = { readonly [Name in FeedDocument]: SnapshotCache<FeedDocuments[Name]> };
+
+/** The documents of a page's feed, as its provider declares them, each cached and shared by all requests. */
 export function createStatusFeed(options: StatusFeedOptions) {
   const { page, cacheTtlMs, maxStaleMs, upstream, logger, observer, onCacheEvent, tracing } =
     options;
   const { sharedSnapshots, changes, upstreamName, maxDocumentBytes = Infinity, onResize } = options;
+  const declarations: FeedDocumentDeclarations = providerOf(page.provider).documents;
   const client = createUpstreamClient({
     ...upstream,
     ...options.client,
@@ -146,13 +137,9 @@ export function createStatusFeed(options: StatusFeedOptions) {
    * hosts answer 404 for all but the summary) keeps its failure for a TTL too, so that asking for it
    * does not cost an upstream request each time.
    */
-  function cached<Wire, Value>(
-    path: string,
-    schema: z.ZodType<Wire>,
-    build: (wire: Wire, page: StatusFeedOptions['page']) => Built<Value>,
-    diff: Diff<Value>,
-    { optional = false } = {},
-  ) {
+  function cached<Value, Wire>(declaration: DocumentDeclaration<Value, Wire>) {
+    const { path, schema, optional = false } = declaration;
+    const diff = declaration.changes;
     // Logged when the document starts and stops being served stale, not on every read of it.
     let servingStale = false;
     const failureTtlMs = optional ? cacheTtlMs : 0;
@@ -186,7 +173,7 @@ export function createStatusFeed(options: StatusFeedOptions) {
           `it would hold about ${size} bytes, more than the ${maxDocumentBytes} one document may (STATUS_PAGES_MAX_BYTES / 16)`,
         );
       }
-      const { snapshot, problems } = build(wire, page);
+      const { snapshot, problems } = declaration.build(wire, page);
       // Sized from the body a document was built from: a 304, with none, leaves it as it was.
       sizes.set(path, size);
       onResize?.(bytes());
@@ -236,6 +223,7 @@ export function createStatusFeed(options: StatusFeedOptions) {
       }),
       onLoaded:
         changes &&
+        diff &&
         ((previous, next) => {
           // The first load is the baseline: there is nothing it changed.
           if (!previous) return;
@@ -261,49 +249,28 @@ export function createStatusFeed(options: StatusFeedOptions) {
     });
   }
 
-  const summary = cached(SUMMARY_PATH, WireSummary, buildSummary, summaryChanges);
-  const upcoming = cached(UPCOMING_PATH, WireUpcoming, buildUpcoming, upcomingChanges, {
-    optional: true,
-  });
-  const incidentHistory = cached(
-    INCIDENT_HISTORY_PATH,
-    WireIncidentHistory,
-    buildIncidentHistory,
-    incidentHistoryChanges,
-    { optional: true },
-  );
-  const maintenanceHistory = cached(
-    MAINTENANCE_HISTORY_PATH,
-    WireMaintenanceHistory,
-    buildMaintenanceHistory,
-    maintenanceHistoryChanges,
-    { optional: true },
-  );
-  const caches = { summary, upcoming, incidentHistory, maintenanceHistory } as const;
-  const documents = Object.values(caches);
+  const caches = Object.fromEntries(
+    FEED_DOCUMENTS.map((name) => [name, cached<unknown, unknown>(declarations[name])]),
+  ) as unknown as DocumentCaches;
+  const documents = Object.values(caches) as SnapshotCache<unknown>[];
+  const readers = Object.fromEntries(
+    FEED_DOCUMENTS.map((name) => [name, (requestId?: string) => caches[name].get(requestId)]),
+  ) as unknown as DocumentReaders;
   /** Each document as it stands, without fetching: what one document's diff checks against. */
-  const snapshots = (): FeedSnapshots => ({
-    summary: summary.current?.value,
-    upcoming: upcoming.current?.value,
-    incidentHistory: incidentHistory.current?.value,
-    maintenanceHistory: maintenanceHistory.current?.value,
-  });
+  const snapshots = (): FeedSnapshots =>
+    Object.fromEntries(FEED_DOCUMENTS.map((name) => [name, caches[name].current?.value]));
 
   return {
     /** What errors, logs and metrics call this feed. */
     name: upstreamName,
-    /** `GET /summary.json`: page, indicator, components, unresolved incidents, maintenances. */
-    summary: (requestId?: string) => summary.get(requestId),
-    /** `GET /scheduled-maintenances/upcoming.json`. */
-    upcoming: (requestId?: string) => upcoming.get(requestId),
-    /** `GET /incidents.json`: the 50 most recent incidents, resolved ones included. */
-    incidentHistory: (requestId?: string) => incidentHistory.get(requestId),
-    /** `GET /scheduled-maintenances.json`: the 50 most recent maintenances. */
-    maintenanceHistory: (requestId?: string) => maintenanceHistory.get(requestId),
+    /** Where document `name` is read from, below the page's `baseUrl`: what errors about it name. */
+    pathOf: (name: FeedDocument): string => declarations[name].path,
+    /** Each document by its name (`summary`, `incidentHistory`…; see `FeedDocuments`). */
+    ...readers,
     /** The last good summary, fresh or not, without fetching: what a reader that cannot wait shows. */
-    lastSummary: () => summary.current,
+    lastSummary: () => caches.summary.current,
     /** When the summary's fetch under way started (epoch ms), if one is. */
-    summaryRefreshingSince: () => summary.refreshingSince,
+    summaryRefreshingSince: () => caches.summary.refreshingSince,
     /**
      * A check that `snapshot` is still what the feed serves, fresh, without asking upstream (see
      * `SnapshotCache.currencyOf`); `undefined` when it is not now.
@@ -350,11 +317,3 @@ function sharedName(slug: string, path: string): string {
 }
 
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
-
-/** A document's diff (see `status-diff.ts`). */
-type Diff<Value> = (
-  previous: Value,
-  next: Value,
-  detectedAt: Date,
-  others: FeedSnapshots,
-) => StatusChangeEvent[];

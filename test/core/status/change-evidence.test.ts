@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../../simulator/src/status-feed/fixture.js';
 import { componentRecord } from '../../../src/core/status/change-event.js';
 import { shownEvent } from '../../../src/core/status/change-evidence.js';
-import { buildSummary } from '../../../src/core/status/snapshot.js';
-import { WireSummary } from '../../../src/core/status/wire.js';
+import { buildSummary } from '../../../src/providers/statuspage-v2/build.js';
+import { WireSummary } from '../../../src/providers/statuspage-v2/wire.js';
 
 /** The summary as the gateway builds it from what the simulator serves, and one of its components. */
 function summary() {

@@ -5,9 +5,12 @@ import { postIncidentUpdate } from '../../../simulator/src/status-feed/status-ev
 import type { SimulatedFeed } from '../../../simulator/src/status-feed/types.js';
 import { eventRecord, type StatusChangeEvent } from '../../../src/core/status/change-event.js';
 import type { IncidentHistory, StatusSummary } from '../../../src/core/status/model.js';
-import { buildIncidentHistory, buildSummary } from '../../../src/core/status/snapshot.js';
-import { incidentHistoryChanges, summaryChanges } from '../../../src/core/status/status-diff.js';
-import { WireIncidentHistory, WireSummary } from '../../../src/core/status/wire.js';
+import { buildIncidentHistory, buildSummary } from '../../../src/providers/statuspage-v2/build.js';
+import {
+  incidentHistoryChanges,
+  summaryChanges,
+} from '../../../src/providers/statuspage-v2/status-diff.js';
+import { WireIncidentHistory, WireSummary } from '../../../src/providers/statuspage-v2/wire.js';
 import { eventually } from '../../helpers/eventually.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 import { subscribeSse } from '../../helpers/subscriptions.js';

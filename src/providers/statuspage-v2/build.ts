@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { toEnumValue } from '../enum-value.js';
+import { toEnumValue } from '../../core/enum-value.js';
+import type { Built } from '../../core/status/feed-document.js';
 import {
   type AffectedComponent,
   COMPONENT_STATUSES,
@@ -21,7 +22,7 @@ import {
   type StatusSummary,
   UPDATE_STATUSES,
   type UpcomingMaintenances,
-} from './model.js';
+} from '../../core/status/model.js';
 import {
   WireAffectedComponent,
   WireComponent,
@@ -36,15 +37,6 @@ import {
 
 /** A document built outside any configuration (tests, tools) belongs to the default page. */
 const ANY_PAGE: FeedPage = { slug: DEFAULT_PAGE_SLUG };
-
-/**
- * A snapshot and what was left out of it: list items that failed validation are dropped one by
- * one, and each is described here so that the caller can log it.
- */
-export interface Built<Snapshot> {
-  readonly snapshot: Snapshot;
-  readonly problems: readonly string[];
-}
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer I)[] ? I[] : T[K] };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lenient, optionalText, optionalTimestamp, timestamp } from '../wire-fields.js';
+import { lenient, optionalText, optionalTimestamp, timestamp } from '../../core/wire-fields.js';
 
 /*
  * The status feed as it arrives (Statuspage v2), validated at the boundary.

@@ -4,7 +4,8 @@ import {
   type IncidentChangeKind,
   type MaintenanceChangeKind,
   type StatusChangeEvent,
-} from './change-event.js';
+} from '../../core/status/change-event.js';
+import type { FeedSnapshots } from '../../core/status/feed-document.js';
 import type {
   Component,
   EventHistory,
@@ -15,7 +16,7 @@ import type {
   StatusEvent,
   StatusSummary,
   UpcomingMaintenances,
-} from './model.js';
+} from '../../core/status/model.js';
 
 /*
  * Change detection: pure functions of two successive snapshots of one feed document (and the
@@ -35,14 +36,6 @@ import type {
  *   history; a new one is SCHEDULED by whichever of the summary and the upcoming list shows it
  *   first; every other change of a maintenance the summary lists is the summary's to report.
  */
-
-/** The other documents of the feed as they stand when one of them is loaded. */
-export interface FeedSnapshots {
-  readonly summary?: StatusSummary | undefined;
-  readonly upcoming?: UpcomingMaintenances | undefined;
-  readonly incidentHistory?: IncidentHistory | undefined;
-  readonly maintenanceHistory?: MaintenanceHistory | undefined;
-}
 
 type Others<Document extends keyof FeedSnapshots> = Omit<FeedSnapshots, Document>;
 

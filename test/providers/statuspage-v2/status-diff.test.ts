@@ -19,19 +19,19 @@ import {
   buildMaintenanceHistory,
   buildSummary,
   buildUpcoming,
-} from '../../../src/core/status/snapshot.js';
+} from '../../../src/providers/statuspage-v2/build.js';
 import {
   incidentHistoryChanges,
   maintenanceHistoryChanges,
   summaryChanges,
   upcomingChanges,
-} from '../../../src/core/status/status-diff.js';
+} from '../../../src/providers/statuspage-v2/status-diff.js';
 import {
   WireIncidentHistory,
   WireMaintenanceHistory,
   WireSummary,
   WireUpcoming,
-} from '../../../src/core/status/wire.js';
+} from '../../../src/providers/statuspage-v2/wire.js';
 
 /** The feed's documents as the gateway builds them from what the simulator serves. */
 function documentsOf(feed: SimulatedFeed) {
