@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
+import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
 
@@ -111,7 +113,7 @@ describe('a chain mapping the upstreams do not bear out', () => {
               {
                 chainId: 295,
                 components: [
-                  simulator.statusFeed.summary.components[0]?.id ?? '',
+                  simulator.statusFeed.summary.components.find((c) => !c.group)?.id ?? '',
                   'nosuchcomponent1',
                 ],
               },
@@ -121,7 +123,7 @@ describe('a chain mapping the upstreams do not bear out', () => {
         ]),
       }),
     });
-    const existing = harness.simulator.statusFeed.summary.components[0]?.id;
+    const existing = harness.simulator.statusFeed.summary.components.find((c) => !c.group)?.id;
     const { body } = await harness.execute<{
       statusPage: { chains: { id: string; components: { id: string }[] }[] };
     }>('{ statusPage { chains { id components { id } } } }');
@@ -148,6 +150,26 @@ describe('a chain mapping the upstreams do not bear out', () => {
         },
       }),
     ]);
+    // Logged for the operator too, each once, with where the file says so.
+    const told = () =>
+      harness.logs.filter(
+        (line) =>
+          line.configured === 'STATUS_PAGES_FILE page ledger chains[0].components' ||
+          line.configured === 'STATUS_PAGES_FILE pages[0].chains[1].chainId (page ledger)',
+      );
+    await eventually(() => told().length === 2 || undefined);
+    expect(told().map((line) => line.level)).toEqual([40, 40]);
+    // Another summary with the same mistake (its one mapped component now down) is not told again.
+    harness.simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [existing ?? '']: 'major_outage' }),
+    );
+    await eventually(async () => {
+      const { body: again } = await harness.execute<{
+        statusPage: { chains: { status: string }[] };
+      }>('{ statusPage { chains { status } } }');
+      return again.data?.statusPage.chains[0]?.status === 'MAJOR_OUTAGE' || undefined;
+    });
+    expect(told()).toHaveLength(2);
     await harness.close();
   });
 });

@@ -8,7 +8,11 @@ import type {
   FeedDocumentDeclarations,
   FeedSnapshots,
 } from '../../core/status/feed-document.js';
-import { DEFAULT_PAGE_SLUG, type FeedDocuments } from '../../core/status/model.js';
+import {
+  DEFAULT_PAGE_SLUG,
+  type FeedDocuments,
+  type StatusSummary,
+} from '../../core/status/model.js';
 import { UpstreamBadResponseError } from '../../errors/upstream-bad-response-error.js';
 import type { Tracing } from '../../observability/tracing.js';
 import { DEFAULT_PROVIDER, PROVIDERS, providerOf } from '../../providers/providers.js';
@@ -20,6 +24,7 @@ import {
   type UpstreamObserver,
 } from '../upstream-client.js';
 import { UNCHANGED, type Validators } from '../validators.js';
+import { createConfiguredComponentsCheck } from './configured-components.js';
 
 /*
  * What a document's snapshot holds in the heap, estimated from the length of the JSON it was built
@@ -47,8 +52,12 @@ export interface StatusFeedOptions
     Config['statusFeed'],
     'pollIntervalMs' | 'pages' | 'maxBytes' | 'idleMs' | 'fetchesPerHost'
   > {
-  /** The configured page this feed reads: its URL, and the slug everything read from it carries. */
-  readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern' | 'provider'>;
+  /**
+   * The configured page this feed reads: its URL, the slug everything read from it carries, and
+   * the chains its summaries are checked against.
+   */
+  readonly page: Pick<StatusPageConfig, 'slug' | 'baseUrl' | 'versionPattern' | 'provider'> &
+    Partial<Pick<StatusPageConfig, 'chains'>>;
   /** What errors, logs and metrics call the upstream. */
   readonly upstreamName: string;
   readonly logger: Logger;
@@ -137,7 +146,10 @@ export function createStatusFeed(options: StatusFeedOptions) {
    * hosts answer 404 for all but the summary) keeps its failure for a TTL too, so that asking for it
    * does not cost an upstream request each time.
    */
-  function cached<Value, Wire>(declaration: DocumentDeclaration<Value, Wire>) {
+  function cached<Value, Wire>(
+    declaration: DocumentDeclaration<Value, Wire>,
+    checkLoaded?: (value: Value) => void,
+  ) {
     const { path, schema, optional = false } = declaration;
     const diff = declaration.changes;
     // Logged when the document starts and stops being served stale, not on every read of it.
@@ -221,21 +233,10 @@ export function createStatusFeed(options: StatusFeedOptions) {
         failureTtlMs,
         lockMs: upstream.timeoutMs,
       }),
-      onLoaded:
-        changes &&
-        diff &&
-        ((previous, next) => {
-          // The first load is the baseline: there is nothing it changed.
-          if (!previous) return;
-          let found: StatusChangeEvent[];
-          try {
-            found = diff(previous.value, next.value, next.fetchedAt, snapshots());
-          } catch (error) {
-            logger.error({ err: error, path }, 'finding the changes of a status feed load failed');
-            return;
-          }
-          for (const event of found) changes.publish(event);
-        }),
+      onLoaded: (previous, next) => {
+        checkLoaded?.(next.value);
+        if (changes && diff) findChanges(previous, next);
+      },
       onEvent: (event, error) => {
         onCacheEvent?.(path, event);
         if (event === 'stale' && !servingStale) {
@@ -247,10 +248,33 @@ export function createStatusFeed(options: StatusFeedOptions) {
         }
       },
     });
+
+    function findChanges(previous: Snapshot<Value> | undefined, next: Snapshot<Value>): void {
+      if (!diff || !changes) return;
+      // The first load is the baseline: there is nothing it changed.
+      if (!previous) return;
+      let found: StatusChangeEvent[];
+      try {
+        found = diff(previous.value, next.value, next.fetchedAt, snapshots());
+      } catch (error) {
+        logger.error({ err: error, path }, 'finding the changes of a status feed load failed');
+        return;
+      }
+      for (const event of found) changes.publish(event);
+    }
   }
 
+  // Each summary fetched is checked against the chains the page maps: the configuration against
+  // what the page says, from its first fetch on.
+  const checkChains = createConfiguredComponentsCheck(page, logger, upstreamName);
   const caches = Object.fromEntries(
-    FEED_DOCUMENTS.map((name) => [name, cached<unknown, unknown>(declarations[name])]),
+    FEED_DOCUMENTS.map((name) => [
+      name,
+      cached<unknown, unknown>(
+        declarations[name],
+        name === 'summary' ? (value) => checkChains(value as StatusSummary) : undefined,
+      ),
+    ]),
   ) as unknown as DocumentCaches;
   const documents = Object.values(caches) as SnapshotCache<unknown>[];
   const readers = Object.fromEntries(
