@@ -105,6 +105,8 @@ describe('a chain mapping the upstreams do not bear out', () => {
   it('answers with what exists, and names each id the page or the service lacks beside the field, with where it is configured', async () => {
     const harness = await startHarness({
       env: (simulator) => ({
+        // Every read fetches the summary again: the second one below is a new summary at once.
+        STATUS_CACHE_TTL_MS: 0,
         STATUS_PAGES_FILE: statusPagesFile([
           {
             slug: 'ledger',

@@ -255,5 +255,6 @@ describe('the status board when its subscription is refused, in Chromium', () =>
       'The gateway refused to follow these pages: The gateway already serves 0 subscriptions, as many as it allows. Retry later.',
     );
     await page.close();
-  });
+    // Seven seconds of the board's own back-off, in a browser that shares the cores.
+  }, 60_000);
 });
