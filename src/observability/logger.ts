@@ -112,12 +112,12 @@ function batchedStdout(): FlushableDestination {
 
 /**
  * Stdout as a person reads it: each line pino (or the request log's hand-built hit line) writes is
- * turned into `readableLine`'s text as it comes. A terminal's reader is not a log collector under
- * load: no batch.
+ * turned into `readableLine`'s text as it comes, and written at once: a terminal's reader is not a
+ * log collector under load, and lines written as they come keep their order with those of another
+ * logger of the process (`npm start`'s own, before the gateway's).
  */
 function readableStdout(): FlushableDestination {
-  const stdout = pino.destination({ dest: 1, sync: false });
-  process.once('exit', () => stdout.flushSync());
+  const stdout = pino.destination({ dest: 1, sync: true });
   return {
     write(text: string) {
       let readable = '';
@@ -125,7 +125,7 @@ function readableStdout(): FlushableDestination {
       stdout.write(readable);
     },
     flush(callback) {
-      stdout.flush(() => callback?.());
+      callback?.();
     },
   };
 }
