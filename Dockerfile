@@ -12,7 +12,8 @@ RUN npm ci --no-audit --no-fund
 
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+# The build info (what makes a second `npm start` build nothing) is of no use to the image.
+RUN npm run build && rm dist/.tsbuildinfo
 
 # --- runtime: production dependencies and the compiled output only ------------------------------
 FROM node:24-slim AS runtime

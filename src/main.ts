@@ -12,7 +12,7 @@ import type { Server } from 'node:http';
 import { PrimaryLink } from './cluster/primary-link.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createHttpServer } from './http/server.js';
-import { createLogger, flushLogger } from './observability/logger.js';
+import { createLogger, flushLogger, logFormatFor, stdoutLog } from './observability/logger.js';
 
 let config: Config;
 try {
@@ -33,9 +33,10 @@ if (config.server.workers > 1 && cluster.isPrimary) {
 async function serve(config: Config) {
   // A worker's lines say which it is: `worker`, node:cluster's id (on every line, the request
   // log's too), and `pid` (pino leaves it out of the bindings a hit's line is built from).
+  const stdout = stdoutLog(logFormatFor(config.environment));
   const logger = cluster.worker
-    ? createLogger(config.logLevel).child({ worker: cluster.worker.id, pid: process.pid })
-    : createLogger(config.logLevel);
+    ? createLogger(config.logLevel, stdout).child({ worker: cluster.worker.id, pid: process.pid })
+    : createLogger(config.logLevel, stdout);
 
   // A promise a library left without a handler must not take every other client's request down
   // with the process: it is a bug to log and fix, not a reason to stop serving.
@@ -49,10 +50,13 @@ async function serve(config: Config) {
   const metricsServer =
     gateway.metricsListener && createHttpServer(gateway.metricsListener, config.http);
 
-  const listen = (server: Server, port: number) =>
+  const listen = (server: Server, port: number, variable: 'PORT' | 'METRICS_PORT') =>
     new Promise<number>((resolve) => {
-      server.on('error', (error) => {
-        logger.fatal({ err: error, port }, 'the server could not listen');
+      server.on('error', (error: NodeJS.ErrnoException) => {
+        const why = listenProblem(error, variable, port, config.server.host);
+        // A known cause is the operator's to fix, said in one line; anything else keeps its stack.
+        if (why) logger.fatal({ [variable]: port, code: error.code }, why);
+        else logger.fatal({ err: error, [variable]: port }, 'the server could not listen');
         void flushLogger(logger).then(() => process.exit(1));
       });
       // Connections the kernel may hold before node accepts them: node's default (511) overflowed
@@ -66,9 +70,9 @@ async function serve(config: Config) {
     });
 
   const [port, metricsPort] = await Promise.all([
-    listen(api.server, config.server.port),
+    listen(api.server, config.server.port, 'PORT'),
     metricsServer && config.metricsPort !== undefined
-      ? listen(metricsServer.server, config.metricsPort)
+      ? listen(metricsServer.server, config.metricsPort, 'METRICS_PORT')
       : undefined,
   ]);
   const origin = (listening: number) => {
@@ -127,4 +131,23 @@ async function serve(config: Config) {
   });
   // A worker whose primary is gone (killed, crashed) drains and exits: nobody would replace it.
   if (primary) process.on('disconnect', () => void shutdown('primary gone'));
+}
+
+/** Why listening on `port` failed, in the terms of the variable that set it; none if unknown. */
+function listenProblem(
+  error: NodeJS.ErrnoException,
+  variable: string,
+  port: number,
+  host: string | undefined,
+): string | undefined {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `${variable} ${port} is in use by another process: stop it, or set ${variable} to a free port`;
+    case 'EACCES':
+      return `${variable} ${port} needs privileges this process lacks: set ${variable} to a port above 1023`;
+    case 'EADDRNOTAVAIL':
+      return `HOST ${host} is not an address of this machine: set HOST to one of its addresses, or unset it to listen on all`;
+    default:
+      return undefined;
+  }
 }

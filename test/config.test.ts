@@ -507,6 +507,39 @@ describe('loadConfig', () => {
       ]);
     });
 
+    it("says what is wrong in the file's terms: keys unknown or missing, sizes, types", () => {
+      const file = fileOf(
+        'terms.yaml',
+        [
+          'pages:',
+          '  - slug: a',
+          '    baseURL: https://a.example.com/api/v2',
+          '    tags: [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21]',
+          '    chain: []',
+          '  - slug: b',
+          '    name: ""',
+          '    colour: red',
+          '  - slug: c',
+          '    baseUrl: https://c.example.com/api/v2',
+          '    chains: { chainId: 1 }',
+        ].join('\n'),
+      );
+      expect(problemsOf({ ...VERIFY, STATUS_PAGES_FILE: file })).toEqual([
+        'STATUS_PAGES_FILE pages[0].tags must have at most 20 items',
+        'STATUS_PAGES_FILE pages[0] has unknown key baseURL: did you mean baseUrl?',
+        'STATUS_PAGES_FILE pages[0] has unknown key chain: did you mean chains?',
+        'STATUS_PAGES_FILE pages[1].baseUrl is missing',
+        'STATUS_PAGES_FILE pages[1].name must have at least 1 character',
+        expect.stringMatching(
+          /^STATUS_PAGES_FILE pages\[1\] has unknown key colour: the keys are slug, (\w+, )*baseUrl, (\w+, )*pollIntervalMs$/,
+        ),
+        'STATUS_PAGES_FILE pages[2].chains must be a list',
+      ]);
+      expect(problemsOf({ ...VERIFY, STATUS_PAGES_FILE: fileOf('page.yaml', 'page: []') })).toEqual(
+        ['STATUS_PAGES_FILE has unknown key page: did you mean pages?'],
+      );
+    });
+
     it('refuses a file that cannot be read, and both ways of naming pages at once', () => {
       expect(problemsOf({ ...VERIFY, STATUS_PAGES_FILE: join(dir, 'missing.yaml') })).toEqual([
         expect.stringMatching(/^STATUS_PAGES_FILE .*missing\.yaml cannot be read: ENOENT/),

@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { stripVTControlCharacters } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../simulator/src/server.js';
 import { eventually } from './helpers/eventually.js';
@@ -10,12 +13,13 @@ import { startOtlpReceiver } from './helpers/otlp-receiver.js';
 
 /**
  * Starts a process the way the project does, from source: `npm start` is scripts/start.ts over the
- * gateway's entry, the Dockerfile's command is the entry alone.
+ * gateway's entry (node runs it as it is; it loads a TypeScript entry through tsx itself), the
+ * Dockerfile's command is the entry alone.
  */
 function start(command: 'npm start' | 'production entry', env: Record<string, string>) {
   const args =
     command === 'npm start'
-      ? ['--import', 'tsx', 'scripts/start.ts', 'src/main.ts']
+      ? ['scripts/start.ts', 'src/main.ts']
       : ['--import', 'tsx', 'src/main.ts'];
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -30,6 +34,24 @@ function start(command: 'npm start' | 'production entry', env: Record<string, st
     stderr += String(chunk);
   });
   return { child, lines, stderr: () => stderr };
+}
+
+/** Upstream URLs the configuration accepts; nothing answers there (nothing is asked before listening). */
+const UPSTREAM_URLS = {
+  HOST: '127.0.0.1',
+  STATUS_BASE_URL: 'http://127.0.0.1:9/api/v2',
+  VERIFY_BASE_URL: 'http://127.0.0.1:9',
+};
+
+/** A loopback port another server listens on. */
+async function takePort(): Promise<{ port: number; close(): void }> {
+  const server = createServer();
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    close: () => server.close(),
+  };
 }
 
 /** `eventually`, with the time a process started from source may take to say it is ready. */
@@ -257,6 +279,104 @@ describe('the production entry', () => {
       await simulator.close();
       await collector.close();
     }
+  });
+
+  it('says in one line, naming PORT, that the port is in use', async () => {
+    const taken = await takePort();
+    try {
+      const started = start('production entry', { ...UPSTREAM_URLS, PORT: String(taken.port) });
+      child = started.child;
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(1);
+      const fatal = started.lines.filter((line) => line.level === 60);
+      expect(fatal).toEqual([
+        expect.objectContaining({
+          msg: `PORT ${taken.port} is in use by another process: stop it, or set PORT to a free port`,
+          PORT: taken.port,
+          code: 'EADDRINUSE',
+        }),
+      ]);
+      expect(fatal[0]).not.toHaveProperty('err');
+      expect(started.stderr()).toBe('');
+    } finally {
+      taken.close();
+    }
+  });
+
+  it.each([
+    ['development', 'readable lines'],
+    ['production', 'JSON'],
+  ])('writes, in a terminal under NODE_ENV=%s, %s', async (environment, format) => {
+    const taken = await takePort();
+    try {
+      // `script` gives the entry a terminal for its stdout, and exits with its code.
+      const terminal = spawn(
+        'script',
+        ['-qfec', `${process.execPath} --import tsx src/main.ts`, '/dev/null'],
+        {
+          env: {
+            PATH: process.env.PATH ?? '',
+            ...UPSTREAM_URLS,
+            PORT: String(taken.port),
+            NODE_ENV: environment,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      child = terminal;
+      let output = '';
+      terminal.stdout.on('data', (chunk) => {
+        output += String(chunk);
+      });
+      const [code] = await once(terminal, 'exit');
+      expect(code).toBe(1);
+      const lines = stripVTControlCharacters(output).trim().split(/\r?\n/);
+      const message = `PORT ${taken.port} is in use by another process: stop it, or set PORT to a free port`;
+      expect(lines).toEqual([
+        format === 'JSON'
+          ? expect.stringMatching(/^\{"level":60,/)
+          : `${lines[0]?.slice(0, 12)} FATAL ${message} PORT=${taken.port} code=EADDRINUSE`,
+      ]);
+      if (format === 'JSON') expect(JSON.parse(lines[0] ?? '')).toMatchObject({ msg: message });
+      else expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} /);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it.each([
+    [
+      'a misspelt key, naming the key it resembles',
+      'pages:\n  - slug: ledger\n    baseURL: https://status.example.com/api/v2\n',
+      ['STATUS_PAGES_FILE pages[0] has unknown key baseURL: did you mean baseUrl?'],
+    ],
+    [
+      'a YAML error, showing the line it points at',
+      'pages:\n  - slug: ledger\n    baseUrl: https://status.example.com/api/v2\n - slug: cloud\n',
+      [
+        expect.stringMatching(
+          /^STATUS_PAGES_FILE .*status-pages\.yaml cannot be parsed: .* at line 4, column 1: " - slug: cloud"$/,
+        ),
+      ],
+    ],
+    [
+      "an empty list of pages, in the file's terms",
+      'pages: []\n',
+      ['STATUS_PAGES_FILE pages lists no page: list one at least'],
+    ],
+  ])('exits 1 on STATUS_PAGES_FILE with %s', async (_, text, problems) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'status-pages-')), 'status-pages.yaml');
+    writeFileSync(file, text);
+    const started = start('production entry', {
+      STATUS_PAGES_FILE: file,
+      VERIFY_BASE_URL: 'http://127.0.0.1:9',
+    });
+    child = started.child;
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    // "Invalid configuration:", then a line per problem.
+    const listed = started.stderr().trimEnd().split('\n').slice(1);
+    expect(listed.map((line) => line.replace(/^ {2}- /, ''))).toEqual(problems);
   });
 
   it('imports nothing from the simulator', () => {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { DEFAULT_PAGE_SLUG } from '../core/status/model.js';
 import { HEAP_LIMIT, liveHeapBytes } from '../observability/live-heap.js';
 import { PROVIDER_NAMES, providerOf } from '../providers/providers.js';
+import { fileProblems, parseProblem } from './file-problems.js';
 import { env, httpUrl, requiredUrl, wholeNumber } from './variable.js';
 
 /** Pages one `STATUS_PAGES_FILE` may list: each costs nothing until asked, but its entry is kept. */
@@ -138,7 +139,12 @@ const StatusPage = z
 
 /** What a file of pages is checked as: each page's rules, and those between the pages. */
 const PagesDocument = z
-  .strictObject({ pages: z.array(StatusPage).min(1).max(MAX_STATUS_PAGES) })
+  .strictObject({
+    pages: z
+      .array(StatusPage)
+      .min(1, { error: 'lists no page: list one at least' })
+      .max(MAX_STATUS_PAGES),
+  })
   .superRefine(({ pages }, context) => {
     const slugs = new Set<string>();
     const chains = new Map<string, string>();
@@ -219,11 +225,13 @@ export function readPagesFile(file: string): PagesFileRead {
   try {
     document = parsePagesText(text);
   } catch (error) {
-    return { problems: [{ path: [], message: `${file} cannot be parsed: ${firstLine(error)}` }] };
+    return {
+      problems: [{ path: [], message: `${file} cannot be parsed: ${parseProblem(error, text)}` }],
+    };
   }
   const checked = PagesDocument.safeParse(document);
   if (checked.success) return { pages: checked.data.pages };
-  return { problems: checked.error.issues.map(({ path, message }) => ({ path, message })) };
+  return { problems: fileProblems(PagesDocument, document, checked.error.issues) };
 }
 
 /** A problem as the configuration's errors and the reload's log line write it. */

@@ -1,15 +1,40 @@
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
+import { readableLine } from './readable-line.js';
 import { currentRequestScope } from './request-scope.js';
 
 /**
- * The gateway's structured log: one JSON object a line on stdout. Anything that could carry a
- * secret is redacted at this single point as a second line of defence.
+ * How the log is written on stdout: a JSON object a line, for whatever collects the log, or a
+ * line a person reads in a terminal (`readableLine`).
+ */
+export type LogFormat = 'json' | 'readable';
+
+/**
+ * Readable lines when stdout is a terminal, outside production; JSON otherwise (a pipe, a file,
+ * a container's log), and always in production, where a collector reads it whatever runs it.
+ */
+export function logFormatFor(environment: string | undefined): LogFormat {
+  return environment !== 'production' && process.stdout.isTTY === true ? 'readable' : 'json';
+}
+
+/** Stdout, written as `format` says: JSON in batches (`batchedStdout`), or readable lines. */
+export function stdoutLog(format: LogFormat): FlushableDestination {
+  return format === 'json' ? batchedStdout() : readableStdout();
+}
+
+type FlushableDestination = DestinationStream & { flush(callback?: () => void): void };
+
+/**
+ * The gateway's structured log: one JSON object a line, on stdout unless `destination` is given.
+ * Anything that could carry a secret is redacted at this single point as a second line of defence.
  *
  * Stdout is written in batches (see `batchedStdout`) rather than one write per line: with a line
  * per request, a write per line costs a third of the throughput. `flushLogger` empties the batch
  * at exit. A line written while a request is served carries its `requestId` (see `RequestScope`).
  */
-export function createLogger(level: LevelWithSilent, destination?: DestinationStream): Logger {
+export function createLogger(
+  level: LevelWithSilent,
+  destination: DestinationStream = batchedStdout(),
+): Logger {
   return pino(
     {
       level,
@@ -34,7 +59,7 @@ export function createLogger(level: LevelWithSilent, destination?: DestinationSt
         censor: '[redacted]',
       },
     },
-    destination ?? batchedStdout(),
+    destination,
   );
 }
 
@@ -48,7 +73,7 @@ const BATCH_BYTES = 64 * 1024;
  * under load, and a list of strings joined per batch still paid for the join and the UTF-8
  * conversion of the whole batch.
  */
-function batchedStdout(): DestinationStream & { flush(callback?: () => void): void } {
+function batchedStdout(): FlushableDestination {
   const stdout = pino.destination({ dest: 1, sync: false, contentMode: 'buffer' });
   // In buffer mode sonic-boom writes Buffers; its types only know strings.
   const writeBytes = stdout.write.bind(stdout) as unknown as (bytes: Buffer) => boolean;
@@ -81,6 +106,26 @@ function batchedStdout(): DestinationStream & { flush(callback?: () => void): vo
       handOver();
       // What is still being written goes out synchronously at exit (above).
       stdout.flush(() => callback?.());
+    },
+  };
+}
+
+/**
+ * Stdout as a person reads it: each line pino (or the request log's hand-built hit line) writes is
+ * turned into `readableLine`'s text as it comes, and written at once: a terminal's reader is not a
+ * log collector under load, and lines written as they come keep their order with those of another
+ * logger of the process (`npm start`'s own, before the gateway's).
+ */
+function readableStdout(): FlushableDestination {
+  const stdout = pino.destination({ dest: 1, sync: true });
+  return {
+    write(text: string) {
+      let readable = '';
+      for (const line of text.split('\n')) if (line) readable += `${readableLine(line)}\n`;
+      stdout.write(readable);
+    },
+    flush(callback) {
+      callback?.();
     },
   };
 }

@@ -50,14 +50,25 @@ export function useQueryLimits(limits: QueryLimits): Plugin[] {
 
 /**
  * GraphQL Armor words a limit as "Syntax Error: …" with no code. It is what it is: the operation
- * is over a limit (`BAD_USER_INPUT`), and `limit` names the variable that sets it.
+ * is over a limit (`BAD_USER_INPUT`), and `limit` names the variable that sets it. The cost it
+ * found is a sum of fractions ("found 2157195.4163699457"): read rounded up, as `roundedUp` says.
  */
 function asLimitError(error: GraphQLError, limit: string): GraphQLError {
-  return codedError('BAD_USER_INPUT', error.message.replace(/^Syntax Error: /, ''), {
+  const message = error.message
+    .replace(/^Syntax Error: /, '')
+    .replace(/\d+\.\d+/g, (number) => String(roundedUp(Number(number))));
+  return codedError('BAD_USER_INPUT', message, {
     ...(error.nodes ? { nodes: error.nodes } : {}),
     extensions: { limit },
   });
 }
+
+/**
+ * A cost as a reader compares it with its limit: whole from 100 up, one decimal below; rounded up,
+ * so that what is over the limit never reads as the limit itself.
+ */
+const roundedUp = (cost: number) =>
+  cost >= 100 ? Math.ceil(cost) : Math.ceil(cost * 10 - 1e-9) / 10;
 
 /** The token limit stops the parser, so its error is relabeled where parsing ends. */
 function useTokenLimitCode(): Plugin {

@@ -38,6 +38,17 @@ describe('limit errors say which limit, with a code', () => {
       expect.objectContaining({ message, extensions: { code: 'BAD_USER_INPUT', limit } }),
     ]);
   });
+
+  it('rounds the cost it found up: a whole number from 100', async () => {
+    // (2 + 1.5 × (2 + 1.5 × 1)) × 17 = 123.25: pages, edges, cursor, times `first`.
+    const { body } = await harness.execute('{ pages(first: 17) { edges { cursor } } }');
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        message: 'Query Cost limit of 20 exceeded, found 124.',
+        extensions: { code: 'BAD_USER_INPUT', limit: 'MAX_COST' },
+      }),
+    ]);
+  });
 });
 
 describe('with introspection off', () => {
