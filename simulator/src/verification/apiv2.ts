@@ -417,28 +417,45 @@ export function createSimulatedApiV2(
     return { chain, chainId, address, key };
   };
 
+  /**
+   * What a verify route answers, recorded as the received log keeps it: `answer` records each
+   * response with what the route has `learnt` by then (the API key it was sent, the job it made).
+   */
+  const recorded = (
+    request: UpstreamRequest,
+    explorer: ReceivedVerification['explorer'],
+    rawChainId: string,
+    rawAddress: string,
+    bytes?: number,
+  ) => {
+    const learnt: { apiKey?: string | undefined; verificationId: string | null } = {
+      verificationId: null,
+    };
+    const answer = (response: SimulatorResponse): SimulatorResponse => {
+      context.record({
+        api: 'v2',
+        explorer,
+        address: rawAddress,
+        chainId: rawChainId,
+        apiKey: learnt.apiKey,
+        sessionId: null,
+        cookie: request.headers.cookie,
+        verificationId: learnt.verificationId,
+        status: response.status,
+        ...(bytes === undefined ? {} : { bytes }),
+      });
+      return response;
+    };
+    return { learnt, answer };
+  };
+
   /** `POST /v2/verify/etherscan/{chainId}/{address}`. */
   const verifyFromEtherscan = async (
     request: UpstreamRequest,
     rawChainId: string,
     rawAddress: string,
   ): Promise<SimulatorResponse> => {
-    let apiKey: string | undefined;
-    let verificationId: string | null = null;
-    const answer = (response: SimulatorResponse): SimulatorResponse => {
-      context.record({
-        api: 'v2',
-        explorer: 'etherscan',
-        address: rawAddress,
-        chainId: rawChainId,
-        apiKey,
-        sessionId: null,
-        cookie: request.headers.cookie,
-        verificationId,
-        status: response.status,
-      });
-      return response;
-    };
+    const { learnt, answer } = recorded(request, 'etherscan', rawChainId, rawAddress);
     const reject = (code: V2RejectCode, message: string) =>
       answer(v2Error(rejectionStatus(code), code, message));
 
@@ -446,7 +463,7 @@ export function createSimulatedApiV2(
     // body ("unsupported media type undefined").
     const body = await readJsonRequestBody(request);
     if (!body.ok) return answer(v2Error(400, 'invalid_json', body.message));
-    if (isRecord(body.value)) apiKey = sent(body.value.apiKey);
+    if (isRecord(body.value)) learnt.apiKey = sent(body.value.apiKey);
     const type = mediaType(request);
     if (type !== 'application/json') {
       return answer(
@@ -486,8 +503,8 @@ export function createSimulatedApiV2(
       ...scriptedJob(chainId, address),
       verdict: undefined,
     });
-    verificationId = job.verificationId;
-    return answer(jsonResponse(202, { verificationId }));
+    learnt.verificationId = job.verificationId;
+    return answer(jsonResponse(202, { verificationId: learnt.verificationId }));
   };
 
   /** A scripted job failure, or a stuck job, for the next job of this contract. */
@@ -516,23 +533,8 @@ export function createSimulatedApiV2(
     rawAddress: string,
     method: SourceMethod,
   ): Promise<SimulatorResponse> => {
-    let verificationId: string | null = null;
     const bytes = (await request.readBody()).length;
-    const answer = (response: SimulatorResponse): SimulatorResponse => {
-      context.record({
-        api: 'v2',
-        explorer: method,
-        address: rawAddress,
-        chainId: rawChainId,
-        apiKey: undefined,
-        sessionId: null,
-        cookie: request.headers.cookie,
-        verificationId,
-        status: response.status,
-        bytes,
-      });
-      return response;
-    };
+    const { learnt, answer } = recorded(request, method, rawChainId, rawAddress, bytes);
 
     const body = await readJsonRequestBody(request);
     if (!body.ok) return answer(v2Error(400, 'invalid_json', body.message));
@@ -563,8 +565,8 @@ export function createSimulatedApiV2(
       ...scriptedJob(chainId, address),
       verdict,
     });
-    verificationId = job.verificationId;
-    return answer(jsonResponse(202, { verificationId }));
+    learnt.verificationId = job.verificationId;
+    return answer(jsonResponse(202, { verificationId: learnt.verificationId }));
   };
 
   /**
@@ -577,23 +579,8 @@ export function createSimulatedApiV2(
     rawChainId: string,
     rawAddress: string,
   ): Promise<SimulatorResponse> => {
-    let verificationId: string | null = null;
     const bytes = (await request.readBody()).length;
-    const answer = (response: SimulatorResponse): SimulatorResponse => {
-      context.record({
-        api: 'v2',
-        explorer: 'similarity',
-        address: rawAddress,
-        chainId: rawChainId,
-        apiKey: undefined,
-        sessionId: null,
-        cookie: request.headers.cookie,
-        verificationId,
-        status: response.status,
-        bytes,
-      });
-      return response;
-    };
+    const { learnt, answer } = recorded(request, 'similarity', rawChainId, rawAddress, bytes);
     const body = await readJsonRequestBody(request);
     if (!body.ok) return answer(v2Error(400, 'invalid_json', body.message));
     const type = mediaType(request);
@@ -622,8 +609,8 @@ export function createSimulatedApiV2(
       ...scriptedJob(chainId, address),
       verdict: judgeSimilarity(key, deployed, context.storage(), context.contract),
     });
-    verificationId = job.verificationId;
-    return answer(jsonResponse(202, { verificationId }));
+    learnt.verificationId = job.verificationId;
+    return answer(jsonResponse(202, { verificationId: learnt.verificationId }));
   };
 
   /** `GET /v2/verify/{verificationId}`. */
