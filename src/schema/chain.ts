@@ -72,12 +72,12 @@ async function componentsOf(chain: Chain, context: GatewayContext, info: GraphQL
   if (missing.length > 0) {
     const j = registry.config(mapped.slug).chains.findIndex(({ chainId }) => chainId === chain.id);
     const configured = `STATUS_PAGES_FILE pages[${registry.position(mapped.slug)}].chains[${j}].components`;
-    context.partialErrors.push(
-      codedError(
-        'CONFIGURATION_MISMATCH',
-        `The status page ${mapped.slug} lists no component ${missing.join(', ')}, which ${configured} maps to chain ${chain.id}: the chain's fields leave ${missing.length === 1 ? 'it' : 'them'} out.`,
-        { path: responsePathAsArray(info.path), extensions: { missing, configured } },
-      ),
+    reportMismatch(
+      context,
+      info,
+      `The status page ${mapped.slug} lists no component ${missing.join(', ')}, which ${configured} maps to chain ${chain.id}: the chain's fields leave ${them(missing)} out.`,
+      missing,
+      configured,
     );
   }
   return mapped.components.flatMap((id) => componentsById.get(id) ?? []);
@@ -97,25 +97,19 @@ builder.objectField(PageRef, 'chains', (t) =>
         .catch(reportedBeside(context, info.path));
       if (!chains) return [];
       const byId = new Map(chains.map((chain) => [chain.id, chain]));
-      const missing = configured.filter(({ chainId }) => !byId.has(chainId));
+      const i = context.statusPages.registry.position(page.slug);
+      const missing = configured.flatMap(({ chainId }, j) =>
+        byId.has(chainId) ? [] : [{ chainId, where: `pages[${i}].chains[${j}].chainId` }],
+      );
       if (missing.length > 0) {
-        const i = context.statusPages.registry.position(page.slug);
-        const paths = missing.map(
-          ({ chainId }) =>
-            `pages[${i}].chains[${configured.findIndex((c) => c.chainId === chainId)}].chainId`,
-        );
-        context.partialErrors.push(
-          codedError(
-            'CONFIGURATION_MISMATCH',
-            `The verification service does not list as supported chain ${missing.map(({ chainId }) => chainId).join(', ')} (STATUS_PAGES_FILE ${paths.join(', ')}): the page's chains leave ${missing.length === 1 ? 'it' : 'them'} out.`,
-            {
-              path: responsePathAsArray(info.path),
-              extensions: {
-                missing: missing.map(({ chainId }) => chainId),
-                configured: paths.map((path) => `STATUS_PAGES_FILE ${path}`),
-              },
-            },
-          ),
+        const ids = missing.map(({ chainId }) => chainId);
+        const paths = missing.map(({ where }) => `STATUS_PAGES_FILE ${where}`);
+        reportMismatch(
+          context,
+          info,
+          `The verification service does not list as supported chain ${ids.join(', ')} (STATUS_PAGES_FILE ${missing.map(({ where }) => where).join(', ')}): the page's chains leave ${them(ids)} out.`,
+          ids,
+          paths,
         );
       }
       return configured.flatMap(({ chainId }) => byId.get(chainId) ?? []);
@@ -135,3 +129,24 @@ builder.queryField('supportedChains', (t) =>
         .catch(reportedBeside(context, info.path))) ?? [],
   }),
 );
+
+/**
+ * Reports beside the field at `info` what the configuration names and an upstream lacks
+ * (`missing`), and where the file configures it: the field answers with what exists.
+ */
+function reportMismatch(
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+  message: string,
+  missing: readonly string[],
+  configured: string | readonly string[],
+): void {
+  context.partialErrors.push(
+    codedError('CONFIGURATION_MISMATCH', message, {
+      path: responsePathAsArray(info.path),
+      extensions: { missing, configured },
+    }),
+  );
+}
+
+const them = (ids: readonly string[]) => (ids.length === 1 ? 'it' : 'them');

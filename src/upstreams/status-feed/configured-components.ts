@@ -3,7 +3,7 @@ import type { StatusPageConfig } from '../../config.js';
 import type { StatusSummary } from '../../core/status/model.js';
 
 /**
- * A check of a page's configured chains against its summary, as each new summary arrives: a
+ * A check of a page's configured chains against its summary, called with each summary fetched: a
  * component id the page does not list drops out of its chain's `status`, `components` and
  * `softwareVersion` (with an error beside them, `CONFIGURATION_MISMATCH`), so the operator is
  * told where it is configured, once for as long as the page lacks it, instead of nothing at all.
@@ -14,12 +14,10 @@ export function createConfiguredComponentsCheck(
   logger: Pick<Logger, 'warn'>,
   upstream: string,
 ) {
-  const checked = new WeakSet<StatusSummary>();
   let told = new Set<string>();
   return (summary: StatusSummary): void => {
     const { chains = [] } = page;
-    if (chains.length === 0 || checked.has(summary)) return;
-    checked.add(summary);
+    if (chains.length === 0) return;
     const missingNow = new Set<string>();
     chains.forEach(({ chainId, components }, j) => {
       const missing = components.filter((id) => !summary.componentsById.has(id));
