@@ -9,6 +9,8 @@ export default defineConfig({
   test: {
     // The gateway's tests, then the simulator's own.
     include: ['test/**/*.test.ts', 'simulator/test/**/*.test.ts'],
+    // Counts the harness starts of a run and refuses more than its limit.
+    globalSetup: ['test/global-setup.ts'],
     // Files share their workers' module state (the built schema, the helpers): each file starts its
     // own gateways, so nothing of one file's runs reaches another's. A fresh worker per file spent a
     // third of the suite importing the gateway again: 314-316 s with it, 176-183 s without (two

@@ -1,7 +1,10 @@
+import { appendFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { relative } from 'node:path';
 import type { ExecutionResult } from 'graphql';
 import type { LevelWithSilent } from 'pino';
+import { expect, inject } from 'vitest';
 import {
   type Simulator,
   type SimulatorOptions,
@@ -70,6 +73,11 @@ export interface HarnessOptions {
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const { simulator: simulatorOptions, logLevel = 'debug' } = options;
+  // Counted for the run's limit (test/global-setup.ts).
+  appendFileSync(
+    inject('harnessStarts'),
+    `${relative(process.cwd(), expect.getState().testPath ?? '?')}\n`,
+  );
   const simulator = await startSimulator(simulatorOptions);
   const env = typeof options.env === 'function' ? options.env(simulator) : (options.env ?? {});
   const logs: Record<string, unknown>[] = [];

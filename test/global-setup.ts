@@ -1,0 +1,41 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+/**
+ * How many times a run may start the world (simulator, gateway and listener): tests start one per
+ * file or per configuration and reset state through the simulator's control API (issue 39).
+ */
+const MOST_HARNESS_STARTS = 100;
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The file each harness start appends a line to (the test file that started it). */
+    harnessStarts: string;
+  }
+}
+
+export default function setup(project: TestProject) {
+  const folder = mkdtempSync(join(tmpdir(), 'harness-starts-'));
+  const file = join(folder, 'starts');
+  project.provide('harnessStarts', file);
+  return () => {
+    let lines: string[] = [];
+    try {
+      lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+    const byFile = new Map<string, number>();
+    for (const line of lines) byFile.set(line, (byFile.get(line) ?? 0) + 1);
+    const most = [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 5);
+    const summary = `harness started ${lines.length} times (at most ${MOST_HARNESS_STARTS}); most: ${most
+      .map(([name, count]) => `${name} ${count}`)
+      .join(', ')}`;
+    if (lines.length > MOST_HARNESS_STARTS && process.env.HARNESS_STARTS_CHECKED !== undefined) {
+      throw new Error(summary);
+    }
+    console.log(summary);
+  };
+}
