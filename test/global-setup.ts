@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -17,16 +18,14 @@ declare module 'vitest' {
 }
 
 export default function setup(project: TestProject) {
+  buildEntry();
   const folder = mkdtempSync(join(tmpdir(), 'harness-starts-'));
   const file = join(folder, 'starts');
   project.provide('harnessStarts', file);
   return () => {
-    let lines: string[] = [];
-    try {
-      lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
+    // No file when no test started one.
+    const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+    rmSync(folder, { recursive: true, force: true });
     const byFile = new Map<string, number>();
     for (const line of lines) byFile.set(line, (byFile.get(line) ?? 0) + 1);
     const most = [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 5);
@@ -38,4 +37,19 @@ export default function setup(project: TestProject) {
     }
     console.log(summary);
   };
+}
+
+/**
+ * Brings dist/ up to date as `npm start` and `npm run build` do (`tsc -b`: what changed only), for
+ * the tests that run the gateway in processes of its own: they run the entry the Dockerfile's CMD
+ * runs, `dist/main.js`. Loaded from source through tsx, each process took about twice the CPU
+ * to its first ready line (3.5–4.1 s against 2.0–2.2 s, 3 starts each, 2026-11-29).
+ */
+function buildEntry() {
+  const built = spawnSync(
+    process.execPath,
+    ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'],
+    { stdio: 'inherit' },
+  );
+  if (built.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed (${built.status})`);
 }

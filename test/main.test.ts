@@ -12,15 +12,12 @@ import { eventually } from './helpers/eventually.js';
 import { startOtlpReceiver } from './helpers/otlp-receiver.js';
 
 /**
- * Starts a process the way the project does, from source: `npm start` is scripts/start.ts over the
- * gateway's entry (node runs it as it is; it loads a TypeScript entry through tsx itself), the
- * Dockerfile's command is the entry alone.
+ * Starts a process the way the project does: `npm start` is scripts/start.ts over the built entry
+ * (node runs it as it is), the Dockerfile's command is the entry alone (test/global-setup.ts
+ * builds it).
  */
 function start(command: 'npm start' | 'production entry', env: Record<string, string>) {
-  const args =
-    command === 'npm start'
-      ? ['scripts/start.ts', 'src/main.ts']
-      : ['--import', 'tsx', 'src/main.ts'];
+  const args = command === 'npm start' ? ['scripts/start.ts', 'dist/main.js'] : ['dist/main.js'];
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -310,19 +307,15 @@ describe('the production entry', () => {
     const taken = await takePort();
     try {
       // `script` gives the entry a terminal for its stdout, and exits with its code.
-      const terminal = spawn(
-        'script',
-        ['-qfec', `${process.execPath} --import tsx src/main.ts`, '/dev/null'],
-        {
-          env: {
-            PATH: process.env.PATH ?? '',
-            ...UPSTREAM_URLS,
-            PORT: String(taken.port),
-            NODE_ENV: environment,
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
+      const terminal = spawn('script', ['-qfec', `${process.execPath} dist/main.js`, '/dev/null'], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...UPSTREAM_URLS,
+          PORT: String(taken.port),
+          NODE_ENV: environment,
         },
-      );
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child = terminal;
       let output = '';
       terminal.stdout.on('data', (chunk) => {

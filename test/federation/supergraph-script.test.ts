@@ -24,7 +24,7 @@ describe('npm run supergraph', () => {
       name: 'supergraph',
       script: 'scripts/supergraph.ts',
       nodeFlags: ['--import', 'tsx'],
-      args: ['src/main.ts'],
+      args: ['dist/main.js'],
       port,
       env: { PORT: String(gatewayPort), SUPERGRAPH_PORT: String(port), LOG_LEVEL: 'warn' },
       onLine: (line) => lines.push(line),

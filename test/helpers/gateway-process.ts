@@ -1,6 +1,6 @@
 /**
  * The gateway as production runs it, in a process of its own: the production entry
- * (`src/main.ts`, through tsx) on a free loopback port, for tests that need several replicas.
+ * (`dist/main.js`, the Dockerfile's CMD, built by test/global-setup.ts) on a free loopback port, for tests that need several replicas.
  */
 import {
   freePort,
@@ -45,8 +45,8 @@ export async function startGatewayProcess(
   const rawLogs: string[] = [];
   const managed = spawnNode({
     name,
-    script: 'src/main.ts',
-    nodeFlags: [...nodeFlags, '--import', 'tsx'],
+    script: 'dist/main.js',
+    nodeFlags,
     port,
     env: { LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: LOOPBACK },
     onLine: (line) => {
@@ -58,7 +58,7 @@ export async function startGatewayProcess(
       }
     },
   });
-  // Loading the gateway's source through tsx takes seconds, several times that on a loaded machine.
+  // A start takes about a second of CPU, several seconds on a loaded machine.
   await waitForHttp(managed, '/health', STARTUP_TIMEOUT_MS);
   const get = (path: string) =>
     fetch(`${managed.origin}${path}`, { signal: AbortSignal.timeout(10_000) });

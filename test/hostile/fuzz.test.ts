@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../simulator/src/server.js';
 
 /*
- * Random requests against the production entry (`src/main.ts`, NODE_ENV=production) in its own
+ * Random requests against the production entry (`dist/main.js`, NODE_ENV=production) in its own
  * process: representations, variables, bodies and headers drawn from a seeded generator, so a
  * failure replays. Whatever arrives, the process stays up and every answer is a client error or a
  * success, never a 500.
@@ -133,7 +133,7 @@ describe('fuzzing the production entry', () => {
 
   beforeAll(async () => {
     simulator = await startSimulator();
-    gateway = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    gateway = spawn(process.execPath, ['dist/main.js'], {
       env: {
         PATH: process.env.PATH ?? '',
         NODE_ENV: 'production',
