@@ -79,7 +79,12 @@ export function startInProcess(
   const connect = (): Duplex => {
     const [client, served] = duplexPair();
     connections.add(served);
-    served.once('close', () => connections.delete(served));
+    // As over TCP, an end destroyed is a connection gone for the other end too (a pair only ends).
+    client.once('close', () => served.destroy());
+    served.once('close', () => {
+      connections.delete(served);
+      client.destroy();
+    });
     server.emit('connection', served);
     return client;
   };
