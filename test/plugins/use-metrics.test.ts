@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
-import type { Harness } from '../helpers/harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 import { sessionEra } from '../helpers/session-era.js';
 import { sharedHarnesses } from '../helpers/shared-harness.js';
 
 /**
- * Two gateways: the first describe's counts every series from nothing, against the session API
- * (`/session/verify/etherscan`); the others share one at the defaults, whose APIv2 the hostile
+ * Two gateways: the first describe's own counts every series from nothing, against the session
+ * API (`/session/verify/etherscan`); the others share one at the defaults, whose APIv2 the hostile
  * test needs (its job ids reach the upstream there, never with the session API).
  */
 const harnesses = sharedHarnesses();
@@ -24,7 +24,7 @@ describe('/metrics', () => {
   let text: string;
 
   beforeAll(async () => {
-    harness = await harnesses.use(sessionEra({ env: { UPSTREAM_RETRIES: 0 } }));
+    harness = await startHarness(sessionEra({ env: { UPSTREAM_RETRIES: 0 } }));
     harness.simulator.setFault('status', '*', { kind: 'delay', ms: 30 }, { times: 2 });
     await Promise.all([harness.execute(PAGE_TREE_QUERY), harness.execute(PAGE_TREE_QUERY)]);
     // Answered by the response cache: counted as an operation, no snapshot read.
@@ -40,6 +40,7 @@ describe('/metrics', () => {
     expect(response.headers.get('content-type')).toContain('text/plain');
     text = await response.text();
   });
+  afterAll(() => harness.close());
 
   const value = (series: string) => valueIn(text, series);
 
