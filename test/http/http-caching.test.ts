@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import { DEFAULT_MANIFEST } from '../../src/persisted-documents/manifest.js';
-import { testClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { fileClock } from '../helpers/in-process-clock.js';
+import { summaryOf, withOwnPages } from '../helpers/in-process-pages.js';
 
-/** The summary's path, as the gateway's upstream log lines name it. */
-const SUMMARY = '/summary.json';
+/** The page tree of page `slug`: `PAGE_TREE_QUERY` as it reads another page than the default. */
+const pageTree = (slug: string) =>
+  PAGE_TREE_QUERY.replace('statusPage {', `statusPage(slug: "${slug}") {`);
 
 interface RawAnswer {
   status: number;
@@ -18,14 +20,32 @@ interface RawAnswer {
   body: Buffer;
 }
 
-/** What a browser or a CDN sees of the gateway's answers: headers, status, and coded bytes. */
+/**
+ * What a browser or a CDN sees of the gateway's answers: headers, status, and coded bytes. One
+ * gateway for every test but the one that needs CORS_ORIGINS (which adds `Origin` to the `Vary` of
+ * every kept answer the others read): each reads a page of its own (the default page is the
+ * documentId test's), and moves the one clock forward only.
+ */
 describe('answers a CDN and a browser can cache', () => {
+  const clock = fileClock();
+  /** The gateway the requests go to: the shared one, or the test's own. */
   let harness: Harness;
-  afterEach(() => harness.close());
-
-  async function start(options: HarnessOptions = {}) {
-    harness = await startHarness(options);
-  }
+  let shared: Harness;
+  let logsBefore: number;
+  beforeAll(async () => {
+    shared = await startHarness(
+      withOwnPages(['max-age', 'conditional', 'unchanged', 'compressed', 'tiny'], {
+        env: { STATUS_CACHE_TTL_MS: 10_000, STATUS_MAX_STALE_MS: 300_000 },
+      }),
+    );
+  });
+  afterAll(() => shared.close());
+  beforeEach(() => {
+    harness = shared;
+    shared.simulator.clearFaults();
+    shared.simulator.resetRequests();
+    logsBefore = shared.logs.length;
+  });
 
   /** One request through node:http, so that the bytes are seen as sent (fetch would decode them). */
   function raw(
@@ -75,7 +95,6 @@ describe('answers a CDN and a browser can cache', () => {
     Number(/max-age=(\d+)/.exec(String(answer.headers['cache-control']))?.[1]);
 
   it('a GET of the page tree by documentId: Cache-Control and an ETag, 304 on If-None-Match, brotli on Accept-Encoding: br', async () => {
-    await start();
     const manifest = JSON.parse(readFileSync(DEFAULT_MANIFEST, 'utf8')) as Record<string, string>;
     const [documentId] =
       Object.entries(manifest).find(([, text]) => text.includes('query PageTree')) ?? [];
@@ -101,8 +120,8 @@ describe('answers a CDN and a browser can cache', () => {
   });
 
   it('gives a status answer a public Cache-Control from the snapshot and the stale window', async () => {
-    await start({ env: { STATUS_CACHE_TTL_MS: 10_000, STATUS_MAX_STALE_MS: 300_000 } });
-    const answer = await get(PAGE_TREE_QUERY);
+    // STATUS_CACHE_TTL_MS is 10 s, STATUS_MAX_STALE_MS 300 s.
+    const answer = await get(pageTree('max-age'));
     expect(answer.status).toBe(200);
     expect(answer.headers['cache-control']).toMatch(
       /^public, max-age=\d+, stale-while-revalidate=290, stale-if-error=290$/,
@@ -112,7 +131,7 @@ describe('answers a CDN and a browser can cache', () => {
     expect(answer.headers.vary).toBe('Accept, Accept-Encoding');
     expect(answer.headers.etag).toMatch(/^"[\w-]+"$/);
     // The same from memory, with the same validator.
-    const again = await get(PAGE_TREE_QUERY);
+    const again = await get(pageTree('max-age'));
     expect(again.headers.etag).toBe(answer.headers.etag);
     expect(again.body.equals(answer.body)).toBe(true);
   });
@@ -120,7 +139,8 @@ describe('answers a CDN and a browser can cache', () => {
   it('answers cross-origin requests from memory with the CORS headers Yoga gives a miss', async () => {
     const app = 'https://app.example.com';
     const admin = 'https://admin.example.com';
-    await start({ env: { CORS_ORIGINS: `${app},${admin}` } });
+    harness = await startHarness({ env: { CORS_ORIGINS: `${app},${admin}` } });
+    onTestFinished(() => harness.close());
     const hits = async () => {
       const text = await (await fetch(`${harness.origin}/metrics`)).text();
       const line = text
@@ -170,12 +190,12 @@ describe('answers a CDN and a browser can cache', () => {
   });
 
   it('answers 304 without a body when If-None-Match names the answer, on GET and POST', async () => {
-    await start();
+    const query = '{ statusPage(slug: "conditional") { name status { indicator } } }';
     for (const send of [get, post]) {
-      const first = await send('{ statusPage { name status { indicator } } }');
+      const first = await send(query);
       const etag = String(first.headers.etag);
       for (const header of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
-        const conditional = await send('{ statusPage { name status { indicator } } }', {
+        const conditional = await send(query, {
           'if-none-match': header,
         });
         expect(conditional.status).toBe(304);
@@ -183,7 +203,7 @@ describe('answers a CDN and a browser can cache', () => {
         expect(conditional.headers.etag).toBe(etag);
         expect(conditional.headers['cache-control']).toMatch(/^public, max-age=/);
       }
-      const changed = await send('{ statusPage { name status { indicator } } }', {
+      const changed = await send(query, {
         'if-none-match': '"something-else"',
       });
       expect(changed.status).toBe(200);
@@ -192,31 +212,36 @@ describe('answers a CDN and a browser can cache', () => {
   });
 
   it('keeps the ETag when the feed is refetched unchanged, so a conditional request still gets 304', async () => {
-    const clock = testClock();
-    await start({ env: { STATUS_CACHE_TTL_MS: 100 } });
-    const first = await get('{ statusPage { name } }');
-    clock.advance(100);
+    const query = '{ statusPage(slug: "unchanged") { name } }';
+    const first = await get(query);
+    clock.advance(10_000);
     // Past the TTL: this read starts the refetch; the next comes once it has landed.
-    await get('{ statusPage { name } }');
+    await get(query);
     await eventually(
       () =>
-        harness.logs.filter((line) => line.msg === 'upstream request' && line.path === SUMMARY)
-          .length === 2,
+        harness.logs
+          .slice(logsBefore)
+          .filter(
+            (line) =>
+              line.msg === 'upstream request' &&
+              line.upstream === 'status feed of page unchanged' &&
+              line.path === '/summary.json',
+          ).length === 2,
     );
-    const rebuilt = await get('{ statusPage { name } }', {
+    const rebuilt = await get(query, {
       'if-none-match': String(first.headers.etag),
     });
-    expect(harness.simulator.requestCount('/status/api/v2/summary.json')).toBe(2);
+    expect(harness.simulator.requestCount(summaryOf('unchanged'))).toBe(2);
     expect(rebuilt.status).toBe(304);
   });
 
   it('compresses answers above 1 KiB with brotli or gzip as Accept-Encoding asks, q-values honoured', async () => {
-    await start();
-    const identity = await get(PAGE_TREE_QUERY);
+    const query = pageTree('compressed');
+    const identity = await get(query);
     expect(identity.headers['content-encoding']).toBeUndefined();
     expect(identity.body.byteLength).toBeGreaterThan(1024);
 
-    const brotli = await get(PAGE_TREE_QUERY, { 'accept-encoding': 'gzip, deflate, br' });
+    const brotli = await get(query, { 'accept-encoding': 'gzip, deflate, br' });
     expect(brotli.headers['content-encoding']).toBe('br');
     expect(Number(brotli.headers['content-length'])).toBe(brotli.body.byteLength);
     expect(brotli.body.byteLength).toBeLessThan(identity.body.byteLength / 3);
@@ -236,7 +261,7 @@ describe('answers a CDN and a browser can cache', () => {
       ['', undefined],
     ];
     for (const [acceptEncoding, expected] of cases) {
-      const answer = await get(PAGE_TREE_QUERY, { 'accept-encoding': acceptEncoding });
+      const answer = await get(query, { 'accept-encoding': acceptEncoding });
       expect([acceptEncoding, answer.headers['content-encoding']]).toEqual([
         acceptEncoding,
         expected,
@@ -251,7 +276,7 @@ describe('answers a CDN and a browser can cache', () => {
     }
 
     // The coded form has its own validator, and 304s on it.
-    const conditional = await get(PAGE_TREE_QUERY, {
+    const conditional = await get(query, {
       'accept-encoding': 'br',
       'if-none-match': String(brotli.headers.etag),
     });
@@ -260,8 +285,9 @@ describe('answers a CDN and a browser can cache', () => {
   });
 
   it('sends answers of 1 KiB and less uncoded', async () => {
-    await start();
-    const tiny = await post('{ statusPage { status { indicator } } }', { 'accept-encoding': 'br' });
+    const tiny = await post('{ statusPage(slug: "tiny") { status { indicator } } }', {
+      'accept-encoding': 'br',
+    });
     expect(tiny.headers['content-encoding']).toBeUndefined();
     expect(tiny.headers.vary).toBe('Accept, Accept-Encoding');
     expect(JSON.parse(tiny.body.toString())).toMatchObject({
@@ -270,7 +296,6 @@ describe('answers a CDN and a browser can cache', () => {
   });
 
   it('marks answers that depend on the verification service, the session or errors no-store', async () => {
-    await start();
     const mutation = `mutation { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }`;
     for (const answer of [
       await post(mutation),
@@ -292,7 +317,6 @@ describe('answers a CDN and a browser can cache', () => {
   });
 
   it('serves GraphiQL compressed, with an ETag and 304 on a reload', async () => {
-    await start();
     const page = await raw('GET', '/graphql', {
       accept: 'text/html,application/xhtml+xml',
       'accept-encoding': 'br, gzip',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { startInProcess } from '../helpers/in-process.js';
 
 const MUTATION = `mutation { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }`;
 
@@ -76,10 +77,11 @@ describe('CORS', () => {
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  // Preflights are the listener's alone: each configuration a gateway in process, no upstream.
   it('allows the configured origins, with credentials, and no others', async () => {
-    const harness = await startHarness({ env: { CORS_ORIGINS: 'https://app.example.com' } });
+    const gateway = startInProcess({ env: { CORS_ORIGINS: 'https://app.example.com' } });
     const preflight = (origin: string) =>
-      harness.fetch('/graphql', {
+      gateway.request('/graphql', {
         method: 'OPTIONS',
         headers: {
           origin,
@@ -97,17 +99,17 @@ describe('CORS', () => {
     );
     const denied = await preflight('https://evil.example');
     expect(denied.headers.get('access-control-allow-origin')).not.toBe('https://evil.example');
-    await harness.close();
+    await gateway.close();
   });
 
   it('allows exactly the request headers CORS_ALLOWED_HEADERS lists', async () => {
-    const harness = await startHarness({
+    const gateway = startInProcess({
       env: {
         CORS_ORIGINS: 'https://app.example.com',
         CORS_ALLOWED_HEADERS: 'content-type,x-tenant',
       },
     });
-    const allowed = await harness.fetch('/graphql', {
+    const allowed = await gateway.request('/graphql', {
       method: 'OPTIONS',
       headers: {
         origin: 'https://app.example.com',
@@ -119,6 +121,6 @@ describe('CORS', () => {
       'content-type',
       'x-tenant',
     ]);
-    await harness.close();
+    await gateway.close();
   });
 });

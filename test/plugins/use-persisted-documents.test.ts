@@ -3,14 +3,15 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, validate } from 'graphql';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_MANIFEST,
   ManifestError,
   readManifest,
 } from '../../src/persisted-documents/manifest.js';
 import { schema } from '../../src/schema/index.js';
-import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
+import type { Harness } from '../helpers/harness.js';
+import { sharedHarnesses } from '../helpers/shared-harness.js';
 
 const manifest = JSON.parse(readFileSync(DEFAULT_MANIFEST, 'utf8')) as Record<string, string>;
 
@@ -34,15 +35,17 @@ interface Answer {
   };
 }
 
+/**
+ * One gateway at the defaults, and one with PERSISTED_DOCUMENTS_ONLY, which refuses the
+ * registration the automatic persisted queries test makes.
+ */
 describe('persisted documents', () => {
+  const harnesses = sharedHarnesses();
+  afterAll(() => harnesses.close());
   let harness: Harness | undefined;
-  afterEach(async () => {
-    await harness?.close();
-    harness = undefined;
-  });
 
-  async function start(options: HarnessOptions = {}) {
-    harness = await startHarness(options);
+  async function start(options: Parameters<typeof harnesses.use>[0] = {}) {
+    harness = await harnesses.use(options);
   }
 
   async function send(

@@ -1,24 +1,34 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { startInProcess } from '../helpers/in-process.js';
+import { freshDefaultPage } from '../helpers/in-process-pages.js';
 
+/**
+ * One gateway for the tests of the feed's state: it has one page, which each test points at a
+ * feed of its own that no one has read yet (its snapshots and circuit its own). Each setting is
+ * one test's and leaves the others alone: no retries (a failure is reported at once), a TTL of 0
+ * (every probe reads the feed again), a feed timeout of 5 s (longer than a probe waits).
+ */
+const page = freshDefaultPage({
+  env: { UPSTREAM_RETRIES: 0, STATUS_CACHE_TTL_MS: 0, STATUS_TIMEOUT_MS: 5_000 },
+});
 let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness(page.options);
+});
+afterAll(() => harness.close());
+beforeEach(() => {
+  harness.simulator.clearFaults();
+  expect(page.fresh(harness)).toBe(true);
+});
+
 const get = async (path: string) => {
   const response = await harness.fetch(path);
   return { status: response.status, body: await response.text() };
 };
 
-describe('/health and /readiness, on one gateway at its defaults', () => {
-  let shared: Harness;
-  beforeAll(async () => {
-    shared = await startHarness();
-  });
-  beforeEach(() => {
-    harness = shared;
-    shared.simulator.clearFaults();
-  });
-  afterAll(() => shared.close());
-
+describe('/health and /readiness', () => {
   it('answers /health while the process runs, whatever the upstreams do', async () => {
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     expect((await get('/health')).status).toBe(200);
@@ -40,13 +50,8 @@ describe('/health and /readiness, on one gateway at its defaults', () => {
     expect(status).toBe(200);
     expect(JSON.parse(body)).toMatchObject({ data: { statusPage: { name: expect.any(String) } } });
   });
-});
-
-describe('/health and /readiness, each on a gateway of its own configuration', () => {
-  afterEach(() => harness.close());
 
   it('stays ready when the feed is down with no snapshot: it reports why, and verification still answers', async () => {
-    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     const { status, body } = await get('/readiness');
     expect(status).toBe(200);
@@ -64,7 +69,6 @@ describe('/health and /readiness, each on a gateway of its own configuration', (
   });
 
   it('reports a stale snapshot while the feed is down', async () => {
-    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0, UPSTREAM_RETRIES: 0 } });
     await get('/readiness');
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     // The probe past the TTL starts a refetch, which fails: the snapshot it had stands in.
@@ -78,7 +82,6 @@ describe('/health and /readiness, each on a gateway of its own configuration', (
 
   it('answers before the feed does when it hangs, reporting the check as under way', async () => {
     // The feed would answer a probe that waited for it with its failure, after 5 s.
-    harness = await startHarness({ env: { STATUS_TIMEOUT_MS: 5_000, UPSTREAM_RETRIES: 0 } });
     harness.simulator.setFault('status', '*', { kind: 'hang' });
     const { status, body } = await get('/readiness');
     expect(status).toBe(200);
@@ -86,10 +89,12 @@ describe('/health and /readiness, each on a gateway of its own configuration', (
   });
 
   it('is not ready once shutting down, so that new requests go to other replicas', async () => {
-    harness = await startHarness();
-    harness.gateway.quiesce();
-    const { status, body } = await get('/readiness');
+    // A gateway of its own to shut down: the listener alone answers, asking no upstream.
+    const gateway = startInProcess();
+    gateway.gateway.quiesce();
+    const { status, text } = await gateway.request('/readiness');
     expect(status).toBe(503);
-    expect(JSON.parse(body)).toMatchObject({ ready: false, reason: 'shutting down' });
+    expect(JSON.parse(text)).toMatchObject({ ready: false, reason: 'shutting down' });
+    await gateway.close();
   });
 });

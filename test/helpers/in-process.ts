@@ -1,0 +1,150 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { type Duplex, duplexPair } from 'node:stream';
+import type { LevelWithSilent } from 'pino';
+import { type ConfigVariableName, loadConfig } from '../../src/config.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createHttpServer } from '../../src/http/server.js';
+import { createLogger } from '../../src/observability/logger.js';
+
+/**
+ * Where the upstreams of a gateway in process are said to be: nothing listens there, and a test of
+ * the listener alone asks nothing of them (one that did would see them refuse at once).
+ */
+const NO_UPSTREAM = 'http://127.0.0.1:1';
+
+/** An answer as the client read it. */
+export interface InProcessAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+export interface InProcessGateway {
+  readonly gateway: Gateway;
+  /** Every line the gateway logged, parsed. */
+  readonly logs: Record<string, unknown>[];
+  /** Sends one request to the listener over a connection of its own; `path` as on the wire. */
+  request(
+    path: string,
+    init?: { method?: string; headers?: Record<string, string>; body?: string },
+  ): Promise<InProcessAnswer>;
+  /** POSTs an operation to `/graphql` and parses the answer. */
+  execute(
+    query: string,
+  ): Promise<Omit<InProcessAnswer, 'text'> & { body: { data?: unknown; errors?: GraphQLError[] } }>;
+  /** A connection to the listener (the client's end), for what no HTTP client sends. */
+  connect(): Duplex;
+  close(): Promise<void>;
+}
+
+interface GraphQLError {
+  readonly message: string;
+  readonly extensions?: Record<string, unknown>;
+}
+
+/**
+ * A gateway configured from environment variables as `main.ts` configures it, its listener served
+ * by the production node:http server in this process, with no port and no simulator: each request
+ * a connection of its own made in memory (`duplexPair`), so that node's HTTP parser, the server's
+ * limits and the front door all see it as they see a client's. For the tests of the listener alone
+ * (routing, headers, CORS, what the schema refuses before it runs): they need a configuration of
+ * their own, not the upstreams a harness starts a simulator for.
+ */
+export function startInProcess(
+  options: {
+    env?: Partial<Record<ConfigVariableName, string | number | boolean>>;
+    /** @default 'debug' */
+    logLevel?: LevelWithSilent;
+  } = {},
+): InProcessGateway {
+  const { env = {}, logLevel = 'debug' } = options;
+  const logs: Record<string, unknown>[] = [];
+  const logger = createLogger(logLevel, {
+    write: (line: string) => {
+      logs.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    STATUS_BASE_URL: `${NO_UPSTREAM}/status/api/v2`,
+    VERIFY_BASE_URL: `${NO_UPSTREAM}/verify`,
+    UPSTREAM_RETRIES: '0',
+    ...Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(value)])),
+  });
+  const gateway = createGateway(config, { logger });
+  const { server } = createHttpServer(gateway.listener, config.http, { upgrade: gateway.upgrade });
+
+  // The server tracks the connections of a port it listens on; these it never accepted, so keep them.
+  const connections = new Set<Duplex>();
+  const connect = (): Duplex => {
+    const [client, served] = duplexPair();
+    connections.add(served);
+    // As over TCP, an end destroyed is a connection gone for the other end too (a pair only ends).
+    client.once('close', () => served.destroy());
+    served.once('close', () => {
+      connections.delete(served);
+      client.destroy();
+    });
+    server.emit('connection', served);
+    return client;
+  };
+  const request: InProcessGateway['request'] = (path, init = {}) =>
+    new Promise((resolve, reject) => {
+      const { method = 'GET', headers = {}, body } = init;
+      const outgoing = httpRequest(
+        {
+          method,
+          path,
+          headers: {
+            host: 'gateway',
+            ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+            ...headers,
+          },
+          createConnection: connect,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: headersOf(response.headers),
+              text: Buffer.concat(chunks).toString(),
+            }),
+          );
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+
+  return {
+    gateway,
+    logs,
+    request,
+    async execute(query) {
+      const { text, ...answer } = await request('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      return { ...answer, body: JSON.parse(text) };
+    },
+    connect,
+    async close() {
+      for (const connection of connections) connection.destroy();
+      await gateway.close();
+    },
+  };
+}
+
+function headersOf(incoming: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming)) {
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      headers.append(name, one);
+    }
+  }
+  return headers;
+}
