@@ -1,5 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
+import type { ConfigVariableName } from '../../src/config.js';
 import type { Harness } from '../helpers/harness.js';
 import { sessionEra } from '../helpers/session-era.js';
 import { sharedHarnesses } from '../helpers/shared-harness.js';
@@ -83,10 +84,16 @@ if (!first || !second || !third) throw new Error('the simulator knows at least t
  */
 const shared = sharedHarnesses();
 afterAll(() => shared.close());
-const withChains = () => shared.use(sessionEra({ env: { VERIFY_CHAINS_TTL_MS: 0 } }));
+/** A gateway of `sessionEra` with `env` beside. */
+function sessionGateway(env: Partial<Record<ConfigVariableName, string | number>> = {}) {
+  const options = sessionEra({ env });
+  if (typeof options.env === 'function') throw new TypeError('sessionEra names its env');
+  return shared.use({ ...options, env: options.env });
+}
+const withChains = () => sessionGateway({ VERIFY_CHAINS_TTL_MS: 0 });
 /** The gateway of a service without a chain list (GET /chains answers 404). */
 async function withoutChains(): Promise<Harness> {
-  const harness = await shared.use(sessionEra());
+  const harness = await sessionGateway();
   harness.simulator.verification.setChains(null);
   return harness;
 }
