@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
+import type { SourcifyChain } from '../../simulator/src/verification/types.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
@@ -13,42 +14,72 @@ interface ChainAnswer {
   components: { id: string; name: string; version: string | null; page: { slug: string } }[];
 }
 
-describe('chains joined to their status page', () => {
-  let harness: Harness;
-  const ids = { mainnet: '', testnet: '' };
+/**
+ * A chain the default page maps, which the verification service lists only while the mismatch test
+ * runs: the other tests read every supported chain's components, and see no mapping to fault.
+ */
+const MISMAPPED: SourcifyChain = {
+  name: 'Mismapped',
+  chainId: 777,
+  rpc: [],
+  traceSupportedRPCs: [],
+  supported: true,
+  etherscanAPI: false,
+};
 
-  beforeAll(async () => {
-    // Hedera names its network components after their software version.
-    const hedera = createSimulatedFeed({ now: new Date('2026-11-20T12:00:00Z') });
-    const [mainnet, testnet] = hedera.summary.components.filter((component) => !component.group);
-    if (!mainnet || !testnet) throw new Error('two plain components');
-    mainnet.name = 'Mainnet (v0.58.10) | Network Uptime';
-    mainnet.status = 'partial_outage';
-    testnet.name = 'Testnet (v0.59.0-rc.1) | Network Uptime';
-    testnet.status = 'operational';
-    ids.mainnet = mainnet.id;
-    ids.testnet = testnet.id;
-    harness = await startHarness({
-      simulator: { statusPages: { hedera } },
-      env: (simulator) => ({
-        STATUS_PAGES_FILE: statusPagesFile([
-          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
-          {
-            slug: 'hedera',
-            name: 'Hedera',
-            baseUrl: simulator.statusPageUrl('hedera'),
-            versionPattern: '\\((v[^)]+)\\)',
-            chains: [
-              { chainId: 295, components: [ids.mainnet] },
-              { chainId: 296, components: [ids.testnet] },
-            ],
-          },
-        ]),
-      }),
-    });
+// Hedera names its network components after their software version.
+const hedera = createSimulatedFeed({ now: new Date('2026-11-20T12:00:00Z') });
+const [hederaMainnet, hederaTestnet] = hedera.summary.components.filter(
+  (component) => !component.group,
+);
+if (!hederaMainnet || !hederaTestnet) throw new Error('two plain components');
+hederaMainnet.name = 'Mainnet (v0.58.10) | Network Uptime';
+hederaMainnet.status = 'partial_outage';
+hederaTestnet.name = 'Testnet (v0.59.0-rc.1) | Network Uptime';
+hederaTestnet.status = 'operational';
+const ids = { mainnet: hederaMainnet.id, testnet: hederaTestnet.id };
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({
+    simulator: { statusPages: { hedera } },
+    env: (simulator) => ({
+      // Every read fetches the summary and the chain list again: a test's edits are read at once.
+      STATUS_CACHE_TTL_MS: 0,
+      VERIFY_CHAINS_TTL_MS: 0,
+      STATUS_PAGES_FILE: statusPagesFile([
+        {
+          slug: 'ledger',
+          baseUrl: simulator.statusBaseUrl,
+          chains: [
+            {
+              chainId: MISMAPPED.chainId,
+              components: [
+                simulator.statusFeed.summary.components.find((c) => !c.group)?.id ?? '',
+                'nosuchcomponent1',
+              ],
+            },
+            { chainId: 4242424242, components: [] },
+          ],
+        },
+        {
+          slug: 'hedera',
+          name: 'Hedera',
+          baseUrl: simulator.statusPageUrl('hedera'),
+          versionPattern: '\\((v[^)]+)\\)',
+          chains: [
+            { chainId: 295, components: [ids.mainnet] },
+            { chainId: 296, components: [ids.testnet] },
+          ],
+        },
+      ]),
+    }),
   });
-  afterAll(() => harness.close());
+});
+afterAll(() => harness.close());
+beforeEach(() => harness.simulator.verification.reset());
 
+describe('chains joined to their status page', () => {
   it('links a supported chain to its page, its components, their status and version', async () => {
     const { body } = await harness.execute<{
       supportedChains: ChainAnswer[];
@@ -103,33 +134,14 @@ describe('chains joined to their status page', () => {
 
 describe('a chain mapping the upstreams do not bear out', () => {
   it('answers with what exists, and names each id the page or the service lacks beside the field, with where it is configured', async () => {
-    const harness = await startHarness({
-      env: (simulator) => ({
-        // Every read fetches the summary again: the second one below is a new summary at once.
-        STATUS_CACHE_TTL_MS: 0,
-        STATUS_PAGES_FILE: statusPagesFile([
-          {
-            slug: 'ledger',
-            baseUrl: simulator.statusBaseUrl,
-            chains: [
-              {
-                chainId: 295,
-                components: [
-                  simulator.statusFeed.summary.components.find((c) => !c.group)?.id ?? '',
-                  'nosuchcomponent1',
-                ],
-              },
-              { chainId: 4242424242, components: [] },
-            ],
-          },
-        ]),
-      }),
-    });
-    const existing = harness.simulator.statusFeed.summary.components.find((c) => !c.group)?.id;
+    harness.simulator.verification.setChains([...harness.simulator.verification.chains, MISMAPPED]);
+    const mapped = harness.simulator.statusFeed.summary.components.find((c) => !c.group);
+    const existing = mapped?.id;
+    const statusBefore = mapped?.status ?? 'operational';
     const { body } = await harness.execute<{
       statusPage: { chains: { id: string; components: { id: string }[] }[] };
     }>('{ statusPage { chains { id components { id } } } }');
-    expect(body.data?.statusPage.chains).toEqual([{ id: '295', components: [{ id: existing }] }]);
+    expect(body.data?.statusPage.chains).toEqual([{ id: '777', components: [{ id: existing }] }]);
     expect(body.errors).toEqual([
       expect.objectContaining({
         path: ['statusPage', 'chains'],
@@ -144,7 +156,7 @@ describe('a chain mapping the upstreams do not bear out', () => {
       expect.objectContaining({
         path: ['statusPage', 'chains', 0, 'components'],
         message:
-          "The status page ledger lists no component nosuchcomponent1, which STATUS_PAGES_FILE pages[0].chains[0].components maps to chain 295: the chain's fields leave it out.",
+          "The status page ledger lists no component nosuchcomponent1, which STATUS_PAGES_FILE pages[0].chains[0].components maps to chain 777: the chain's fields leave it out.",
         extensions: {
           code: 'CONFIGURATION_MISMATCH',
           missing: ['nosuchcomponent1'],
@@ -152,7 +164,8 @@ describe('a chain mapping the upstreams do not bear out', () => {
         },
       }),
     ]);
-    // Logged for the operator too, each once, with where the file says so.
+    // Logged for the operator too, each once (whichever test read them first), with where the file
+    // says so.
     const told = () =>
       harness.logs.filter(
         (line) =>
@@ -172,6 +185,8 @@ describe('a chain mapping the upstreams do not bear out', () => {
       return again.data?.statusPage.chains[0]?.status === 'MAJOR_OUTAGE' || undefined;
     });
     expect(told()).toHaveLength(2);
-    await harness.close();
+    harness.simulator.updateStatusFeed((feed) =>
+      setComponentStatuses(feed, { [existing ?? '']: statusBefore }),
+    );
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureContract } from '../../simulator/src/verification/fixture.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { copyAt } from '../helpers/schema-contracts.js';
 
 /* contracts, contractOnAllChains and verifiedContracts against today's Sourcify. */
 
@@ -19,34 +20,48 @@ const CONTRACTS = /* GraphQL */ `
 
 type Contract = { address: string; match: string; name: string; matchId: string };
 
-/** `n` addresses nobody verified. */
-const unverified = (n: number) =>
-  Array.from({ length: n }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+/** `n` addresses nobody verified, from the `from`th. */
+const unverified = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => `0x${(from + i + 1).toString(16).padStart(40, '0')}`);
+
+/*
+ * One gateway for the file, its verification service put back as it started before each test.
+ * Lookups are kept VERIFY_LOOKUP_TTL_MS: a test that counts its own asks about contracts no other
+ * test asks about.
+ */
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({
+    env: {
+      VERIFY_LOOKUP_CONCURRENCY: CONCURRENCY,
+      VERIFY_LOOKUP_TTL_MS: 50,
+      VERIFY_WAIT_MS: 3_000,
+      VERIFY_POLL_INTERVAL_MS: 20,
+    },
+  });
+});
+afterAll(() => harness.close());
+beforeEach(() => {
+  harness.simulator.verification.reset();
+  harness.simulator.clearFaults();
+  harness.simulator.resetRequests();
+});
 
 describe('Query.contracts', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({
-      env: { VERIFY_LOOKUP_CONCURRENCY: CONCURRENCY, VERIFY_LOOKUP_TTL_MS: 50 },
-    });
-  });
-  afterAll(() => harness.close());
-  beforeEach(() => {
-    harness.simulator.clearFaults();
-    harness.simulator.resetRequests();
-  });
-
   it('looks 100 addresses up in one request, in order, null where not verified, at most VERIFY_LOOKUP_CONCURRENCY at once', async () => {
     expect(harness.simulator.concurrency(LOOKUPS).peak).toBe(0);
+    // WETH9 at an address of this test's own, verified as WETH9 is.
+    const weth = copyAt(WETH);
+    harness.simulator.verification.addContract(weth);
     harness.simulator.setFault('verify', '*', { kind: 'delay', ms: 20 });
-    const addresses = [WETH.address, ...unverified(99)];
+    const addresses = [weth.address, ...unverified(99, 1_000)];
     const { body } = await harness.execute<{ contracts: (Contract | null)[] }>(CONTRACTS, {
       addresses,
     });
     expect(body.errors).toBeUndefined();
     expect(body.data?.contracts).toHaveLength(100);
     expect(body.data?.contracts[0]).toMatchObject({
-      address: WETH.address,
+      address: weth.address,
       match: 'PERFECT',
       name: WETH.name,
     });
@@ -94,14 +109,9 @@ describe('list answers of a real sourcify-server 3.12.1, replayed', () => {
   // Captured 2026-11-29 (../shared/sourcify/answers.md, section 5): minimal contracts, no compilation.
   const ALL_CHAINS = `{"results":[{"match":"exact_match","creationMatch":"exact_match","runtimeMatch":"exact_match","matchId":"1","chainId":"1","address":"0x5FbDB2315678afecb367f032d93F642f64180aa3","verifiedAt":"2026-11-29T06:09:57Z"}]}`;
   const CONTRACTS_PAGE = `{"results":[{"match":"exact_match","creationMatch":"exact_match","runtimeMatch":"exact_match","chainId":"1","address":"0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512","verifiedAt":"2026-11-29T06:10:13Z","matchId":"2"},{"match":"exact_match","creationMatch":"exact_match","runtimeMatch":"exact_match","chainId":"1","address":"0x5FbDB2315678afecb367f032d93F642f64180aa3","verifiedAt":"2026-11-29T06:09:57Z","matchId":"1"}]}`;
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({ simulator: { sourcify: '3.12.1' } });
-  });
-  afterAll(() => harness.close());
-
   it('answers every field of ContractMatch, and none that the lists cannot give', async () => {
     const { simulator } = harness;
+    simulator.verification.setServerVersion('3.12.1');
     const replay = (path: string, body: string) =>
       simulator.setFault('verify', path, {
         kind: 'status',
@@ -144,9 +154,7 @@ describe('list answers of a real sourcify-server 3.12.1, replayed', () => {
 });
 
 describe('Query.contractOnAllChains and Query.verifiedContracts', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({ env: { VERIFY_WAIT_MS: 3_000, VERIFY_POLL_INTERVAL_MS: 20 } });
+  beforeEach(async () => {
     harness.simulator.verification.setJobDelay(0);
     // Two more matches on chain 1, after WETH's.
     for (const contract of [DAI, USDC]) {
@@ -157,7 +165,6 @@ describe('Query.contractOnAllChains and Query.verifiedContracts', () => {
       expect(body.data?.verifyContract.__typename).toBe('VerificationResult');
     }
   });
-  afterAll(() => harness.close());
 
   it('finds an address on every chain it is verified on, and nowhere else', async () => {
     const { body } = await harness.execute<{

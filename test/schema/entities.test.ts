@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { printSchemaDocument } from '../../src/schema/print.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
@@ -19,10 +19,14 @@ type Entity = { __typename: string; id: string; name: string } | null;
 
 describe('the federation subgraph', () => {
   let harness: Harness;
-  afterEach(() => harness.close());
+  beforeAll(async () => {
+    // Every read fetches the summary again: a test counts the requests of its own operation.
+    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0 } });
+  });
+  afterAll(() => harness.close());
+  beforeEach(() => harness.simulator.resetRequests());
 
   it('serves its SDL at _service, the same as schema.graphql', async () => {
-    harness = await startHarness();
     const { body } = await harness.execute<{ _service: { sdl: string } }>('{ _service { sdl } }');
     expect(body.errors).toBeUndefined();
     const committed = await readFile(new URL('../../schema.graphql', import.meta.url), 'utf8');
@@ -32,7 +36,6 @@ describe('the federation subgraph', () => {
   });
 
   it('resolves 100 Component representations with one upstream request, null for unknown ids', async () => {
-    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0 } });
     const ids = harness.simulator.statusFeed.summary.components.map((c) => c.id);
     const representations = Array.from({ length: 100 }, (_, i) => ({
       __typename: 'Component',
@@ -54,7 +57,6 @@ describe('the federation subgraph', () => {
   });
 
   it('resolves Page, Incident and Maintenance representations through the same loaders', async () => {
-    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0 } });
     const { summary, upcoming } = harness.simulator.statusFeed;
     const summaryIds = new Set(summary.scheduled_maintenances.map((m) => m.id));
     const upcomingOnly = upcoming.scheduled_maintenances.find((m) => !summaryIds.has(m.id));

@@ -1,8 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { statusPagesFile } from '../helpers/status-pages-file.js';
 
-const INCIDENT_HISTORY = '/status/api/v2/incidents.json';
-const MAINTENANCE_HISTORY = '/status/api/v2/scheduled-maintenances.json';
+/** The page the reads read: a page of its own, so that its documents' caching reaches no other test. */
+const HISTORY = 'history';
+/** The page whose requests are counted, read by that test alone. */
+const COUNTED = 'counted';
+const INCIDENT_HISTORY = `/status/${COUNTED}/api/v2/incidents.json`;
+const MAINTENANCE_HISTORY = `/status/${COUNTED}/api/v2/scheduled-maintenances.json`;
 
 interface Event {
   id: string;
@@ -12,20 +18,38 @@ interface Event {
   components: { id: string; group: { id: string } | null }[];
 }
 
-describe('page history: incidents.json and scheduled-maintenances.json', () => {
-  // Reads alone: one gateway for them all.
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness();
+/*
+ * One gateway for the file. The default page (the simulator's one feed, slug `default`: named as
+ * a gateway of one page names it) is read by the test of a missing history document alone, which
+ * needs its first read; the others read pages of their own, each made as that feed is.
+ */
+let harness: Harness;
+const history = createSimulatedFeed();
+beforeAll(async () => {
+  harness = await startHarness({
+    simulator: { statusPages: { [HISTORY]: history, [COUNTED]: createSimulatedFeed() } },
+    env: (simulator) => ({
+      STATUS_PAGES_FILE: statusPagesFile([
+        { slug: 'default', baseUrl: simulator.statusBaseUrl },
+        { slug: HISTORY, baseUrl: simulator.statusPageUrl(HISTORY) },
+        { slug: COUNTED, baseUrl: simulator.statusPageUrl(COUNTED) },
+      ]),
+    }),
   });
-  afterAll(() => harness.close());
+});
+afterAll(() => harness.close());
+beforeEach(() => {
+  harness.simulator.clearFaults();
+  harness.simulator.resetRequests();
+});
 
+describe('page history: incidents.json and scheduled-maintenances.json', () => {
   it('lists resolved incidents and completed maintenances, newest first, linked into the tree', async () => {
-    const { incidentHistory, maintenanceHistory } = harness.simulator.statusFeed;
+    const { incidentHistory, maintenanceHistory } = history;
     const { body } = await harness.execute<{
       statusPage: { incidentHistory: Event[]; maintenanceHistory: Event[] };
     }>(`{
-      statusPage {
+      statusPage(slug: "${HISTORY}") {
         incidentHistory { id name status resolvedAt components { id group { id } } }
         maintenanceHistory { id name status resolvedAt components { id group { id } } }
       }
@@ -46,7 +70,7 @@ describe('page history: incidents.json and scheduled-maintenances.json', () => {
   });
 
   it('gives each component its own history, and finds a resolved incident by id', async () => {
-    const resolved = harness.simulator.statusFeed.incidentHistory?.incidents.find(
+    const resolved = history.incidentHistory?.incidents.find(
       (incident) => incident.status === 'resolved',
     );
     const componentId = resolved?.components[0]?.id ?? '';
@@ -54,11 +78,11 @@ describe('page history: incidents.json and scheduled-maintenances.json', () => {
       component: { incidents: { id: string }[]; incidentHistory: { id: string }[] };
       incident: { id: string; status: string };
     }>(
-      `query ($component: ID!, $incident: ID!) {
-        component(id: $component) { incidents { id } incidentHistory { id } }
-        incident(id: $incident) { id status }
+      `query ($component: ID!, $incident: ID!, $slug: String) {
+        component(id: $component, slug: $slug) { incidents { id } incidentHistory { id } }
+        incident(id: $incident, slug: $slug) { id status }
       }`,
-      { component: componentId, incident: resolved?.id },
+      { component: componentId, incident: resolved?.id, slug: HISTORY },
     );
     expect(body.errors).toBeUndefined();
     expect(body.data?.component.incidents.map((i) => i.id)).not.toContain(resolved?.id);
@@ -68,17 +92,13 @@ describe('page history: incidents.json and scheduled-maintenances.json', () => {
 });
 
 describe('page history requests', () => {
-  let harness: Harness;
-  afterEach(() => harness.close());
-
   it('costs one upstream request per document per TTL, however many fields read it', async () => {
-    harness = await startHarness();
     const query = `{
-      statusPage { incidentHistory { id } components { incidentHistory { id } maintenanceHistory { id } } }
+      statusPage(slug: "${COUNTED}") { incidentHistory { id } components { incidentHistory { id } maintenanceHistory { id } } }
     }`;
     await Promise.all([
       harness.execute(query),
-      harness.execute('{ statusPage { maintenanceHistory { id } } }'),
+      harness.execute(`{ statusPage(slug: "${COUNTED}") { maintenanceHistory { id } } }`),
     ]);
     await harness.execute(query);
     expect(harness.simulator.requestCount(INCIDENT_HISTORY)).toBe(1);
@@ -86,7 +106,6 @@ describe('page history requests', () => {
   });
 
   it('answers the rest of the page when the feed lacks a history document, with an error on that field only', async () => {
-    harness = await startHarness();
     harness.simulator.setFault('status', '/incidents.json', { kind: 'status', status: 404 });
     const componentId = harness.simulator.statusFeed.summary.components[0]?.id;
     const { body } = await harness.execute<{

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/src/server.js';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
@@ -7,8 +7,13 @@ import { statusPagesFile } from '../helpers/status-pages-file.js';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 const SLUGS = Array.from({ length: 200 }, (_, i) => `p${String(i).padStart(3, '0')}`);
-/** The pages the simulator serves; every other configured page would answer 404. */
+/**
+ * The pages the simulator serves beside the default one (p000, the page-tree test's) and those the
+ * tests set themselves; every other configured page would answer 404.
+ */
 const SERVED = ['p010', 'p100', 'p199'] as const;
+/** Served pages that one test alone reads: it counts what it fetches. */
+const READ_ONCE = ['p011', 'p101', 'p198'] as const;
 
 /** A `STATUS_PAGES_FILE` of `slugs`, each at the simulator's page of that slug. */
 const pagesFile = (simulator: Simulator, slugs: readonly string[]) =>
@@ -18,36 +23,72 @@ const pagesFile = (simulator: Simulator, slugs: readonly string[]) =>
 const pageRequests = (simulator: Simulator, slug: string) =>
   simulator.requests.filter((request) => request.path.startsWith(`/status/${slug}/`)).length;
 
-describe('many status pages', () => {
-  let harness: Harness;
+/** One feed, served as the default page of the many pages and as the one page of STATUS_BASE_URL. */
+const feed = createSimulatedFeed({ now: NOW });
+const alpha = createSimulatedFeed({ now: NOW });
+const beta = createSimulatedFeed({ now: NOW });
 
-  beforeAll(async () => {
-    harness = await startHarness({
+/** Two hundred pages from a STATUS_PAGES_FILE. */
+let harness: Harness;
+/** The same default page from STATUS_BASE_URL: a gateway configured the other way. */
+let viaUrl: Harness;
+/**
+ * Three pages, two of them of the same feed, with room for one page's components
+ * (MAX_RESOLVED_FIELDS 100, which the page tree and the lists of the many pages exceed).
+ */
+let threePages: Harness;
+
+beforeAll(async () => {
+  [harness, viaUrl, threePages] = await Promise.all([
+    startHarness({
       simulator: {
-        statusPages: Object.fromEntries(
-          SERVED.map((slug) => [slug, createSimulatedFeed({ now: NOW })]),
-        ),
+        statusPages: {
+          p000: feed,
+          ...Object.fromEntries(
+            [...SERVED, ...READ_ONCE].map((slug) => [slug, createSimulatedFeed({ now: NOW })]),
+          ),
+        },
       },
       env: (simulator) => ({ STATUS_PAGES_FILE: pagesFile(simulator, SLUGS) }),
-    });
-  });
-  afterAll(() => harness.close());
+    }),
+    startHarness({ simulator: { statusFeed: feed } }),
+    startHarness({
+      simulator: { statusPages: { alpha, beta } },
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile([
+          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
+          { slug: 'alpha', baseUrl: simulator.statusPageUrl('alpha') },
+          { slug: 'beta', baseUrl: simulator.statusPageUrl('beta') },
+        ]),
+        // Room for one page's components, not three.
+        MAX_RESOLVED_FIELDS: 100,
+      }),
+      logLevel: 'silent',
+    }),
+  ]);
+});
+afterAll(() => Promise.all([harness.close(), viaUrl.close(), threePages.close()]));
+beforeEach(() => {
+  for (const { simulator } of [harness, viaUrl, threePages]) {
+    simulator.clearFaults();
+    simulator.resetRequests();
+  }
+});
 
+describe('many status pages', () => {
   it('of 200 configured pages, fetches only the three a query names', async () => {
-    harness.simulator.resetRequests();
     const { body } = await harness.execute<{ statusPages: { slug: string; name: string }[] }>(
-      '{ statusPages(slugs: ["p199", "p010", "p100"]) { slug name components { id page { slug } } } }',
+      '{ statusPages(slugs: ["p198", "p011", "p101"]) { slug name components { id page { slug } } } }',
     );
     expect(body.errors).toBeUndefined();
     // Configuration order, whatever the order asked.
-    expect(body.data?.statusPages.map((page) => page.slug)).toEqual(['p010', 'p100', 'p199']);
+    expect(body.data?.statusPages.map((page) => page.slug)).toEqual(['p011', 'p101', 'p198']);
     expect(harness.simulator.requests.map((request) => request.path).sort()).toEqual(
-      SERVED.map((slug) => `/status/${slug}/api/v2/summary.json`),
+      READ_ONCE.map((slug) => `/status/${slug}/api/v2/summary.json`),
     );
   });
 
   it("reads a component's nested fields from its own page", async () => {
-    harness.simulator.resetRequests();
     const { body } = await harness.execute<{
       statusPage: { slug: string; components: { page: { slug: string } }[] };
     }>('{ statusPage(slug: "p100") { slug components { page { slug } incidentHistory { id } } } }');
@@ -124,7 +165,6 @@ describe('many status pages', () => {
   });
 
   it('refuses an unknown slug, and too many, before reading anything', async () => {
-    harness.simulator.resetRequests();
     const unknown = await harness.execute('{ statusPage(slug: "nope") { name } }');
     expect(unknown.body.errors?.[0]).toMatchObject({
       message: expect.stringContaining('"nope"'),
@@ -153,26 +193,7 @@ describe('many status pages', () => {
   });
 });
 
-describe('one page in a STATUS_PAGES_FILE', () => {
-  let viaFile: Harness;
-  let viaUrl: Harness;
-
-  beforeAll(async () => {
-    const feed = createSimulatedFeed({ now: NOW });
-    [viaFile, viaUrl] = await Promise.all([
-      startHarness({
-        simulator: { statusFeed: feed },
-        env: (simulator) => ({
-          STATUS_PAGES_FILE: statusPagesFile([
-            { slug: 'default', baseUrl: simulator.statusBaseUrl },
-          ]),
-        }),
-      }),
-      startHarness({ simulator: { statusFeed: feed } }),
-    ]);
-  });
-  afterAll(() => Promise.all([viaFile.close(), viaUrl.close()]));
-
+describe('the default page of a STATUS_PAGES_FILE', () => {
   it('answers the page tree as STATUS_BASE_URL does, byte for byte', async () => {
     const bodyOf = async (harness: Harness) =>
       (
@@ -182,7 +203,7 @@ describe('one page in a STATUS_PAGES_FILE', () => {
           body: JSON.stringify({ query: PAGE_TREE_QUERY }),
         })
       ).text();
-    const [fromFile, fromUrl] = await Promise.all([bodyOf(viaFile), bodyOf(viaUrl)]);
+    const [fromFile, fromUrl] = await Promise.all([bodyOf(harness), bodyOf(viaUrl)]);
     // The fetch times differ by the milliseconds between the two gateways' reads.
     const withoutFetchTime = (text: string) => text.replace(/"fetchedAt":"[^"]+"/g, '');
     expect(withoutFetchTime(fromFile)).toBe(withoutFetchTime(fromUrl));
@@ -191,33 +212,12 @@ describe('one page in a STATUS_PAGES_FILE', () => {
 });
 
 describe('entities of many pages', () => {
-  let harness: Harness;
-  const alpha = createSimulatedFeed({ now: NOW });
-  const beta = createSimulatedFeed({ now: NOW });
-
-  beforeAll(async () => {
-    // Two pages of the same feed: the same component ids, told apart by their page alone.
-    harness = await startHarness({
-      simulator: {
-        statusPages: { alpha, beta },
-      },
-      env: (simulator) => ({
-        STATUS_PAGES_FILE: statusPagesFile([
-          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
-          { slug: 'alpha', baseUrl: simulator.statusPageUrl('alpha') },
-          { slug: 'beta', baseUrl: simulator.statusPageUrl('beta') },
-        ]),
-      }),
-      logLevel: 'silent',
-    });
-  });
-  afterAll(() => harness.close());
-
+  // Two pages of the same feed: the same component ids, told apart by their page alone.
   it('resolve a component by id on the page its representation names, by id alone on the default page', async () => {
     const [component] = alpha.summary.components;
-    const [onLedger] = harness.simulator.statusFeed.summary.components;
+    const [onLedger] = threePages.simulator.statusFeed.summary.components;
     const id = component?.id ?? '';
-    const { body } = await harness.execute<{
+    const { body } = await threePages.execute<{
       _entities: ({ id: string; page: { slug: string } } | { slug: string; name: string } | null)[];
     }>(
       `query ($representations: [_Any!]!) {
@@ -258,36 +258,12 @@ describe('entities of many pages', () => {
 });
 
 describe('the cost of many pages', () => {
-  let harness: Harness;
-
-  beforeAll(async () => {
-    harness = await startHarness({
-      simulator: {
-        statusPages: {
-          alpha: createSimulatedFeed({ now: NOW }),
-          beta: createSimulatedFeed({ now: NOW }),
-        },
-      },
-      env: (simulator) => ({
-        STATUS_PAGES_FILE: statusPagesFile([
-          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
-          { slug: 'alpha', baseUrl: simulator.statusPageUrl('alpha') },
-          { slug: 'beta', baseUrl: simulator.statusPageUrl('beta') },
-        ]),
-        // Room for one page's components, not three.
-        MAX_RESOLVED_FIELDS: 100,
-      }),
-      logLevel: 'silent',
-    });
-  });
-  afterAll(() => harness.close());
-
   it('counts every page an operation reads against its MAX_RESOLVED_FIELDS', async () => {
-    const one = await harness.execute(
+    const one = await threePages.execute(
       '{ statusPages(slugs: ["alpha"]) { components { id name } } }',
     );
     expect(one.body.errors).toBeUndefined();
-    const three = await harness.execute('{ statusPages { components { id name } } }');
+    const three = await threePages.execute('{ statusPages { components { id name } } }');
     expect(three.body.errors?.[0]?.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
       limit: 'MAX_RESOLVED_FIELDS',

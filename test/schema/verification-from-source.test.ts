@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureContract } from '../../simulator/src/verification/fixture.js';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import type { Harness } from '../helpers/harness.js';
+import { sharedHarnesses } from '../helpers/shared-harness.js';
 import { metadataInput, sourceInput, stdJsonInput } from '../helpers/verification-inputs.js';
 
 /*
@@ -47,18 +48,23 @@ type Outcome = Record<string, unknown> & {
   job?: Record<string, unknown> & { error?: Record<string, unknown> | null };
 };
 
+/*
+ * One gateway per configuration, each reset through the simulator before a test uses it: the
+ * verifications (VERIFY_MAX_SOURCE_BYTES 200,000), the request bodies (VERIFY_MAX_SOURCE_BYTES
+ * 4,000,000, for megabytes of sources) and the per-client allowance (VERIFY_RATE_LIMIT 2, which
+ * the others' many verifications from one client would exceed).
+ */
+const shared = sharedHarnesses();
+afterAll(() => shared.close());
+const verifications = () =>
+  shared.use({
+    env: { VERIFY_WAIT_MS: 3_000, VERIFY_POLL_INTERVAL_MS: 20, VERIFY_MAX_SOURCE_BYTES: 200_000 },
+  });
+
 describe('verifyContractFromSource and verifyContractFromMetadata', () => {
   let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({
-      env: { VERIFY_WAIT_MS: 3_000, VERIFY_POLL_INTERVAL_MS: 20, VERIFY_MAX_SOURCE_BYTES: 200_000 },
-    });
-  });
-  afterAll(() => harness.close());
-  beforeEach(() => {
-    harness.simulator.verification.reset();
-    harness.simulator.clearFaults();
-    harness.simulator.resetRequests();
+  beforeEach(async () => {
+    harness = await verifications();
   });
 
   const fromSource = async (input: Record<string, unknown>) => {
@@ -223,8 +229,8 @@ describe('verifyContractFromSource and verifyContractFromMetadata', () => {
 
 describe('request bodies of source verifications', () => {
   let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({
+  beforeEach(async () => {
+    harness = await shared.use({
       env: {
         MAX_BODY_BYTES: 10_000,
         VERIFY_MAX_SOURCE_BYTES: 4_000_000,
@@ -233,12 +239,6 @@ describe('request bodies of source verifications', () => {
         VERIFY_POLL_INTERVAL_MS: 20,
       },
     });
-  });
-  afterAll(() => harness.close());
-  beforeEach(() => {
-    harness.simulator.verification.reset();
-    harness.simulator.clearFaults();
-    harness.simulator.resetRequests();
   });
 
   const post = (body: unknown) =>
@@ -308,19 +308,21 @@ describe('request bodies of source verifications', () => {
 
 describe('source verifications against a server without APIv2', () => {
   it('answer UpstreamUnavailableError saying so', async () => {
-    const harness = await startHarness({ simulator: { sourcify: 'session-only' } });
+    // Source verification always speaks APIv2: which API the gateway found the server to speak
+    // does not matter, and the next test's reset brings APIv2 back.
+    const harness = await verifications();
+    harness.simulator.verification.setServerVersion('session-only');
     const { body } = await harness.execute<{ verifyContractFromSource: Outcome }>(FROM_SOURCE, {
       input: sourceInput(),
     });
     expect(body.data?.verifyContractFromSource.__typename).toBe('UpstreamUnavailableError');
     expect(body.data?.verifyContractFromSource.message).toContain('the server has no APIv2');
-    await harness.close();
   });
 });
 
 describe('the per-client allowance', () => {
   it('counts the three ways to verify together', async () => {
-    const harness = await startHarness({ env: { VERIFY_RATE_LIMIT: 2, VERIFY_WAIT_MS: 100 } });
+    const harness = await shared.use({ env: { VERIFY_RATE_LIMIT: 2, VERIFY_WAIT_MS: 100 } });
     const answers = [
       (
         await harness.execute<{ verifyContractFromSource: Outcome }>(FROM_SOURCE, {
@@ -341,6 +343,5 @@ describe('the per-client allowance', () => {
     ];
     expect(answers[2]).toBe('RateLimitedError');
     expect(answers.slice(0, 2)).not.toContain('RateLimitedError');
-    await harness.close();
   });
 });

@@ -1,9 +1,10 @@
 import type { ExecutionResult } from 'graphql';
 import type { Client } from 'graphql-ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureContract } from '../../simulator/src/verification/fixture.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { sharedHarnesses } from '../helpers/shared-harness.js';
 import { type Received, subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js';
 import { sourceInput } from '../helpers/verification-inputs.js';
 
@@ -49,9 +50,54 @@ type Event = {
   };
 };
 
+/*
+ * One gateway per configuration, each reset through the simulator before a test uses it: the
+ * watches (VERIFY_JOB_STALE_MS at its default: their jobs run for seconds and must not turn stale),
+ * and a stuck job with the per-client limit (VERIFY_JOB_STALE_MS 1,500 and
+ * MAX_SUBSCRIPTIONS_PER_CLIENT 1, which the watches' ten subscribers of one client exceed). The
+ * gateway that shuts down and the one of a server without APIv2 (the API the gateway found is
+ * kept) are their tests' own.
+ */
+const shared = sharedHarnesses();
+afterAll(() => shared.close());
+const watching = () =>
+  shared.use({
+    env: {
+      VERIFY_WAIT_MS: 50,
+      VERIFY_POLL_INTERVAL_MS: 10,
+      VERIFY_WATCH_INTERVAL_MS: INTERVAL_MS,
+    },
+  });
+const stuckAndLimited = () =>
+  shared.use({
+    env: {
+      VERIFY_WAIT_MS: 50,
+      VERIFY_WATCH_INTERVAL_MS: INTERVAL_MS,
+      VERIFY_JOB_STALE_MS: 1_500,
+      MAX_SUBSCRIPTIONS_PER_CLIENT: 1,
+    },
+    logLevel: 'silent',
+  });
+
+/** The shared gateway the test used: its subscriptions are closed, and let go of, after it. */
+let used: Harness | undefined;
 const closers: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
+  const harness = used;
+  used = undefined;
+  if (!harness) return;
+  // A subscription a client closed is let go of once the gateway hears of it: the next test's
+  // count of one client's subscriptions starts at none.
+  await eventually(async () => {
+    for (const transport of ['http', 'websocket']) {
+      const open = await harness.metric(
+        `graphql_subscriptions_open{field="verificationJobChanged",transport="${transport}"}`,
+      );
+      if (open > 0) return false;
+    }
+    return true;
+  });
 });
 
 function overSse(harness: Harness, id: string) {
@@ -84,19 +130,9 @@ async function pendingJob(harness: Harness): Promise<string> {
 
 describe('verificationJobChanged', () => {
   let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({
-      env: {
-        VERIFY_WAIT_MS: 50,
-        VERIFY_POLL_INTERVAL_MS: 10,
-        VERIFY_WATCH_INTERVAL_MS: INTERVAL_MS,
-      },
-    });
-  });
-  afterAll(() => harness.close());
-  afterEach(() => {
-    harness.simulator.verification.reset();
-    harness.simulator.resetRequests();
+  beforeEach(async () => {
+    harness = await watching();
+    used = harness;
   });
 
   it('sends each subscriber, over SSE and graphql-ws alike, the state on subscribe, the completed state once, then the end', async () => {
@@ -196,13 +232,8 @@ describe('verificationJobChanged', () => {
 describe('a stuck job', () => {
   it('reports a stuck job stale with what the user can do, in the stream and in verificationJob alike, then its end', async () => {
     // Sourcify's job times are whole seconds: a job may look up to a second older than it is.
-    const harness = await startHarness({
-      env: {
-        VERIFY_WAIT_MS: 50,
-        VERIFY_WATCH_INTERVAL_MS: INTERVAL_MS,
-        VERIFY_JOB_STALE_MS: 1_500,
-      },
-    });
+    const harness = await stuckAndLimited();
+    used = harness;
     harness.simulator.verification.setOutcome(
       { chainId: GREETER.chainId, address: GREETER.address },
       { stuck: true },
@@ -233,16 +264,13 @@ describe('a stuck job', () => {
       reason: 'JOB_ABANDONED',
     });
     expect(subscriber.events).toHaveLength(3);
-    await harness.close();
   });
 });
 
 describe('verificationJobChanged and the subscription limits', () => {
   it('counts against MAX_SUBSCRIPTIONS_PER_CLIENT like every subscription', async () => {
-    const harness = await startHarness({
-      env: { MAX_SUBSCRIPTIONS_PER_CLIENT: 1, VERIFY_WAIT_MS: 50 },
-      logLevel: 'silent',
-    });
+    const harness = await stuckAndLimited();
+    used = harness;
     harness.simulator.verification.setJobDelay(null);
     const id = await pendingJob(harness);
     const first = await overSse(harness, id);
@@ -253,10 +281,10 @@ describe('verificationJobChanged and the subscription limits', () => {
       limit: 'MAX_SUBSCRIPTIONS_PER_CLIENT',
     });
     await first.close();
-    await harness.close();
   });
 
   it('ends with the gateway: the stream completes on shutdown', async () => {
+    // Its own gateway: this one stops.
     const harness = await startHarness({ env: { VERIFY_WAIT_MS: 50 }, logLevel: 'silent' });
     harness.simulator.verification.setJobDelay(null);
     const id = await pendingJob(harness);
@@ -271,6 +299,7 @@ describe('verificationJobChanged and the subscription limits', () => {
 
 describe('verificationJobChanged with the session API', () => {
   it('answers one InvalidInputError on id (the session API has no jobs), then the end', async () => {
+    // Its own gateway: with VERIFY_API=auto it keeps speaking the API it found this server to speak.
     const harness = await startHarness({ simulator: { sourcify: 'session-only' } });
     const subscriber = await overSse(harness, crypto.randomUUID());
     await subscriber.completed;

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureContract } from '../../simulator/src/verification/fixture.js';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import type { Harness } from '../helpers/harness.js';
+import { copyAt } from '../helpers/schema-contracts.js';
+import { sharedHarnesses } from '../helpers/shared-harness.js';
 
 const fixture = fixtureContract;
 const WETH = fixture('WETH9'); // already verified and stored
@@ -48,17 +50,24 @@ type Outcome = {
   }[];
 };
 
+/*
+ * Two gateways for the file, each reset through the simulator before a test uses it: one for
+ * every test that has the service's chain list, and one that never had it (a failed GET /chains is
+ * answered from memory for 60 s), whose circuit opens at the first failure of the service.
+ */
+const shared = sharedHarnesses();
+afterAll(() => shared.close());
+const v2 = () =>
+  shared.use({
+    // Polls far enough apart for a test to make the service fail between the job's acceptance and
+    // its first poll.
+    env: { VERIFY_API: 'v2', VERIFY_WAIT_MS: 2_000, VERIFY_POLL_INTERVAL_MS: 200 },
+  });
+
 describe('verifyContract with VERIFY_API=v2', () => {
   let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({
-      env: { VERIFY_API: 'v2', VERIFY_WAIT_MS: 2_000, VERIFY_POLL_INTERVAL_MS: 20 },
-    });
-  });
-  afterAll(() => harness.close());
-  beforeEach(() => {
-    harness.simulator.verification.reset();
-    harness.simulator.clearFaults();
+  beforeEach(async () => {
+    harness = await v2();
   });
 
   const verify = async (input: Record<string, unknown>) =>
@@ -166,7 +175,7 @@ describe('verifyContract with VERIFY_API=v2', () => {
       'Chain 5 is not supported by the verification service; see Query.supportedChains.',
     );
 
-    const blind = await startHarness({ env: { VERIFY_API: 'v2', CIRCUIT_FAILURE_THRESHOLD: 1 } });
+    const blind = await shared.use({ env: { VERIFY_API: 'v2', CIRCUIT_FAILURE_THRESHOLD: 1 } });
     blind.simulator.verification.setChains(null);
     const send = async () =>
       (
@@ -185,7 +194,6 @@ describe('verifyContract with VERIFY_API=v2', () => {
     // Sourcify's own error: the circuit (threshold 1) stays closed.
     expect((await send())?.errorId).toBeTruthy();
     expect(blind.simulator.requestCount(`/verify/v2/verify/etherscan/5/${DAI.address}`)).toBe(2);
-    await blind.close();
   });
 
   it('maps a failed job to VerificationRejectedError with its code', async () => {
@@ -209,27 +217,25 @@ describe('verifyContract with VERIFY_API=v2', () => {
   });
 
   it('answers the job id when polling fails after the job was accepted, so nothing is lost', async () => {
-    const slow = await startHarness({ env: { VERIFY_API: 'v2', VERIFY_POLL_INTERVAL_MS: 200 } });
-    slow.simulator.verification.setJobDelay(null);
-    const answer = slow.execute<{ verifyContract: Outcome }>(VERIFY, {
+    harness.simulator.verification.setJobDelay(null);
+    const answer = harness.execute<{ verifyContract: Outcome }>(VERIFY, {
       input: { address: GREETER.address, chainId: GREETER.chainId },
     });
     // Once the job is accepted, the service starts failing before the first poll.
-    await eventually(() => slow.simulator.verification.jobs().length > 0, { intervalMs: 1 });
-    slow.simulator.setFault('verify', '*', { kind: 'status', status: 503 });
+    await eventually(() => harness.simulator.verification.jobs().length > 0, { intervalMs: 1 });
+    harness.simulator.setFault('verify', '*', { kind: 'status', status: 503 });
     const result = (await answer).body.data?.verifyContract;
     expect(result?.__typename).toBe('VerificationPending');
-    expect(result?.verificationId).toBe(slow.simulator.verification.jobs()[0]?.verificationId);
-    await slow.close();
+    expect(result?.verificationId).toBe(harness.simulator.verification.jobs()[0]?.verificationId);
   });
 });
 
 describe('Query.contract and the Contract entity', () => {
+  // Lookups are APIv2's whatever VERIFY_API says.
   let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness();
+  beforeEach(async () => {
+    harness = await v2();
   });
-  afterAll(() => harness.close());
 
   it('looks up a verified contract, null for one that is not', async () => {
     const { body } = await harness.execute<{
@@ -262,23 +268,25 @@ describe('Query.contract and the Contract entity', () => {
   });
 
   it("batches one operation's lookups and caches them briefly", async () => {
-    const fresh = await startHarness();
+    // WETH9 and Dai at addresses of this test's own: lookups nobody made before.
+    const weth = copyAt(WETH);
+    const dai = copyAt(DAI);
+    harness.simulator.verification.addContract(weth);
+    harness.simulator.verification.addContract(dai);
     const query = `{
-      a: contract(chainId: "1", address: "${WETH.address}") { match }
-      b: contract(chainId: "1", address: "${WETH.address.toLowerCase()}") { match }
-      c: contract(chainId: "1", address: "${DAI.address}") { match }
+      a: contract(chainId: "1", address: "${weth.address}") { match }
+      b: contract(chainId: "1", address: "${weth.address.toLowerCase()}") { match }
+      c: contract(chainId: "1", address: "${dai.address}") { match }
     }`;
-    await fresh.execute(query);
+    await harness.execute(query);
     const lookups = () =>
-      fresh.simulator.requests.filter((r) => r.path.startsWith('/verify/v2/contract/')).length;
+      harness.simulator.requests.filter((r) => r.path.startsWith('/verify/v2/contract/')).length;
     expect(lookups()).toBe(2);
-    await fresh.execute(query);
+    await harness.execute(query);
     expect(lookups()).toBe(2);
-    await fresh.close();
   });
 
   it('refuses a malformed address with BAD_USER_INPUT, sending nothing', async () => {
-    harness.simulator.resetRequests();
     const { body } = await harness.execute('{ contract(chainId: "1", address: "0x12") { match } }');
     expect(body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'address' });
     expect(harness.simulator.requestCount()).toBe(0);
