@@ -16,7 +16,9 @@ describe('bad input', () => {
   let port: number;
 
   beforeAll(async () => {
-    harness = await startHarness();
+    // The token limit out of the way of the alias limit's test: the others are refused by the
+    // limits they name (their assertions accept the token limit too).
+    harness = await startHarness({ env: { MAX_TOKENS: 100_000 } });
     server = await listen(harness.gateway.listener);
     port = server.port;
   });
@@ -133,11 +135,9 @@ describe('bad input', () => {
   });
 
   it('refuses 1,000 aliases when the token limit is raised out of the way', async () => {
-    const roomy = await startHarness({ env: { MAX_TOKENS: 100_000 } });
     const aliases = Array.from({ length: 1_000 }, (_, i) => `a${i}: statusPage { name }`).join(' ');
-    const { body } = await roomy.execute(`{ ${aliases} }`);
+    const { body } = await harness.execute(`{ ${aliases} }`);
     expect(body.errors?.[0]?.message).toMatch(/aliases limit/i);
-    await roomy.close();
   });
 
   it('refuses too many directives', async () => {

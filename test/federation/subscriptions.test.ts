@@ -1,15 +1,17 @@
 import { createGatewayRuntime, type GatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createRpcEndpointsSubgraph,
   RPC_ENDPOINTS_TYPE_DEFS,
 } from '../../simulator/src/rpc-endpoints-subgraph.js';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { printSchemaDocument } from '../../src/schema/print.js';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { type Listening, listen } from '../helpers/listen.js';
+import { allEnded, openSubscriptions } from '../helpers/live-subscriptions.js';
 import { polledOnce, subscribeSse } from '../helpers/subscriptions.js';
 
 const TTL_MS = 150;
@@ -33,6 +35,36 @@ interface Change {
 }
 
 /*
+ * One gateway behind both routers. Each test changes the relay, and puts it back after: the gateway
+ * has served it operational again before the next test subscribes. Each router's sockets to the
+ * gateway end with the router.
+ */
+let harness: Harness;
+let relayId = '';
+
+beforeAll(async () => {
+  harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: TTL_MS }, logLevel: 'info' });
+  const relay = harness.simulator.statusFeed.summary.components.find(
+    (c) => c.name === 'JSON-RPC Relay',
+  );
+  relayId = relay?.id ?? '';
+});
+afterEach(async () => {
+  await eventually(async () => (await openSubscriptions(harness)) === 0);
+  harness.simulator.updateStatusFeed((feed) =>
+    setComponentStatuses(feed, { [relayId]: 'operational' }),
+  );
+  await eventually(async () => {
+    const { body } = await harness.execute<{ component: { status: string } | null }>(
+      'query ($id: ID!) { component(id: $id) { status } }',
+      { id: relayId },
+    );
+    return body.data?.component?.status === 'OPERATIONAL';
+  });
+});
+afterAll(() => harness?.close());
+
+/*
  * Hive Gateway in front of the gateway and a second subgraph: a subscription made through it
  * reaches this subgraph over its subscription transport (SSE, Hive Gateway's default for HTTP
  * subgraphs, or graphql-ws), and each event is completed with the other subgraph's fields.
@@ -41,18 +73,11 @@ describe.each([
   ['SSE (the HTTP transport)', undefined],
   ['graphql-ws', { kind: 'ws', location: '/graphql' }],
 ] as const)('subscriptions through Hive Gateway over %s', (_name, subscriptions) => {
-  let harness: Harness;
   let router: GatewayRuntime;
   const servers: Listening[] = [];
   let routerOrigin = '';
-  let relayId = '';
 
   beforeAll(async () => {
-    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: TTL_MS }, logLevel: 'info' });
-    const relay = harness.simulator.statusFeed.summary.components.find(
-      (c) => c.name === 'JSON-RPC Relay',
-    );
-    relayId = relay?.id ?? '';
     const theirs = await listen(
       createRpcEndpointsSubgraph(
         [{ url: 'https://rpc.example-ledger.com/api', network: 'mainnet', componentId: relayId }],
@@ -85,7 +110,7 @@ describe.each([
   afterAll(async () => {
     await router?.dispose();
     await Promise.all(servers.map((server) => server.close()));
-    await harness?.close();
+    await allEnded(harness);
   });
 
   it('delivers a component changed in the simulator, with the other subgraph’s fields', async () => {

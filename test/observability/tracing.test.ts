@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import {
@@ -7,6 +8,7 @@ import {
   startOtlpReceiver,
 } from '../helpers/otlp-receiver.js';
 import { sessionEra } from '../helpers/session-era.js';
+import { statusPagesFile } from '../helpers/status-pages-file.js';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -227,15 +229,30 @@ describe('tracing over OTLP/HTTP', () => {
   });
 });
 
+// A gateway of its own: with no endpoint configured, it traces nothing and passes the caller's on.
 describe('without an OTLP endpoint', () => {
   let harness: Harness;
-  afterEach(() => harness.close());
+  beforeAll(async () => {
+    // A page for each test, which nobody read before it: its read goes upstream.
+    harness = await startHarness({
+      simulator: { statusPages: { untraced: createSimulatedFeed(), zeros: createSimulatedFeed() } },
+      env: (simulator) => ({
+        STATUS_PAGES_FILE: statusPagesFile(
+          ['untraced', 'zeros'].map((slug) => ({ slug, baseUrl: simulator.statusPageUrl(slug) })),
+        ),
+      }),
+    });
+  });
+  afterAll(() => harness?.close());
+
+  /** PAGE_BANNER of page `slug`. */
+  const bannerOf = (slug: string) =>
+    `query Banner { statusPage(slug: "${slug}") { name status { indicator } } }`;
 
   it("passes the caller's traceparent and tracestate to the upstream as they came", async () => {
-    harness = await startHarness();
     const { traceId, parentId } = callerIds();
     const traceparent = traceparentOf(traceId, parentId);
-    await harness.execute(PAGE_BANNER, undefined, {
+    await harness.execute(bannerOf('untraced'), undefined, {
       headers: { traceparent, tracestate: 'vendor=abc', 'x-request-id': 'untraced' },
     });
     const upstream = harness.simulator.requests.find(
@@ -246,8 +263,7 @@ describe('without an OTLP endpoint', () => {
   });
 
   it('passes on no malformed traceparent', async () => {
-    harness = await startHarness();
-    await harness.execute(PAGE_BANNER, undefined, {
+    await harness.execute(bannerOf('zeros'), undefined, {
       headers: {
         traceparent: `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01`,
         'x-request-id': 'zeros',

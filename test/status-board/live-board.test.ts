@@ -8,7 +8,9 @@ import { documentIdOf } from '../../src/persisted-documents/manifest.js';
 import { ARTIFACTS_DIRECTORY, INSTALL_TIMEOUT_MS, launchChromium } from '../helpers/chromium.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { allEnded, openSubscriptions } from '../helpers/live-subscriptions.js';
 import { type PageEntry, statusPagesFile } from '../helpers/status-pages-file.js';
+import { readSse } from '../helpers/subscriptions.js';
 
 /**
  * How long the board has to show what a test waits for: the page loads, subscribes and renders in
@@ -18,27 +20,71 @@ const BOARD_POLL = { timeout: 15_000 };
 
 const BOARD_DOCUMENT = 'public/status-board/board.graphql';
 
-describe('the status board in Chromium', () => {
-  const POLL_INTERVAL_MS = 300;
-  let harness: Harness;
-  let browser: Browser;
-  let page: Page;
+/*
+ * One browser and one gateway for the file. The gateway serves the simulator's own page alone
+ * (`default`) until the tests of several pages add theirs; it allows few subscriptions, which the
+ * test of a refused board fills before the board asks.
+ */
+const POLL_INTERVAL_MS = 300;
+/** More than the boards of the other tests hold at once (one each, two while one is replaced). */
+const MAX_SUBSCRIPTIONS = 4;
+const alpha = createSimulatedFeed();
+const beta = createSimulatedFeed();
+alpha.summary.page.name = 'Alpha vendor';
+beta.summary.page.name = 'Beta vendor';
+let browser: Browser;
+let harness: Harness;
+let pagesFile: string;
+let ledgerEntry: PageEntry;
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-    harness = await startHarness({
-      env: {
+beforeAll(async () => {
+  browser = await launchChromium();
+  harness = await startHarness({
+    simulator: { statusPages: { alpha, beta } },
+    env: (simulator) => {
+      ledgerEntry = { slug: 'default', baseUrl: simulator.statusBaseUrl };
+      pagesFile = statusPagesFile([ledgerEntry]);
+      return {
+        STATUS_PAGES_FILE: pagesFile,
         STATUS_CACHE_TTL_MS: POLL_INTERVAL_MS,
         STATUS_POLL_INTERVAL_MS: POLL_INTERVAL_MS,
         // The strictest production setting: the board asks by document id.
         PERSISTED_DOCUMENTS_ONLY: true,
-      },
-    });
+        MAX_SUBSCRIPTIONS,
+      };
+    },
+    logLevel: 'silent',
+  });
+}, INSTALL_TIMEOUT_MS);
+afterAll(async () => {
+  await browser?.close();
+  await harness?.close();
+});
+
+/** Where the board asks for `operationName` of its document, by id as only persisted documents are. */
+function boardOperationUrl(operationName: string, variables: object): URL {
+  const url = new URL('/graphql', harness.origin);
+  url.searchParams.set('documentId', documentIdOf(readFileSync(BOARD_DOCUMENT, 'utf8')));
+  url.searchParams.set('operationName', operationName);
+  url.searchParams.set('variables', JSON.stringify(variables));
+  return url;
+}
+
+/** Rewrites STATUS_PAGES_FILE and has the gateway read it now (as SIGHUP does). */
+function configure(pages: PageEntry[]) {
+  writeFileSync(pagesFile, JSON.stringify({ pages }));
+  expect(harness.gateway.reloadStatusPages()).toBe(true);
+}
+
+describe('the status board in Chromium', () => {
+  let page: Page;
+
+  beforeAll(async () => {
     page = await browser.newPage({ viewport: { width: 900, height: 1200 } });
-  }, INSTALL_TIMEOUT_MS);
+  });
   afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
+    await page?.close();
+    await allEnded(harness);
   });
 
   const screenshot = (name: string) =>
@@ -110,10 +156,7 @@ describe('the status board in Chromium', () => {
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     // Asked as the board asks (only persisted documents are run here).
     const lastSeenAt = await eventually(async () => {
-      const url = new URL('/graphql', harness.origin);
-      url.searchParams.set('documentId', documentIdOf(readFileSync(BOARD_DOCUMENT, 'utf8')));
-      url.searchParams.set('operationName', 'BoardReachability');
-      url.searchParams.set('variables', JSON.stringify({ slugs: ['default'] }));
+      const url = boardOperationUrl('BoardReachability', { slugs: ['default'] });
       const { data } = (await (await fetch(url)).json()) as {
         data?: { statusOverview: { unreachablePages: { lastSeenAt: string | null }[] } };
       };
@@ -137,42 +180,17 @@ describe('the status board in Chromium', () => {
 });
 
 describe('the status board of several pages in Chromium', () => {
-  let harness: Harness;
-  let browser: Browser;
-  const alpha = createSimulatedFeed();
-  const beta = createSimulatedFeed();
-
-  let pagesFile: string;
   let entries: PageEntry[];
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-    alpha.summary.page.name = 'Alpha vendor';
-    beta.summary.page.name = 'Beta vendor';
-    harness = await startHarness({
-      simulator: { statusPages: { alpha, beta } },
-      env: (simulator) => {
-        entries = [
-          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
-          { slug: 'alpha', baseUrl: simulator.statusPageUrl('alpha') },
-          { slug: 'beta', baseUrl: simulator.statusPageUrl('beta') },
-        ];
-        pagesFile = statusPagesFile(entries);
-        return { STATUS_PAGES_FILE: pagesFile, PERSISTED_DOCUMENTS_ONLY: true };
-      },
-      logLevel: 'silent',
-    });
-  }, INSTALL_TIMEOUT_MS);
-
-  /** Rewrites STATUS_PAGES_FILE and has the gateway read it now (as SIGHUP does). */
-  function configure(pages: PageEntry[]) {
-    writeFileSync(pagesFile, JSON.stringify({ pages }));
-    expect(harness.gateway.reloadStatusPages()).toBe(true);
-  }
-  afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
+  beforeAll(() => {
+    entries = [
+      ledgerEntry,
+      { slug: 'alpha', baseUrl: harness.simulator.statusPageUrl('alpha') },
+      { slug: 'beta', baseUrl: harness.simulator.statusPageUrl('beta') },
+    ];
+    configure(entries);
   });
+  afterAll(() => configure([ledgerEntry]));
 
   it('shows every configured page in configuration order, or the one ?slug= names', async () => {
     const page = await browser.newPage();
@@ -188,6 +206,7 @@ describe('the status board of several pages in Chromium', () => {
       .toEqual(['Beta vendor']);
     expect(failed).toEqual([]);
     await page.close();
+    await allEnded(harness);
   });
 
   it('shows the pages STATUS_PAGES_FILE lists now: added ones on the next load, removed ones at once', async () => {
@@ -216,45 +235,64 @@ describe('the status board of several pages in Chromium', () => {
     await page.locator('.connection[data-state="live"]').waitFor();
     configure(entries);
     await page.close();
+    await allEnded(harness);
   });
 });
 
 describe('the status board when its subscription is refused, in Chromium', () => {
-  let harness: Harness;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    // Every subscription is refused (TOO_MANY_SUBSCRIPTIONS); queries are answered.
-    harness = await startHarness({ env: { MAX_SUBSCRIPTIONS: 0 }, logLevel: 'silent' });
-  }, INSTALL_TIMEOUT_MS);
-  afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
-
   it('says why, and tries again after 1 s, then 2 s, then 4 s', async () => {
-    const page = await browser.newPage();
-    const attempts: string[] = [];
-    page.on('request', (request) => {
-      if (new URL(request.url()).searchParams.get('operationName') === 'StatusBoard') {
-        attempts.push(request.url());
-      }
-    });
-    await page.goto(`${harness.origin}/status`);
-    const connection = page.locator('.connection[data-state="refused"]');
-    for (const [tried, seconds] of [
-      [1, 1],
-      [2, 2],
-      [3, 4],
-    ] as const) {
-      await connection.and(page.getByText(`refused, trying again in ${seconds} s`)).waitFor();
-      expect(attempts.length).toBe(tried);
-    }
-    expect(await page.locator('.problems').textContent()).toBe(
-      'The gateway refused to follow these pages: The gateway already serves 0 subscriptions, as many as it allows. Retry later.',
+    // Every subscription the gateway allows is taken: the board's is refused
+    // (TOO_MANY_SUBSCRIPTIONS); queries are answered.
+    await eventually(async () => (await openSubscriptions(harness)) === 0);
+    const taken = await Promise.all(
+      Array.from({ length: MAX_SUBSCRIPTIONS }, async () => {
+        // As the board subscribes: only persisted documents are run here.
+        const controller = new AbortController();
+        const url = boardOperationUrl('StatusBoard', { slugs: ['default'] });
+        const response = await fetch(url, {
+          headers: { accept: 'text/event-stream' },
+          signal: controller.signal,
+        });
+        const subscription = readSse(response, () => controller.abort());
+        await subscription.next();
+        return subscription;
+      }),
     );
-    await page.close();
-    // Seven seconds of the board's own back-off, in a browser that shares the cores.
-  }, 60_000);
+    const page = await browser.newPage();
+    try {
+      const attempts: string[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).searchParams.get('operationName') === 'StatusBoard') {
+          attempts.push(request.url());
+        }
+      });
+      // The board's clock is the test's: its waits pass when the test moves it on, not before.
+      await page.clock.install();
+      await page.clock.pauseAt(Date.now() + 1_000);
+      await page.goto(`${harness.origin}/status`);
+      const connection = page.locator('.connection[data-state="refused"]');
+      for (const [tried, seconds] of [
+        [1, 1],
+        [2, 2],
+        [3, 4],
+      ] as const) {
+        const waiting = connection.and(page.getByText(`refused, trying again in ${seconds} s`));
+        await waiting.waitFor();
+        expect(attempts.length).toBe(tried);
+        if (tried === 3) break;
+        // A moment short of the wait, it still waits: trying again sets the state at once.
+        await page.clock.runFor(seconds * 1_000 - 1);
+        expect(await waiting.count()).toBe(1);
+        expect(attempts.length).toBe(tried);
+        await page.clock.runFor(1);
+      }
+      expect(await page.locator('.problems').textContent()).toBe(
+        `The gateway refused to follow these pages: The gateway already serves ${MAX_SUBSCRIPTIONS} subscriptions, as many as it allows. Retry later.`,
+      );
+    } finally {
+      await page.close();
+      await Promise.all(taken.map((subscription) => subscription.close()));
+    }
+    await allEnded(harness);
+  });
 });

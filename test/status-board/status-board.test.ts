@@ -1,16 +1,26 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentIdOf } from '../../src/persisted-documents/manifest.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import type { Harness } from '../helpers/harness.js';
+import { allEnded } from '../helpers/live-subscriptions.js';
+import { sharedHarnesses } from '../helpers/shared-harness.js';
 import { readSse } from '../helpers/subscriptions.js';
 
+/*
+ * One gateway serves every test but two, each of which needs a value of its own: the board's
+ * screen size below its most (MAX_PAGES_PER_OPERATION 10, against the default 50 that leaves it at
+ * 24), and no board (STATUS_BOARD=false).
+ */
+const harnesses = sharedHarnesses();
+/** The strictest production setting, which the board must work in: the files do not mind it. */
+const useDefault = () => harnesses.use({ env: { PERSISTED_DOCUMENTS_ONLY: true } });
+afterAll(() => harnesses.close());
+
 describe('GET /status: the files', () => {
-  // Static files alone: one gateway for them all.
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness();
+    harness = await useDefault();
   });
-  afterAll(() => harness.close());
 
   it('serves the board as static files under a strict content security policy', async () => {
     const page = await harness.fetch('/status');
@@ -67,7 +77,6 @@ describe('GET /status: the files', () => {
 
 describe('GET /status', () => {
   let harness: Harness;
-  afterEach(() => harness.close());
 
   /** `operationName` of board.graphql, asked for by the id the board's page gives. */
   async function boardOperation(operationName: string, variables: object, accept: string) {
@@ -83,7 +92,7 @@ describe('GET /status', () => {
   }
 
   it('asks for its operations by the id of board.graphql, which is persisted even in PERSISTED_DOCUMENTS_ONLY', async () => {
-    harness = await startHarness({ env: { PERSISTED_DOCUMENTS_ONLY: true } });
+    harness = await useDefault();
     const directory = await boardOperation('BoardDirectory', {}, 'application/json');
     expect(await directory.json()).toEqual({
       data: {
@@ -108,17 +117,18 @@ describe('GET /status', () => {
     // The stream may open with a keep-alive comment before the first event.
     expect((await board.next()).data).toHaveProperty('statusPageChanged');
     await board.close();
+    await allEnded(harness);
   });
 
   it('shows no more pages on a screen than an operation may read', async () => {
-    harness = await startHarness({ env: { MAX_PAGES_PER_OPERATION: 10 } });
+    harness = await harnesses.use({ env: { MAX_PAGES_PER_OPERATION: 10 } });
     expect(await (await harness.fetch('/status')).text()).toContain(
       '<meta name="board-page-size" content="10" />',
     );
   });
 
   it('is not served with STATUS_BOARD=false', async () => {
-    harness = await startHarness({ env: { STATUS_BOARD: false } });
+    harness = await harnesses.use({ env: { STATUS_BOARD: false } });
     expect((await harness.fetch('/status')).status).toBe(404);
   });
 });

@@ -1,17 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { testClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
-import { startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { allEnded } from '../helpers/live-subscriptions.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
 import { polledOnce, subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js';
 
 const COMPONENT_CHANGES = 'subscription { componentStatusChanged { status } }';
 const PAGE = 'subscription { statusPageChanged { status { indicator } } }';
-const SUMMARY = '/status/api/v2/summary.json';
-const WITNESS_SUMMARY = '/status/witness/api/v2/summary.json';
+/** Where the simulator serves page `slug`'s documents. */
+const documentOf = (slug: string, document: string) => `/status/${slug}/api/v2/${document}`;
 
+// Each shutdown test ends its gateway: it has one of its own.
 describe('shutting down with subscriptions open', () => {
   it('completes every stream (SSE and graphql-ws), closes the sockets with 1001, and drains', async () => {
     const harness = await startHarness({ logLevel: 'silent' });
@@ -53,15 +55,77 @@ describe('shutting down with subscriptions open', () => {
   });
 });
 
+/*
+ * The other tests share one gateway, its settings merged: each follows a page of its own where it
+ * edits a feed or counts its requests, and ends its subscriptions and sockets (`allEnded`), so
+ * that the next one's counts start from zero.
+ */
+
+/** Subscriptions at once: the polling test holds 11 (a witness, 5 over SSE, 5 over graphql-ws). */
+const MAX_SUBSCRIPTIONS = 11;
+/** Within the budget for a page's top-level components (7 fields), not for all of them. */
+const MAX_RESOLVED_FIELDS = 10;
+const TTL_MS = 100;
+
+let harness: Harness;
+/** The feeds of the pages the tests follow alone (the default page, `ledger`, is the simulator's own). */
+const feeds = {
+  budget: createSimulatedFeed(),
+  polled: createSimulatedFeed(),
+  witness: createSimulatedFeed(),
+};
+
+beforeAll(async () => {
+  harness = await startHarness({
+    simulator: { statusPages: feeds },
+    env: (simulator) => ({
+      STATUS_PAGES_FILE: statusPagesFile([
+        {
+          slug: 'ledger',
+          baseUrl: simulator.statusBaseUrl,
+          chains: [
+            { chainId: 295, components: [simulator.statusFeed.summary.components[0]?.id ?? ''] },
+          ],
+        },
+        ...Object.keys(feeds).map((slug) => ({ slug, baseUrl: simulator.statusPageUrl(slug) })),
+      ]),
+      STATUS_CACHE_TTL_MS: TTL_MS,
+      MAX_RESOLVED_FIELDS,
+      MAX_SUBSCRIPTIONS,
+    }),
+    logLevel: 'info',
+  });
+});
+afterAll(() => harness?.close());
+
+/** The lines logged since `from` (an index of `harness.logs`) with message `message`. */
+const linesSince = (from: number, message: string) =>
+  harness.logs.slice(from).filter((line) => line.msg === message);
+
 describe('subscription limits, metrics and logs', () => {
   it('refuses past MAX_SUBSCRIPTIONS, counts them by field, transport and reason, and logs open and close', async () => {
-    const harness = await startHarness({ env: { MAX_SUBSCRIPTIONS: 2 } });
+    const from = harness.logs.length;
+    const ended = (labels: string) =>
+      harness.metric(`graphql_subscriptions_ended_total{${labels}}`);
+    const endedBefore = await Promise.all([
+      ended('field="componentStatusChanged",transport="http",reason="client"'),
+      ended('field="statusPageChanged",transport="websocket",reason="client"'),
+      ended('field="statusPageChanged",transport="http",reason="refused"'),
+    ]);
+    const refusedBefore = await harness.metric(
+      'graphql_errors_total{code="TOO_MANY_SUBSCRIPTIONS"}',
+    );
+
     const first = await subscribeSse(harness.origin, COMPONENT_CHANGES, undefined, {
       headers: { 'x-request-id': 'sub-first' },
     });
     const client = wsClient(harness.origin, { headers: { 'x-request-id': 'sub-socket' } });
     const second = subscribeWs(client, PAGE);
     await second.next();
+    // As many more as the limit leaves, of another field and transport than the two counted.
+    const others = [];
+    for (let i = 2; i < MAX_SUBSCRIPTIONS; i += 1)
+      others.push(await subscribeSse(harness.origin, PAGE));
     expect(
       await harness.metric(
         `graphql_subscriptions_open{field="componentStatusChanged",transport="http"}`,
@@ -82,24 +146,26 @@ describe('subscription limits, metrics and logs', () => {
     await first.close();
     await second.close();
     await client.dispose();
+    await Promise.all(others.map((other) => other.close()));
     // The server sees an SSE client go when its connection closes.
-    await eventually(
-      () => harness.logs.filter((line) => line.msg === 'subscription closed').length >= 2,
-    );
-    const ended = (labels: string) =>
-      harness.metric(`graphql_subscriptions_ended_total{${labels}}`);
-    expect(await ended('field="componentStatusChanged",transport="http",reason="client"')).toBe(1);
-    expect(await ended('field="statusPageChanged",transport="websocket",reason="client"')).toBe(1);
-    expect(await ended('field="statusPageChanged",transport="http",reason="refused"')).toBe(1);
+    await allEnded(harness);
+    expect(
+      await Promise.all([
+        ended('field="componentStatusChanged",transport="http",reason="client"'),
+        ended('field="statusPageChanged",transport="websocket",reason="client"'),
+        ended('field="statusPageChanged",transport="http",reason="refused"'),
+      ]),
+    ).toEqual(endedBefore.map((count) => count + 1));
     expect(
       await harness.metric(
         `graphql_subscriptions_open{field="componentStatusChanged",transport="http"}`,
       ),
     ).toBe(0);
-    expect(await harness.metric('graphql_errors_total{code="TOO_MANY_SUBSCRIPTIONS"}')).toBe(1);
+    expect(
+      (await harness.metric('graphql_errors_total{code="TOO_MANY_SUBSCRIPTIONS"}')) - refusedBefore,
+    ).toBe(1);
 
-    const lines = (message: string) => harness.logs.filter((line) => line.msg === message);
-    expect(lines('subscription opened')).toEqual(
+    expect(linesSince(from, 'subscription opened')).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
           requestId: 'sub-first',
@@ -113,7 +179,7 @@ describe('subscription limits, metrics and logs', () => {
         }),
       ]),
     );
-    expect(lines('subscription closed')).toEqual(
+    expect(linesSince(from, 'subscription closed')).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
           requestId: 'sub-first',
@@ -123,13 +189,16 @@ describe('subscription limits, metrics and logs', () => {
         expect.objectContaining({ requestId: 'sub-socket', reason: 'client' }),
       ]),
     );
-    expect(lines('subscription refused')).toMatchObject([{ limit: 'MAX_SUBSCRIPTIONS' }]);
-    expect(lines('websocket opened')).toMatchObject([{ requestId: 'sub-socket' }]);
-    await harness.close();
+    expect(linesSince(from, 'subscription refused')).toMatchObject([
+      { limit: 'MAX_SUBSCRIPTIONS' },
+    ]);
+    expect(linesSince(from, 'websocket opened')).toMatchObject([{ requestId: 'sub-socket' }]);
   });
 
   it('never serves a subscription from the response cache', async () => {
-    const harness = await startHarness({ logLevel: 'silent' });
+    const reads = (result: string) =>
+      harness.metric(`response_cache_reads_total{result="${result}"}`);
+    const [hits, stored] = await Promise.all([reads('hit'), reads('stored')]);
     for (let i = 0; i < 3; i += 1) {
       const response = await harness.fetch('/graphql', {
         method: 'POST',
@@ -141,110 +210,83 @@ describe('subscription limits, metrics and logs', () => {
       await stream.next();
       await stream.close();
     }
-    expect(await harness.metric('response_cache_reads_total{result="hit"}')).toBe(0);
-    expect(await harness.metric('response_cache_reads_total{result="stored"}')).toBe(0);
-    await harness.close();
+    expect(await reads('hit')).toBe(hits);
+    expect(await reads('stored')).toBe(stored);
+    await allEnded(harness);
   });
 });
 
 describe('limits per event', () => {
   it('gives each event of a subscription its own field budget: one too large is an error, the next is sent', async () => {
-    const harness = await startHarness({
-      env: { STATUS_CACHE_TTL_MS: 150, MAX_RESOLVED_FIELDS: 10 },
-      logLevel: 'silent',
-    });
-    const portal = harness.simulator.statusFeed.summary.components.find(
-      (c) => c.name === 'Developer Portal',
-    );
+    const portal = feeds.budget.summary.components.find((c) => c.name === 'Developer Portal');
     const pages = await subscribeSse<{ statusPageChanged: { components: { id: string }[] } }>(
       harness.origin,
-      'subscription ($all: Boolean!) { statusPageChanged { components(topLevel: $all) { id } } }',
+      'subscription ($all: Boolean!) { statusPageChanged(slugs: ["budget"]) { components(topLevel: $all) { id } } }',
       { all: true },
     );
     // 7 fields per event: within the budget of 10 for each event, not for two together.
     expect((await pages.next()).data?.statusPageChanged.components).toHaveLength(5);
-    await polledOnce(harness.simulator);
-    harness.simulator.updateStatusFeed((feed) =>
+    await polledOnce(harness.simulator, [documentOf('budget', 'summary.json')]);
+    harness.simulator.updateStatusPage('budget', (feed) =>
       setComponentStatuses(feed, { [portal?.id ?? '']: 'major_outage' }),
     );
     expect((await pages.next()).data?.statusPageChanged.components).toHaveLength(5);
 
     const everything = await subscribeSse(
       harness.origin,
-      'subscription { statusPageChanged { components { id name status } } }',
+      'subscription { statusPageChanged(slugs: ["budget"]) { components { id name status } } }',
     );
     expect((await everything.next()).errors).toMatchObject([
       { extensions: { code: 'BAD_USER_INPUT', limit: 'MAX_RESOLVED_FIELDS' } },
     ]);
     await Promise.all([pages.close(), everything.close()]);
-    await harness.close();
+    await allEnded(harness);
   });
 });
 
 describe('errors beside the data', () => {
   it('come with each subscription event whose fields reported them, once each', async () => {
-    const harness = await startHarness({
-      env: (simulator) => ({
-        STATUS_CACHE_TTL_MS: 150,
-        STATUS_PAGES_FILE: statusPagesFile([
-          {
-            slug: 'ledger',
-            baseUrl: simulator.statusBaseUrl,
-            chains: [
-              { chainId: 295, components: [simulator.statusFeed.summary.components[0]?.id ?? ''] },
-            ],
-          },
-        ]),
-      }),
-      logLevel: 'silent',
-    });
     const portal = harness.simulator.statusFeed.summary.components.find(
       (c) => c.name === 'Developer Portal',
     );
     // The page's chains come from the verification service's list: without it, an empty list with
     // an error beside it, as in a query.
     harness.simulator.setFault('verify', '/chains', { kind: 'status', status: 503 });
-    const pages = await subscribeSse<{ statusPageChanged: { chains: { id: string }[] } }>(
-      harness.origin,
-      'subscription { statusPageChanged { status { indicator } chains { id } } }',
-    );
-    const first = await pages.next();
-    expect(first.data?.statusPageChanged.chains).toEqual([]);
-    expect(first.errors).toMatchObject([
-      { path: ['statusPageChanged', 'chains'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } },
-    ]);
-    await polledOnce(harness.simulator);
-    harness.simulator.updateStatusFeed((feed) =>
-      setComponentStatuses(feed, { [portal?.id ?? '']: 'major_outage' }),
-    );
-    // The next event reports its own error once: the first event's is not carried over.
-    const second = await pages.next();
-    expect(second.data?.statusPageChanged.chains).toEqual([]);
-    expect(second.errors).toHaveLength(1);
-    await pages.close();
-    await harness.close();
+    try {
+      const pages = await subscribeSse<{ statusPageChanged: { chains: { id: string }[] } }>(
+        harness.origin,
+        'subscription { statusPageChanged { status { indicator } chains { id } } }',
+      );
+      const first = await pages.next();
+      expect(first.data?.statusPageChanged.chains).toEqual([]);
+      expect(first.errors).toMatchObject([
+        { path: ['statusPageChanged', 'chains'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } },
+      ]);
+      await polledOnce(harness.simulator);
+      harness.simulator.updateStatusFeed((feed) =>
+        setComponentStatuses(feed, { [portal?.id ?? '']: 'major_outage' }),
+      );
+      // The next event reports its own error once: the first event's is not carried over.
+      const second = await pages.next();
+      expect(second.data?.statusPageChanged.chains).toEqual([]);
+      expect(second.errors).toHaveLength(1);
+      await pages.close();
+    } finally {
+      harness.simulator.clearFaults();
+    }
+    await allEnded(harness);
   });
 });
 
 describe('polling', () => {
   it('reads the feed only while someone subscribes, and with queries costs one summary request per TTL', async () => {
+    // Before the pages of this test are first read: their caches take the clock they find then.
     const clock = testClock();
-    const ttl = 100;
+    const from = harness.logs.length;
     // A second page, followed all along: its polls show that a poller of the first would have
     // read by now.
-    const harness = await startHarness({
-      simulator: { statusPages: { witness: createSimulatedFeed() } },
-      env: (simulator) => ({
-        STATUS_PAGES_FILE: statusPagesFile([
-          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
-          { slug: 'witness', baseUrl: simulator.statusPageUrl('witness') },
-        ]),
-        STATUS_CACHE_TTL_MS: ttl,
-      }),
-      logLevel: 'info',
-    });
-    const requests = () => harness.simulator.requestCount(SUMMARY);
-    const witnessed = () => harness.simulator.requestCount(WITNESS_SUMMARY);
+    const requests = () => harness.simulator.requestCount(documentOf('polled', 'summary.json'));
+    const witnessed = () => harness.simulator.requestCount(documentOf('witness', 'summary.json'));
     /**
      * Resolves once page `slug` serves a snapshot fetched now: the read the poller started has
      * landed, so that moving the clock on makes it old.
@@ -260,7 +302,7 @@ describe('polling', () => {
     const twoPollsLater = async () => {
       for (let i = 0; i < 2; i += 1) {
         const seen = witnessed();
-        clock.advance(ttl);
+        clock.advance(TTL_MS);
         await eventually(() => witnessed() > seen);
         await landed('witness');
       }
@@ -274,41 +316,40 @@ describe('polling', () => {
     await twoPollsLater();
     expect(requests()).toBe(0);
 
+    const polled = 'subscription { componentStatusChanged(slugs: ["polled"]) { status } }';
     const subscribers = await Promise.all(
-      Array.from({ length: 5 }, () => subscribeSse(harness.origin, COMPONENT_CHANGES)),
+      Array.from({ length: 5 }, () => subscribeSse(harness.origin, polled)),
     );
     const client = wsClient(harness.origin);
-    const socketSubscribers = Array.from({ length: 5 }, () =>
-      subscribeWs(client, COMPONENT_CHANGES),
-    );
+    const socketSubscribers = Array.from({ length: 5 }, () => subscribeWs(client, polled));
     await eventually(() => requests() === 1);
-    await landed('ledger');
+    await landed('polled');
     for (let ttls = 1; ttls <= 5; ttls += 1) {
       // However many query within a TTL, the snapshot on hand answers them all...
       await Promise.all(
         Array.from({ length: 20 }, () =>
-          harness.execute('{ statusPage { status { indicator } } }'),
+          harness.execute('{ statusPage(slug: "polled") { status { indicator } } }'),
         ),
       );
       expect(requests()).toBe(ttls);
       // ...and past it, the poller reads the feed again, once, with no query asking.
-      clock.advance(ttl);
+      clock.advance(TTL_MS);
       await eventually(() => requests() === ttls + 1);
-      await landed('ledger');
+      await landed('polled');
     }
     // The other documents are polled only for the subscriptions that need them.
-    expect(harness.simulator.requestCount('/status/api/v2/incidents.json')).toBe(0);
+    expect(harness.simulator.requestCount(documentOf('polled', 'incidents.json'))).toBe(0);
 
     await Promise.all([...subscribers, ...socketSubscribers].map((s) => s.close()));
     await client.dispose();
     // The server sees an SSE client go when its connection closes.
-    const closed = () => harness.logs.filter((line) => line.msg === 'subscription closed').length;
+    const closed = () => linesSince(from, 'subscription closed').length;
     await eventually(() => closed() >= 10);
     expect(closed()).toBe(10);
-    const polled = requests();
+    const polls = requests();
     await twoPollsLater();
-    expect(requests()).toBe(polled);
+    expect(requests()).toBe(polls);
     await witness.close();
-    await harness.close();
+    await allEnded(harness);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { allEnded, openSubscriptions } from '../helpers/live-subscriptions.js';
 import { initialise, openedSocket, polledOnce, subscribeSse } from '../helpers/subscriptions.js';
 
 /*
@@ -15,6 +16,11 @@ const COMPONENT = /* GraphQL */ `
   }
 `;
 const PAGE = 'subscription { statusPageChanged { status { indicator } components { id status } } }';
+/** PAGE with each component's name too: 64 fields of the simulator's page (20 components), PAGE 44. */
+const PAGE_WITH_NAMES =
+  'subscription { statusPageChanged { status { indicator } components { id name status } } }';
+/** Between what PAGE and PAGE_WITH_NAMES read of a page. */
+const MAX_RESOLVED_FIELDS = 50;
 
 /** A subscriber's payloads as sent: the text of each `next`. */
 interface Raw {
@@ -60,36 +66,33 @@ async function socket(harness: Harness) {
 const executions = (harness: Harness, field: string) =>
   harness.metric(`graphql_subscription_executions_total{field="${field}"}`);
 
-async function openSubscriptions(harness: Harness): Promise<number> {
-  const text = await (await harness.fetch('/metrics')).text();
-  return [...text.matchAll(/^graphql_subscriptions_open\{[^}]*\} (\d+)$/gm)].reduce(
-    (sum, [, value]) => sum + Number(value),
-    0,
-  );
-}
-
 /** Components in a group that are operational now. */
 const leaves = (harness: Harness) =>
   harness.simulator.statusFeed.summary.components.filter(
     (c) => !c.group && c.group_id && c.status === 'operational',
   );
 
-describe('subscribers of the same operation', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({
-      env: {
-        STATUS_CACHE_TTL_MS: 150,
-        MAX_SUBSCRIPTIONS_PER_CLIENT: 1_000,
-        MAX_SUBSCRIPTIONS_PER_CONNECTION: 100,
-      },
-      logLevel: 'silent',
-    });
+/*
+ * One gateway for every test: each ends its subscriptions and sockets (`allEnded`), and changes
+ * components that are operational when it starts.
+ */
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({
+    env: {
+      STATUS_CACHE_TTL_MS: 150,
+      MAX_SUBSCRIPTIONS_PER_CLIENT: 1_000,
+      MAX_SUBSCRIPTIONS_PER_CONNECTION: 100,
+      MAX_RESOLVED_FIELDS,
+    },
+    logLevel: 'info',
   });
-  afterAll(async () => {
-    await harness?.close();
-  });
+});
+afterAll(async () => {
+  await harness?.close();
+});
 
+describe('subscribers of the same operation', () => {
   it('share one execution per change and get the same bytes, over SSE and graphql-ws; other variables get their own', async () => {
     const [a, b] = leaves(harness);
     if (!a || !b) throw new Error('the feed has no two grouped components');
@@ -152,7 +155,7 @@ describe('subscribers of the same operation', () => {
 
     for (const subscriber of [...sameA, ...sameB]) subscriber.close();
     ws.close();
-    await eventually(async () => (await openSubscriptions(harness)) === 0);
+    await allEnded(harness);
   });
 
   it('start with the page as it stands when they join, then share each change', async () => {
@@ -193,21 +196,17 @@ describe('subscribers of the same operation', () => {
 
     for (const page of pages) page.close();
     ws.close();
-    await eventually(async () => (await openSubscriptions(harness)) === 0);
+    await allEnded(harness);
   });
 });
 
 describe('a shared event past the field budget', () => {
   it('gives every subscriber the same single error', async () => {
-    const harness = await startHarness({
-      env: { STATUS_CACHE_TTL_MS: 150, MAX_RESOLVED_FIELDS: 10 },
-      logLevel: 'silent',
-    });
     const ws = await socket(harness);
     const pages: Raw[] = [];
     for (let i = 0; i < 5; i += 1) {
-      pages.push(await sse(harness, PAGE));
-      pages.push(ws.subscribe(PAGE));
+      pages.push(await sse(harness, PAGE_WITH_NAMES));
+      pages.push(ws.subscribe(PAGE_WITH_NAMES));
     }
     await eventually(() => pages.every(({ payloads }) => payloads.length === 1));
     await polledOnce(harness.simulator);
@@ -231,6 +230,6 @@ describe('a shared event past the field budget', () => {
     expect((await executions(harness, 'statusPageChanged')) - before).toBe(events);
     for (const page of pages) page.close();
     ws.close();
-    await harness.close();
+    await allEnded(harness);
   });
 });
