@@ -1,11 +1,10 @@
 import type { Server } from 'node:http';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { eventually } from '../helpers/eventually.js';
-import type { Harness } from '../helpers/harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 import { extraListeners } from '../helpers/hostile-listeners.js';
 import { sessionEra } from '../helpers/session-era.js';
-import { sharedHarnesses } from '../helpers/shared-harness.js';
 import { parseSse } from '../helpers/subscriptions.js';
 
 const contract = VERIFIABLE_CONTRACTS.find((candidate) => candidate.name === 'Greeter');
@@ -14,21 +13,29 @@ const body = JSON.stringify({
   variables: { input: { address: contract?.address, chainId: contract?.chainId } },
 });
 
-/*
- * One gateway on the session API, whose verifications may wait at the service up to 10 s (the
- * upstream timeout): each test sets its own fault on the service, and its clients come without
- * a cookie.
+/**
+ * The one gateway, on the session API, whose verifications may wait at the service up to 10 s
+ * (the upstream timeout): each test sets its own fault on the service, put back after it, and its
+ * clients come without a cookie.
  */
-const harnesses = sharedHarnesses();
+let shared: Harness;
 const listeners = extraListeners();
+beforeAll(async () => {
+  shared = await startHarness(
+    sessionEra({ env: { UPSTREAM_TIMEOUT_MS: 10_000 }, logLevel: 'warn' }),
+  );
+});
+beforeEach(() => {
+  shared.simulator.clearFaults();
+  shared.simulator.verification.reset();
+  shared.simulator.resetRequests();
+});
 afterEach(() => listeners.close());
-afterAll(() => harnesses.close());
-const sessionGateway = () =>
-  harnesses.use(sessionEra({ env: { UPSTREAM_TIMEOUT_MS: 10_000 }, logLevel: 'warn' }));
+afterAll(() => shared.close());
 
 describe('odd session cookies from the verification service', () => {
   it('keeps a quoted cookie value and caps an absurd Max-Age', async () => {
-    const harness = await sessionGateway();
+    const harness = shared;
     harness.simulator.setFault(
       'verify',
       '/session/verify/etherscan',
@@ -71,7 +78,7 @@ describe('odd session cookies from the verification service', () => {
  * the upstream timeout), so that a test can act while it runs.
  */
 async function holding(): Promise<Harness> {
-  const harness = await sessionGateway();
+  const harness = shared;
   const held = { kind: 'delay', ms: 1_000 } as const;
   harness.simulator.setFault('verify', '/session/verify/etherscan', held, { times: 1 });
   return harness;
