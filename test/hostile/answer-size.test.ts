@@ -25,9 +25,9 @@ const SLOW = 'slow';
  */
 let shipped: Harness;
 let tight: Harness;
-/** The first incident of page `REPEATED`, and its component. */
-const feed = createSimulatedFeed();
-const incident = feed.summary.incidents[0];
+/** The feed of page `REPEATED`; its first incident lists `component` 20,000 times. */
+const repeated = createSimulatedFeed();
+const incident = repeated.summary.incidents[0];
 const component = incident?.components[0];
 beforeAll(async () => {
   if (!incident || !component) throw new Error('the demo feed has an incident');
@@ -35,7 +35,7 @@ beforeAll(async () => {
   [shipped, tight] = await Promise.all([
     startHarness({
       simulator: { statusFeed: createSimulatedFeed(STATUS_FEED_PRESETS.realistic) },
-      env: withOwnPages({ [REPEATED]: feed }),
+      env: withOwnPages({ [REPEATED]: repeated }),
     }),
     startHarness({
       env: withOwnPages(

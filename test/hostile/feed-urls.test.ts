@@ -49,10 +49,11 @@ const LINKED = 'script-link';
  * read a page of their own, served hostile from the start.
  */
 let harness: Harness;
+/** The feed of page `LINKED`. */
+const linked = createSimulatedFeed();
 beforeAll(async () => {
   const scriptUrl = createSimulatedFeed();
   scriptUrl.summary.page.url = SCRIPT;
-  const linked = createSimulatedFeed();
   const [first] = linked.summary.incidents;
   if (first) first.shortlink = SCRIPT;
   harness = await startHarness({
@@ -141,7 +142,7 @@ describe('the status board, given a hostile link', () => {
 
   it('shows the incident without a link', async () => {
     // biome-ignore lint/style/noNonNullAssertion: the demo feed has an incident
-    const incident = createSimulatedFeed().summary.incidents[0]!;
+    const incident = linked.summary.incidents[0]!;
     const page = await browser.newPage();
     await page.goto(`${harness.origin}/status?slug=${LINKED}`);
     const item = page.locator(`.incidents > li[data-event-id="${incident.id}"]`);
