@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Harness } from '../helpers/harness.js';
+import { sharedHarnesses } from '../helpers/shared-harness.js';
 
 const APP = 'https://app.example.com';
 const ADMIN = 'https://admin.example.com';
@@ -45,13 +46,23 @@ const KINDS = ['preflight', 'miss', 'hit', 'mutation', 'uncached'];
 const corsHeaders = (answer: Response) =>
   Object.fromEntries([...answer.headers].filter(([name]) => name.startsWith('access-control-')));
 
-describe('CORS with CORS_ORIGINS set', () => {
-  let harness: Harness;
-  afterEach(() => harness.close());
+/**
+ * CORS_ORIGINS as an operator may write it, with the origins a browser sends for it: one origin
+ * (in capitals, with a trailing slash), and two.
+ */
+const LISTS = [
+  { written: 'HTTPS://App.Example.com/', origins: [APP] },
+  { written: `${APP},${ADMIN}`, origins: [APP, ADMIN] },
+];
 
-  for (const origins of [[APP], [APP, ADMIN]]) {
+describe('CORS with CORS_ORIGINS set', () => {
+  const harnesses = sharedHarnesses();
+  afterAll(() => harnesses.close());
+  const listing = (written: string) => harnesses.use({ env: { CORS_ORIGINS: written } });
+
+  for (const { written, origins } of LISTS) {
     it(`answers only the listed origins (${origins.length} listed): none to null or any other`, async () => {
-      harness = await startHarness({ env: { CORS_ORIGINS: origins.join(',') } });
+      const harness = await listing(written);
       for (const origin of UNLISTED) {
         const answers = await answersTo(harness, origin);
         expect(Object.keys(answers)).toEqual(KINDS);
@@ -77,7 +88,7 @@ describe('CORS with CORS_ORIGINS set', () => {
   }
 
   it('matches an origin listed with a trailing slash or in capitals as browsers send it', async () => {
-    harness = await startHarness({ env: { CORS_ORIGINS: 'HTTPS://App.Example.com/' } });
+    const harness = await listing('HTTPS://App.Example.com/');
     const { miss, mutation } = await answersTo(harness, APP);
     expect(miss.headers.get('access-control-allow-origin')).toBe(APP);
     expect(mutation.headers.get('access-control-allow-origin')).toBe(APP);

@@ -1,7 +1,8 @@
 import { Agent, request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { extraListeners } from '../helpers/hostile-listeners.js';
 import { openRawSocket } from '../helpers/raw-socket.js';
 
 const BODY = JSON.stringify({ query: '{ statusPage { name } }' });
@@ -88,13 +89,22 @@ const SHUTTING_DOWN = {
 
 const REQUEST = `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`;
 
+/*
+ * A drain ends its listener, not the gateway behind it: each test drains a production listener of
+ * its own in front of the one gateway.
+ */
 describe('a drain under keep-alive load', () => {
   let harness: Harness;
-  afterEach(() => harness.close());
+  const listeners = extraListeners();
+  beforeAll(async () => {
+    harness = await startHarness({ logLevel: 'warn' });
+  });
+  afterEach(() => listeners.close());
+  afterAll(() => harness.close());
 
   it('answers every request its clients fully sent; the others are refused before sending', async () => {
-    harness = await startHarness({ logLevel: 'warn' });
-    const port = Number(new URL(harness.origin).port);
+    const listener = await listeners.listen(harness);
+    const port = listener.port;
     const agent = new Agent({ keepAlive: true, maxSockets: 10 });
     const outcomes: Outcome[] = [];
     let drainStarted = false;
@@ -110,7 +120,7 @@ describe('a drain under keep-alive load', () => {
     });
     await eventually(() => outcomes.length >= 500);
     drainStarted = true;
-    await harness.drain(10_000);
+    await listener.drain(10_000);
     await Promise.all(clients);
     agent.destroy();
 
@@ -126,13 +136,13 @@ describe('a drain under keep-alive load', () => {
   });
 
   it('answers, with Connection: close, a request sent on a connection idle when the drain began', async () => {
-    harness = await startHarness({ logLevel: 'warn' });
-    const client = await openRawSocket(harness.origin);
+    const listener = await listeners.listen(harness);
+    const client = await openRawSocket(listener.origin);
     client.socket.write(REQUEST);
     await eventually(() => client.received().includes('"statusPage"'));
     expect(client.received()).not.toMatch(/connection: close/i);
 
-    const drained = harness.drain(10_000);
+    const drained = listener.drain(10_000);
     client.socket.write(REQUEST);
     await client.ended;
     await drained;
@@ -144,12 +154,12 @@ describe('a drain under keep-alive load', () => {
   });
 
   it('closes a connection that stays idle with a FIN, not a reset, well before the grace ends', async () => {
-    harness = await startHarness({ logLevel: 'warn' });
-    const client = await openRawSocket(harness.origin);
+    const listener = await listeners.listen(harness);
+    const client = await openRawSocket(listener.origin);
     client.socket.write(REQUEST);
     await eventually(() => client.received().includes('"statusPage"'));
 
-    const drained = harness.drain(60_000);
+    const drained = listener.drain(60_000);
     // The server's FIN; the client answers with its own, as a client does between requests.
     await client.ended;
     client.socket.end();
@@ -160,24 +170,24 @@ describe('a drain under keep-alive load', () => {
   });
 
   it('destroys at the grace deadline a connection whose client never closes its side', async () => {
-    harness = await startHarness({ logLevel: 'warn' });
-    const client = await openRawSocket(harness.origin);
+    const listener = await listeners.listen(harness);
+    const client = await openRawSocket(listener.origin);
     client.socket.write(REQUEST);
     await eventually(() => client.received().includes('"statusPage"'));
     // A half-open client: reads the server's FIN and never sends its own.
     client.socket.allowHalfOpen = true;
-    await harness.drain(2_000);
+    await listener.drain(2_000);
     await client.ended;
     client.socket.destroy();
   });
 
   it('refuses a WebSocket handshake sent on a keep-alive connection while the server drains: 503 SHUTTING_DOWN, Retry-After', async () => {
-    harness = await startHarness({ logLevel: 'warn' });
-    const client = await openRawSocket(harness.origin);
+    const listener = await listeners.listen(harness);
+    const client = await openRawSocket(listener.origin);
     client.socket.write(REQUEST);
     await eventually(() => client.received().includes('"statusPage"'));
 
-    const drained = harness.drain(10_000);
+    const drained = listener.drain(10_000);
     client.socket.write(UPGRADE);
     await client.ended;
     await drained;

@@ -1,14 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
 const ENTITIES = 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }';
 
 describe('_entities representations from a client', () => {
   let harness: Harness;
-  afterEach(() => harness.close());
+  // Within the limit, the malformed ones are answered one by one.
+  beforeAll(async () => {
+    harness = await startHarness({ env: { MAX_ENTITY_REPRESENTATIONS: 10 } });
+  });
+  afterAll(() => harness.close());
 
   it('answers a malformed representation with an error at its index, and keeps serving', async () => {
-    harness = await startHarness();
     const componentId = harness.simulator.statusFeed.summary.components[0]?.id;
     // The red team's request: a Contract without its address, and a type that is no entity.
     const { status, body } = await harness.execute(ENTITIES, {
@@ -44,7 +47,6 @@ describe('_entities representations from a client', () => {
   });
 
   it('refuses more than MAX_ENTITY_REPRESENTATIONS before asking any upstream', async () => {
-    harness = await startHarness({ env: { MAX_ENTITY_REPRESENTATIONS: 10 } });
     harness.simulator.resetRequests();
     const representations = Array.from({ length: 11 }, (_, i) => ({
       __typename: 'Contract',

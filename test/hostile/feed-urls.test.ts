@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { INSTALL_TIMEOUT_MS, launchChromium } from '../helpers/chromium.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { withOwnPages } from '../helpers/hostile-pages.js';
 import { editServed } from '../helpers/shared-harness.js';
 
 /** Links a feed may write: none but http(s) may reach a reader's browser. */
@@ -37,17 +38,32 @@ const LINKS = `{
   }
 }`;
 
+/** A page whose own URL is not http(s). */
+const SCRIPT_URL = 'script-url';
+/** A page whose first incident links to a script, for the status board. */
+const LINKED = 'script-link';
+
 /*
- * One gateway, which re-reads the feed on every read (a TTL of 0): each test puts the demo feed
- * back, edits it, and reads once the gateway has read the edit.
+ * One gateway, which re-reads the feed on every read (a TTL of 0): each test of the default page
+ * puts the demo feed back, edits it, and reads once the gateway has read the edit; the others
+ * read a page of their own, served hostile from the start.
  */
-describe('URLs a status feed sends', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0 } });
+let harness: Harness;
+/** The feed of page `LINKED`. */
+const linked = createSimulatedFeed();
+beforeAll(async () => {
+  const scriptUrl = createSimulatedFeed();
+  scriptUrl.summary.page.url = SCRIPT;
+  const [first] = linked.summary.incidents;
+  if (first) first.shortlink = SCRIPT;
+  harness = await startHarness({
+    env: withOwnPages({ [SCRIPT_URL]: scriptUrl, [LINKED]: linked }, { STATUS_CACHE_TTL_MS: 0 }),
   });
+});
+afterAll(() => harness.close());
+
+describe('URLs a status feed sends', () => {
   beforeEach(() => harness.simulator.setStatusFeed(createSimulatedFeed()));
-  afterAll(() => harness.close());
 
   it('serves none but http(s): another scheme is null, the item and the document standing', async () => {
     const logged = harness.logs.length;
@@ -108,39 +124,27 @@ describe('URLs a status feed sends', () => {
 
 describe('a page whose own URL is not http(s)', () => {
   it('does not take a page whose own URL is not http(s) for the feed', async () => {
-    const harness = await startHarness();
-    harness.simulator.updateStatusFeed((feed) => {
-      feed.summary.page.url = SCRIPT;
-    });
-    const { body } = await harness.execute<Links>('{ statusPage { url } }');
+    const { body } = await harness.execute<Links>(`{ statusPage(slug: "${SCRIPT_URL}") { url } }`);
     expect(body.data).toBeNull();
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
     expect(body.errors?.[0]?.message).toMatch(/page\.url/);
-    await harness.close();
   });
 });
 
 describe('the status board, given a hostile link', () => {
-  let harness: Harness;
   let browser: Browser;
   beforeAll(async () => {
     browser = await launchChromium();
   }, INSTALL_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
-    await harness?.close();
   });
 
   it('shows the incident without a link', async () => {
-    harness = await startHarness();
-    harness.simulator.updateStatusFeed((feed) => {
-      const [first] = feed.summary.incidents;
-      if (first) first.shortlink = SCRIPT;
-    });
     // biome-ignore lint/style/noNonNullAssertion: the demo feed has an incident
-    const incident = harness.simulator.statusFeed.summary.incidents[0]!;
+    const incident = linked.summary.incidents[0]!;
     const page = await browser.newPage();
-    await page.goto(`${harness.origin}/status`);
+    await page.goto(`${harness.origin}/status?slug=${LINKED}`);
     const item = page.locator(`.incidents > li[data-event-id="${incident.id}"]`);
     await item.waitFor();
     expect(await item.locator('.event-title').textContent()).toBe(incident.name);

@@ -118,22 +118,33 @@ describe('request bodies counted before they are parsed', () => {
   });
 });
 
-describe('the same budget on every transport', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({
-      env: { MAX_JSON_VALUES: 1_000, MAX_JSON_DEPTH: 16 },
-      logLevel: 'silent',
-    });
+/**
+ * A gateway with a JSON budget of 1,000 values 16 deep, which the 8 MiB bodies above would be
+ * refused by before their own limits, and an allowance of 2 verifications a minute, which they
+ * would spend: for the tests of the budget on every transport, and of the allowance (whose upload
+ * is within that budget: 84 values, 8 deep).
+ */
+let budgeted: Harness;
+beforeAll(async () => {
+  budgeted = await startHarness({
+    env: {
+      MAX_JSON_VALUES: 1_000,
+      MAX_JSON_DEPTH: 16,
+      VERIFY_RATE_LIMIT: 2,
+      VERIFY_RATE_WINDOW_MS: 60_000,
+    },
+    logLevel: 'silent',
   });
-  afterAll(() => harness.close());
+});
+afterAll(() => budgeted.close());
 
+describe('the same budget on every transport', () => {
   const QUERY = 'query ($v: [String]) { statusPage { name } }';
   /** 1,200 objects, 3.6 KB (a URL's worth): over the budget of 1,000 values. */
   const variables = `{"v":${objects(3_600)}}`;
 
   it('over HTTP POST, as a request body', async () => {
-    const response = await harness.fetch('/graphql', {
+    const response = await budgeted.fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: `{"query":${JSON.stringify(QUERY)},"variables":${variables}}`,
@@ -147,7 +158,7 @@ describe('the same budget on every transport', () => {
 
   it('over HTTP GET, as the variables parameter', async () => {
     const search = new URLSearchParams({ query: QUERY, variables });
-    const response = await harness.fetch(`/graphql?${search}`, {
+    const response = await budgeted.fetch(`/graphql?${search}`, {
       headers: { accept: 'application/json' },
     });
     expect(response.status).toBe(413);
@@ -158,7 +169,7 @@ describe('the same budget on every transport', () => {
   });
 
   it('over a WebSocket, as a message: its socket is closed with 4400 and the code', async () => {
-    const socket = await openedSocket(harness.origin);
+    const socket = await openedSocket(budgeted.origin);
     const closed = closeOf(socket);
     expect((await initialise(socket)).acked).toBe(true);
     socket.send(
@@ -183,42 +194,36 @@ describe('large uploads, before their body is read', () => {
   }
 
   it('take the allowance once: past it, one is refused 429 RATE_LIMITED without its body', async () => {
-    const harness = await startHarness({
-      env: { VERIFY_RATE_LIMIT: 2, VERIFY_RATE_WINDOW_MS: 60_000 },
-      logLevel: 'silent',
+    const harness = budgeted;
+    harness.simulator.verification.reset();
+    // The upload takes one verification before its body is read, and its resolver none.
+    const upload = JSON.stringify({
+      query: FROM_SOURCE,
+      variables: { input: sourceInput(GREETER, { stdJsonInput: largeStdJsonInput(400_000) }) },
     });
-    try {
-      // The upload takes one verification before its body is read, and its resolver none.
-      const upload = JSON.stringify({
-        query: FROM_SOURCE,
-        variables: { input: sourceInput(GREETER, { stdJsonInput: largeStdJsonInput(400_000) }) },
-      });
-      const first = await harness.fetch('/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: upload,
-      });
-      expect(((await first.json()) as Answer).data?.verifyContractFromSource?.__typename).toBe(
-        'VerificationResult',
-      );
-      const second = await harness.execute<{ verifyContractFromSource: { __typename: string } }>(
-        FROM_SOURCE,
-        { input: sourceInput(DAI) },
-      );
-      expect(second.body.data?.verifyContractFromSource.__typename).not.toBe('RateLimitedError');
+    const first = await harness.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: upload,
+    });
+    expect(((await first.json()) as Answer).data?.verifyContractFromSource?.__typename).toBe(
+      'VerificationResult',
+    );
+    const second = await harness.execute<{ verifyContractFromSource: { __typename: string } }>(
+      FROM_SOURCE,
+      { input: sourceInput(DAI) },
+    );
+    expect(second.body.data?.verifyContractFromSource.__typename).not.toBe('RateLimitedError');
 
-      // The allowance is spent: 429 at once, with 100 bytes of 8 MiB sent.
-      const raw = await startUpload(harness.origin, 8 * MiB, upload.slice(0, 100));
-      const answer = await eventually(
-        () => raw.received().includes('"RATE_LIMITED"') && raw.received(),
-      );
-      raw.socket.destroy();
-      expect(answer).toMatch(/^HTTP\/1\.1 429 /);
-      expect(answer).toMatch(/\r\nretry-after: \d+\r\n/i);
-      expect(harness.simulator.verification.received).toHaveLength(2);
-    } finally {
-      await harness.close();
-    }
+    // The allowance is spent: 429 at once, with 100 bytes of 8 MiB sent.
+    const raw = await startUpload(harness.origin, 8 * MiB, upload.slice(0, 100));
+    const answer = await eventually(
+      () => raw.received().includes('"RATE_LIMITED"') && raw.received(),
+    );
+    raw.socket.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 429 /);
+    expect(answer).toMatch(/\r\nretry-after: \d+\r\n/i);
+    expect(harness.simulator.verification.received).toHaveLength(2);
   });
 
   it('are admitted while the heap their declared bytes count fits REQUEST_BODIES_HEAP_SHARE', async () => {

@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import type { Server } from 'node:http';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { extraListeners } from '../helpers/hostile-listeners.js';
 import { sessionEra } from '../helpers/session-era.js';
 import { parseSse } from '../helpers/subscriptions.js';
 
@@ -11,9 +13,29 @@ const body = JSON.stringify({
   variables: { input: { address: contract?.address, chainId: contract?.chainId } },
 });
 
+/**
+ * The one gateway, on the session API, whose verifications may wait at the service up to 10 s
+ * (the upstream timeout): each test sets its own fault on the service, put back after it, and its
+ * clients come without a cookie.
+ */
+let shared: Harness;
+const listeners = extraListeners();
+beforeAll(async () => {
+  shared = await startHarness(
+    sessionEra({ env: { UPSTREAM_TIMEOUT_MS: 10_000 }, logLevel: 'warn' }),
+  );
+});
+beforeEach(() => {
+  shared.simulator.clearFaults();
+  shared.simulator.verification.reset();
+  shared.simulator.resetRequests();
+});
+afterEach(() => listeners.close());
+afterAll(() => shared.close());
+
 describe('odd session cookies from the verification service', () => {
   it('keeps a quoted cookie value and caps an absurd Max-Age', async () => {
-    const harness = await startHarness(sessionEra());
+    const harness = shared;
     harness.simulator.setFault(
       'verify',
       '/session/verify/etherscan',
@@ -48,26 +70,23 @@ describe('odd session cookies from the verification service', () => {
     expect(harness.simulator.verification.received.at(-1)?.cookie).toContain(
       'sourcify_vid="abc123"',
     );
-    await harness.close();
   });
 });
 
 /**
- * A gateway on the session API whose first verification waits a second at the service (within
+ * The gateway on the session API, whose next verification waits a second at the service (within
  * the upstream timeout), so that a test can act while it runs.
  */
-async function startHolding(): Promise<Harness> {
-  const harness = await startHarness(
-    sessionEra({ env: { UPSTREAM_TIMEOUT_MS: 10_000 }, logLevel: 'warn' }),
-  );
+async function holding(): Promise<Harness> {
+  const harness = shared;
   const held = { kind: 'delay', ms: 1_000 } as const;
   harness.simulator.setFault('verify', '/session/verify/etherscan', held, { times: 1 });
   return harness;
 }
 
-/** The verification as a single-result event stream, as an SSE client sends it. */
-const verifyOverSse = (harness: Harness, init: RequestInit = {}) =>
-  harness.fetch('/graphql', {
+/** The verification as a single-result event stream, as an SSE client sends it to `origin`. */
+const verifyOverSse = (origin: string, init: RequestInit = {}) =>
+  fetch(`${origin}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
     body,
@@ -81,9 +100,12 @@ function sessionCookieOf(response: Response): string | undefined {
   return cookies[0]?.match(/^verify_session=[\w-]+/)?.[0];
 }
 
-/** The upstream session a client's cookie carries: the one its next verification is served in. */
-async function sessionOf(harness: Harness, cookie: string | undefined) {
-  const { status } = await harness.fetch('/graphql', {
+/**
+ * The upstream session a client's cookie carries: the one its next verification (sent to
+ * `origin`, a listener of the harness's gateway) is served in.
+ */
+async function sessionOf(harness: Harness, cookie: string | undefined, origin = harness.origin) {
+  const { status } = await fetch(`${origin}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', cookie: cookie ?? '' },
     body,
@@ -96,18 +118,18 @@ async function sessionOf(harness: Harness, cookie: string | undefined) {
 const verifying = (harness: Harness) =>
   harness.simulator.concurrency('/verify/session/verify/').current;
 
-const connectionsOf = (harness: Harness) =>
+const connectionsOf = (server: Server) =>
   new Promise<number>((resolve, reject) =>
-    harness.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+    server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
   );
 
 describe('the session cookie of a verification over SSE', () => {
   it("is on each client's own answer: two clients sending the same mutation at once each get theirs", async () => {
-    const harness = await startHolding();
+    const harness = await holding();
     // The second arrives while the first runs: the same request bytes, no cookie, one SSE channel.
-    const first = verifyOverSse(harness);
+    const first = verifyOverSse(harness.origin);
     await eventually(() => verifying(harness) === 1);
-    const second = verifyOverSse(harness);
+    const second = verifyOverSse(harness.origin);
     const answers = await Promise.all([first, second]);
     for (const answer of answers) {
       expect(answer.status).toBe(200);
@@ -129,19 +151,20 @@ describe('the session cookie of a verification over SSE', () => {
     expect(served).toHaveLength(2);
     expect(new Set(served).size).toBe(2);
     expect([await sessionOf(harness, cookieA), await sessionOf(harness, cookieB)]).toEqual(served);
-    await harness.close();
   });
 
   it('is never handed to another client: when the client that ran it leaves, the next runs its own', async () => {
-    const harness = await startHolding();
+    const harness = await holding();
+    // A listener of this test's own: none of the file's earlier connections to count.
+    const { server, origin } = await listeners.listen(harness);
     const gone = new AbortController();
-    const first = verifyOverSse(harness, { signal: gone.signal }).catch(() => undefined);
+    const first = verifyOverSse(origin, { signal: gone.signal }).catch(() => undefined);
     await eventually(() => verifying(harness) === 1);
     gone.abort();
     await first;
-    await eventually(async () => (await connectionsOf(harness)) === 0);
+    await eventually(async () => (await connectionsOf(server)) === 0);
     // Joins the verification still running for the client that left.
-    const second = await verifyOverSse(harness);
+    const second = await verifyOverSse(origin);
     expect(second.status).toBe(200);
     expect(await second.text()).toContain('"verifyContract":{"__typename":"VerificationResult"}');
     const cookie = sessionCookieOf(second);
@@ -151,7 +174,6 @@ describe('the session cookie of a verification over SSE', () => {
     expect(left).toBeDefined();
     expect(own).toBeDefined();
     expect(own).not.toBe(left);
-    expect(await sessionOf(harness, cookie)).toBe(own);
-    await harness.close();
+    expect(await sessionOf(harness, cookie, origin)).toBe(own);
   });
 });

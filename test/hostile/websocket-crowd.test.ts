@@ -1,7 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import type { Harness } from '../helpers/harness.js';
+import { extraListeners } from '../helpers/hostile-listeners.js';
+import { sharedHarnesses } from '../helpers/shared-harness.js';
 import { closeOf, initialise, openSocket } from '../helpers/subscriptions.js';
 
 /*
@@ -12,21 +14,55 @@ import { closeOf, initialise, openSocket } from '../helpers/subscriptions.js';
  * WEBSOCKET_IDLE_TIMEOUT_MS, and one that never sends connection_init after 3 s.
  */
 
-let harness: Harness | undefined;
+/*
+ * One gateway for the caps, behind a proxy: HTTP_MAX_CONNECTIONS of 40 (its own listener's cap,
+ * and MAX_WEBSOCKETS of 30) and 10 sockets a client. The crowd of 200 from one client comes
+ * through a listener of its own, with the connection cap as it ships: 40 would drop most of them
+ * before their handshake, and the 10 it admits are far from MAX_WEBSOCKETS. The idle timeout has
+ * a gateway of its own: it would close the caps' idle sockets.
+ */
+const harnesses = sharedHarnesses();
+const listeners = extraListeners();
+const capped = () =>
+  harnesses.use({
+    env: { TRUSTED_PROXIES: 1, HTTP_MAX_CONNECTIONS: 40, MAX_WEBSOCKETS_PER_CLIENT: 10 },
+    logLevel: 'info',
+  });
+const idling = () =>
+  harnesses.use({
+    env: { WEBSOCKET_IDLE_TIMEOUT_MS: 300, SUBSCRIPTION_KEEP_ALIVE_MS: 100 },
+    logLevel: 'info',
+  });
+
+const logged = (harness: Harness, msg: string) =>
+  harness.logs.filter((line) => line.msg === msg).length;
+let used: Harness | undefined;
 const opened: WebSocket[] = [];
 afterEach(async () => {
   for (const socket of opened.splice(0)) socket.terminate();
-  await harness?.close();
-  harness = undefined;
+  // Every socket's slot given back (it is, before its close is logged): the next test's caps
+  // count its own sockets alone.
+  const harness = used;
+  if (harness) {
+    await eventually(
+      () => logged(harness, 'websocket closed') === logged(harness, 'websocket opened'),
+    );
+  }
+  used = undefined;
+  await listeners.close();
 });
+afterAll(() => harnesses.close());
 
 type Handshake =
   | { readonly socket: WebSocket; readonly status: 101 }
   | { readonly socket?: undefined; readonly status: number; readonly body: unknown };
 
-/** Opens a socket as `client` (the proxy-appended address) and acknowledges it, or its refusal. */
-async function connect(target: Harness, client: string, init = true): Promise<Handshake> {
-  const answer = await openSocket(target.origin, { headers: { 'x-forwarded-for': client } });
+/**
+ * Opens a socket to `origin` as `client` (the proxy-appended address) and acknowledges it, or its
+ * refusal.
+ */
+async function connect(origin: string, client: string, init = true): Promise<Handshake> {
+  const answer = await openSocket(origin, { headers: { 'x-forwarded-for': client } });
   if (!answer.socket) return { status: answer.status, body: JSON.parse(answer.body) };
   opened.push(answer.socket);
   if (init) await initialise(answer.socket);
@@ -35,11 +71,9 @@ async function connect(target: Harness, client: string, init = true): Promise<Ha
 
 describe('a crowd of WebSockets', () => {
   it('caps the sockets of one client; the others and /health are still served', async () => {
-    harness = await startHarness({
-      env: { TRUSTED_PROXIES: 1, MAX_WEBSOCKETS_PER_CLIENT: 10 },
-      logLevel: 'silent',
-    });
-    const target = harness;
+    const harness = await capped();
+    used = harness;
+    const target = (await listeners.listen(harness)).origin;
     const crowd = await Promise.all(
       Array.from({ length: 200 }, () => connect(target, '203.0.113.7')),
     );
@@ -56,7 +90,7 @@ describe('a crowd of WebSockets', () => {
         },
       });
     }
-    expect((await harness.fetch('/health')).status).toBe(200);
+    expect((await fetch(`${target}/health`)).status).toBe(200);
     expect((await connect(target, '198.51.100.1')).status).toBe(101);
     // A slot comes back when its socket closes.
     crowd.find((answer) => answer.socket)?.socket?.close();
@@ -64,11 +98,9 @@ describe('a crowd of WebSockets', () => {
   });
 
   it('keeps WebSockets below HTTP_MAX_CONNECTIONS, so HTTP answers whatever their number', async () => {
-    harness = await startHarness({
-      env: { TRUSTED_PROXIES: 1, HTTP_MAX_CONNECTIONS: 40 },
-      logLevel: 'silent',
-    });
-    const target = harness;
+    const harness = await capped();
+    used = harness;
+    const target = harness.origin;
     // MAX_WEBSOCKETS is unset: three quarters of HTTP_MAX_CONNECTIONS, 30.
     const crowd = await Promise.all(
       Array.from({ length: 36 }, (_, i) => connect(target, `203.0.113.${i}`)),
@@ -83,19 +115,17 @@ describe('a crowd of WebSockets', () => {
       });
     }
     const checks = await Promise.all(
-      Array.from({ length: 5 }, () => harness?.fetch('/health').then((r) => r.status)),
+      Array.from({ length: 5 }, () => harness.fetch('/health').then((r) => r.status)),
     );
     expect(checks).toEqual([200, 200, 200, 200, 200]);
     expect((await harness.execute('{ statusPage { name } }')).status).toBe(200);
   });
 
   it('closes a socket that runs no operation for WEBSOCKET_IDLE_TIMEOUT_MS, not one that does', async () => {
-    harness = await startHarness({
-      env: { WEBSOCKET_IDLE_TIMEOUT_MS: 300, SUBSCRIPTION_KEEP_ALIVE_MS: 100 },
-      logLevel: 'silent',
-    });
-    const idle = await connect(harness, '127.0.0.1');
-    const busy = await connect(harness, '127.0.0.1');
+    const harness = await idling();
+    used = harness;
+    const idle = await connect(harness.origin, '127.0.0.1');
+    const busy = await connect(harness.origin, '127.0.0.1');
     if (!idle.socket || !busy.socket) throw new Error('not opened');
     busy.socket.send(
       JSON.stringify({
@@ -113,8 +143,9 @@ describe('a crowd of WebSockets', () => {
   });
 
   it('closes a socket that sends no connection_init with 4408', async () => {
-    harness = await startHarness({ logLevel: 'silent' });
-    const silent = await connect(harness, '127.0.0.1', false);
+    const harness = await capped();
+    used = harness;
+    const silent = await connect((await listeners.listen(harness)).origin, '127.0.0.1', false);
     if (!silent.socket) throw new Error('not opened');
     expect(await closeOf(silent.socket)).toEqual({
       code: 4408,
