@@ -37,6 +37,9 @@ beforeAll(async () => {
       STATUS_BASE_URL: simulator.statusBaseUrl,
       VERIFY_BASE_URL: simulator.verifyBaseUrl,
       SUBSCRIPTION_HEAP_LIMIT: '0.27',
+      // The simulator shares this process with the flood's client: on a loaded machine its answers
+      // took past the default timeout, and the gateway logged a retried fetch (not this test's subject).
+      UPSTREAM_TIMEOUT_MS: '30000',
     },
     { nodeFlags: GATEWAY_NODE_FLAGS },
   );
