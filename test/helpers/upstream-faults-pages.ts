@@ -1,5 +1,29 @@
+import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { eventually } from './eventually.js';
-import type { Harness } from './harness.js';
+import type { Harness, HarnessOptions } from './harness.js';
+import { statusPagesFile } from './status-pages-file.js';
+
+type Env = Exclude<HarnessOptions['env'], ((...args: never) => unknown) | undefined>;
+
+/**
+ * A gateway with `env` whose default page is the simulator's feed, as with `STATUS_BASE_URL`, and
+ * beside it a page of the demo feed for each of `slugs`, at its simulator page: pages that tests
+ * sharing the gateway read alone, each as a gateway that has read nothing yet reads it.
+ */
+export function withOwnPages(slugs: readonly string[], env: Env = {}): HarnessOptions {
+  return {
+    simulator: {
+      statusPages: Object.fromEntries(slugs.map((slug) => [slug, createSimulatedFeed()])),
+    },
+    env: (simulator) => ({
+      ...env,
+      STATUS_PAGES_FILE: statusPagesFile([
+        { slug: 'default', baseUrl: simulator.statusBaseUrl },
+        ...slugs.map((slug) => ({ slug, baseUrl: simulator.statusPageUrl(slug) })),
+      ]),
+    }),
+  };
+}
 
 /**
  * Waits until the gateway of `harness` holds no status page (let go once `STATUS_PAGE_IDLE_MS` is
