@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/src/server.js';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
@@ -6,10 +6,11 @@ import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
 import { subscribeSse } from '../helpers/subscriptions.js';
+import { untilPagesLetGo } from '../helpers/upstream-faults-pages.js';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
-const slugsOf = (count: number) =>
-  Array.from({ length: count }, (_, i) => `p${String(i).padStart(2, '0')}`);
+const slugsOf = (count: number, prefix = 'p') =>
+  Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(2, '0')}`);
 const SUMMARY = (slug: string) => `/status/${slug}/api/v2/summary.json`;
 
 /** Harness options serving `slugs` as simulated feeds, each configured at its simulator page. */
@@ -28,24 +29,47 @@ const pagesOf = (slugs: readonly string[], env: Record<string, string | number> 
 
 const NAMES = 'query ($slugs: [String!]) { statusPages(slugs: $slugs) { slug name } }';
 
-describe('status pages within STATUS_PAGES_MAX_BYTES', () => {
-  const SLUGS = slugsOf(40);
-  /**
-   * Room for about fifteen demo pages' summaries (66 KB each as estimated), not forty; a sixteenth
-   * of it, what one document may hold, is above a summary's 37 KB.
-   */
-  const MAX_BYTES = 1_000_000;
-  let harness: Harness;
+/*
+ * One gateway for the tests of the budget of 1 MB, of the requests to one host and of the
+ * circuits, each on pages of its own; another for the tests of a budget of 600 KB, where pages
+ * nobody asks for are let go after 200 ms (which would let go of the pages the first one sweeps).
+ */
+const SLUGS = slugsOf(40);
+/** Pages on one host, read by the test of its requests in flight alone. */
+const HOSTED = slugsOf(10, 'h');
+/** Three more pages than have labels of their own (`MAX_PAGE_LABELS`, 20), past the others. */
+const UNLABELLED = slugsOf(3, 'c');
+/**
+ * Room for about fifteen demo pages' summaries (66 KB each as estimated), not forty; a sixteenth
+ * of it, what one document may hold, is above a summary's 37 KB.
+ */
+const MAX_BYTES = 1_000_000;
+let harness: Harness;
 
-  beforeAll(async () => {
-    harness = await startHarness(
+beforeAll(async () => {
+  harness = await startHarness(
+    pagesOf([...SLUGS, ...HOSTED, ...UNLABELLED], {
+      STATUS_PAGES_MAX_BYTES: MAX_BYTES,
       // A short TTL: the followed page's change is found within half a second.
-      pagesOf(SLUGS, { STATUS_PAGES_MAX_BYTES: MAX_BYTES, STATUS_CACHE_TTL_MS: 500 }),
-    );
-  });
-  afterAll(() => harness.close());
+      STATUS_CACHE_TTL_MS: 500,
+      // A page's circuit opens at its first failure (after its retries), and lets a probe
+      // through 100 ms later.
+      CIRCUIT_FAILURE_THRESHOLD: 1,
+      CIRCUIT_COOLDOWN_MS: 100,
+    }),
+  );
+});
+afterAll(() => harness.close());
+beforeEach(() => {
+  harness.simulator.clearFaults();
+  harness.simulator.resetRequests();
+});
 
+describe('status pages within STATUS_PAGES_MAX_BYTES', () => {
   it('keeps what pages hold under the budget however many are swept, and fetches a page let go again', async () => {
+    const logged = harness.logs.length;
+    const BUDGET_RELEASES = 'status_pages_released_total{reason="budget"}';
+    const released = await harness.metric(BUDGET_RELEASES);
     for (let round = 0; round < 2; round += 1) {
       const { body } = await harness.execute<{ statusPages: { slug: string }[] }>(NAMES, {
         slugs: SLUGS,
@@ -59,12 +83,12 @@ describe('status pages within STATUS_PAGES_MAX_BYTES', () => {
     const resident = await harness.metric('status_pages_resident');
     expect(resident).toBeGreaterThan(0);
     expect(resident).toBeLessThan(SLUGS.length);
-    expect(
-      await harness.metric('status_pages_released_total{reason="budget"}'),
-    ).toBeGreaterThanOrEqual(SLUGS.length - resident);
-    expect(harness.logs.some((line) => String(line.msg).startsWith('status page let go'))).toBe(
-      true,
+    expect((await harness.metric(BUDGET_RELEASES)) - released).toBeGreaterThanOrEqual(
+      SLUGS.length - resident,
     );
+    expect(
+      harness.logs.slice(logged).some((line) => String(line.msg).startsWith('status page let go')),
+    ).toBe(true);
     // The first page was the least recently used: let go, and fetched again when asked for.
     const first = SLUGS[0] as string;
     const before = harness.simulator.requestCount(SUMMARY(first));
@@ -124,34 +148,47 @@ describe('status pages within STATUS_PAGES_MAX_BYTES', () => {
 });
 
 describe('a page nobody asks for', () => {
-  let harness: Harness;
-  afterEach(() => harness.close());
+  /** Five demo pages, each with its four documents (134 KB as estimated), fill it. */
+  const SMALL_MAX_BYTES = 600_000;
+  const IDLE = slugsOf(3, 'i');
+  /** A gateway of its own: pages let go after 200 ms would be let go under the sweeps above. */
+  let small: Harness;
+
+  beforeAll(async () => {
+    small = await startHarness(
+      pagesOf([...slugsOf(8), ...IDLE], {
+        STATUS_PAGES_MAX_BYTES: SMALL_MAX_BYTES,
+        STATUS_PAGE_IDLE_MS: 200,
+      }),
+    );
+  });
+  afterAll(() => small.close());
+  // The pages of the test before, followed no more, are let go in 200 ms.
+  beforeEach(() => untilPagesLetGo(small));
 
   it('is let go after STATUS_PAGE_IDLE_MS', async () => {
-    harness = await startHarness(pagesOf(slugsOf(3), { STATUS_PAGE_IDLE_MS: 200 }));
-    await harness.execute(NAMES, { slugs: ['p00', 'p01'] });
-    expect(await harness.metric('status_pages_resident')).toBe(2);
-    await eventually(async () => (await harness.metric('status_pages_resident')) === 0);
-    expect(await harness.metric('status_pages_released_total{reason="idle"}')).toBe(2);
-    expect(await harness.metric('status_pages_bytes')).toBe(0);
-    const { body } = await harness.execute(NAMES, { slugs: ['p00'] });
+    const IDLE_RELEASES = 'status_pages_released_total{reason="idle"}';
+    const released = await small.metric(IDLE_RELEASES);
+    await small.execute(NAMES, { slugs: ['i00', 'i01'] });
+    expect(await small.metric('status_pages_resident')).toBe(2);
+    await eventually(async () => (await small.metric('status_pages_resident')) === 0);
+    expect((await small.metric(IDLE_RELEASES)) - released).toBe(2);
+    expect(await small.metric('status_pages_bytes')).toBe(0);
+    const { body } = await small.execute(NAMES, { slugs: ['i00'] });
     expect(body.errors).toBeUndefined();
-    expect(harness.simulator.requestCount(SUMMARY('p00'))).toBe(2);
+    expect(small.simulator.requestCount(SUMMARY('i00'))).toBe(2);
   });
 
   it('is refused as a new follower once the followed pages hold the budget', async () => {
-    // Five demo pages, each with its four documents (134 KB as estimated), fill it.
-    const MAX_BYTES = 600_000;
-    harness = await startHarness(pagesOf(slugsOf(8), { STATUS_PAGES_MAX_BYTES: MAX_BYTES }));
     const first = await subscribeSse(
-      harness.origin,
+      small.origin,
       'subscription { statusPageChanged(slugs: ["p00", "p01", "p02", "p03", "p04"]) { slug } }',
     );
     try {
       await first.next();
-      await eventually(async () => (await harness.metric('status_pages_bytes')) >= MAX_BYTES);
+      await eventually(async () => (await small.metric('status_pages_bytes')) >= SMALL_MAX_BYTES);
       const second = await subscribeSse(
-        harness.origin,
+        small.origin,
         'subscription { statusPageChanged(slugs: ["p05"]) { slug } }',
       );
       try {
@@ -164,12 +201,12 @@ describe('a page nobody asks for', () => {
         await second.close();
       }
       // Queries still read any page, each let go once answered.
-      const { body } = await harness.execute(NAMES, { slugs: ['p05', 'p06'] });
+      const { body } = await small.execute(NAMES, { slugs: ['p05', 'p06'] });
       expect(body.errors).toBeUndefined();
-      expect(harness.simulator.requestCount(SUMMARY('p05'))).toBe(1);
+      expect(small.simulator.requestCount(SUMMARY('p05'))).toBe(1);
       // Following the followed page again needs no room.
       const again = await subscribeSse<{ statusPageChanged: { slug: string } }>(
-        harness.origin,
+        small.origin,
         'subscription { statusPageChanged(slugs: ["p00"]) { slug } }',
       );
       try {
@@ -184,14 +221,6 @@ describe('a page nobody asks for', () => {
 });
 
 describe('requests to one host', () => {
-  let harness: Harness;
-  const SLUGS = slugsOf(10);
-
-  beforeAll(async () => {
-    harness = await startHarness(pagesOf(SLUGS, { STATUS_CACHE_TTL_MS: 0 }));
-  });
-  afterAll(() => harness.close());
-
   it('are at most STATUS_FETCHES_PER_HOST in flight for the whole process, across aliases', async () => {
     harness.simulator.setFault('status', '*', { kind: 'delay', ms: 20 });
     try {
@@ -203,11 +232,11 @@ describe('requests to one host', () => {
       );
       const { body } = await harness.execute<Record<string, { slug: string }[]>>(
         `query ($slugs: [String!]) { ${aliases.join(' ')} }`,
-        { slugs: SLUGS },
+        { slugs: HOSTED },
       );
       expect(body.errors).toBeUndefined();
-      expect(body.data?.a29?.map((page) => page.slug)).toEqual(SLUGS);
-      expect(harness.simulator.requests.length).toBeGreaterThanOrEqual(SLUGS.length);
+      expect(body.data?.a29?.map((page) => page.slug)).toEqual(HOSTED);
+      expect(harness.simulator.requests.length).toBeGreaterThanOrEqual(HOSTED.length);
       expect(harness.simulator.concurrency('/status/').peak).toBe(4);
     } finally {
       harness.simulator.clearFaults();
@@ -216,21 +245,7 @@ describe('requests to one host', () => {
 });
 
 describe('circuits of pages past the labelled ones', () => {
-  let harness: Harness;
-  /** Three more pages than have labels of their own (`MAX_PAGE_LABELS`, 20). */
-  const SLUGS = slugsOf(23);
-  const [p20, p21, p22] = SLUGS.slice(20) as [string, string, string];
-
-  beforeAll(async () => {
-    harness = await startHarness(
-      pagesOf(SLUGS, {
-        UPSTREAM_RETRIES: 0,
-        CIRCUIT_FAILURE_THRESHOLD: 1,
-        CIRCUIT_COOLDOWN_MS: 100,
-      }),
-    );
-  });
-  afterAll(() => harness.close());
+  const [p20, p21, p22] = UNLABELLED as [string, string, string];
 
   it('are counted open, whatever order they change in', async () => {
     const OTHER = 'upstream_circuits_open{upstream="status_feed_other"}';

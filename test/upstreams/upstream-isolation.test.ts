@@ -1,7 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { testClock } from '../helpers/clock.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Harness } from '../helpers/harness.js';
 import { sessionEra } from '../helpers/session-era.js';
+import { sharedHarnesses } from '../helpers/shared-harness.js';
+import { fileClock } from '../helpers/upstream-faults-clock.js';
+import { untilPagesLetGo } from '../helpers/upstream-faults-pages.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 const VERIFY = '/verify/session/verify/etherscan';
@@ -11,19 +13,51 @@ interface Page {
   statusPage: { name: string; stale: boolean; fetchedAt: string };
 }
 
+/*
+ * One gateway per circuit setting: two failures and a minute's cool-down, with no retries (counted
+ * requests) or with two (a 429 not retried); one failure and 100 ms. Each test starts on a clock
+ * moved past every cool-down, each circuit letting its next request through, with a gateway that
+ * has let its pages go (STATUS_PAGE_IDLE_MS, on that clock, which stands still during a test): it
+ * holds nothing of the feed, not even what a refetch of the test before brought. They speak the
+ * session API: APIv2's verifications wait for their job by that clock.
+ */
+const clock = fileClock();
+const shared = sharedHarnesses();
+type Options = Parameters<typeof shared.use>[0];
+/** `sessionEra` of an env as it is: an object, as `sharedHarnesses` takes it. */
+const sessionEnv = (env: NonNullable<Options>['env']) => sessionEra({ env }) as Options;
+const LET_GO = { STATUS_PAGE_IDLE_MS: 1 } as const;
+const TWO_FAILURES = { CIRCUIT_FAILURE_THRESHOLD: 2, CIRCUIT_COOLDOWN_MS: 60_000 } as const;
+const NO_RETRIES = sessionEnv({
+  ...LET_GO,
+  ...TWO_FAILURES,
+  STATUS_CACHE_TTL_MS: 0,
+  UPSTREAM_RETRIES: 0,
+});
+const TWO_RETRIES = sessionEnv({ ...LET_GO, ...TWO_FAILURES, UPSTREAM_RETRIES: 2 });
+const ONE_FAILURE = sessionEnv({
+  ...LET_GO,
+  STATUS_CACHE_TTL_MS: 0,
+  UPSTREAM_RETRIES: 0,
+  CIRCUIT_FAILURE_THRESHOLD: 1,
+  CIRCUIT_COOLDOWN_MS: 100,
+});
+beforeEach(() => clock.advance(60 * 60_000));
+afterAll(() => shared.close());
+
+/** The gateway of `options`, once it holds no page. */
+async function use(options: Options): Promise<Harness> {
+  const harness = await shared.use(options);
+  await untilPagesLetGo(harness);
+  return harness;
+}
+
 describe('circuit breakers', () => {
   let harness: Harness;
-  afterEach(() => harness.close());
 
   it('stop asking a failing status feed and serve the last good snapshot, marked stale', async () => {
-    harness = await startHarness({
-      env: {
-        STATUS_CACHE_TTL_MS: 0,
-        UPSTREAM_RETRIES: 0,
-        CIRCUIT_FAILURE_THRESHOLD: 2,
-        CIRCUIT_COOLDOWN_MS: 60_000,
-      },
-    });
+    harness = await use(NO_RETRIES);
+    const logged = harness.logs.length;
     const fresh = await harness.execute<Page>('{ statusPage { name stale fetchedAt } }');
     expect(fresh.body.data?.statusPage.stale).toBe(false);
 
@@ -39,19 +73,14 @@ describe('circuit breakers', () => {
     }
     // Two failures opened the circuit; the three reads after it never reached the feed.
     expect(harness.simulator.requestCount(SUMMARY)).toBe(3);
-    expect(harness.logs.some((line) => line.msg === 'upstream circuit open')).toBe(true);
+    expect(harness.logs.slice(logged).some((line) => line.msg === 'upstream circuit open')).toBe(
+      true,
+    );
   });
 
   it('probe the feed again after the cool-down and close when it answers', async () => {
-    const clock = testClock();
-    harness = await startHarness({
-      env: {
-        STATUS_CACHE_TTL_MS: 0,
-        UPSTREAM_RETRIES: 0,
-        CIRCUIT_FAILURE_THRESHOLD: 1,
-        CIRCUIT_COOLDOWN_MS: 100,
-      },
-    });
+    harness = await use(ONE_FAILURE);
+    const logged = harness.logs.length;
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     const failed = await harness.execute('{ statusPage { name } }');
     expect(failed.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
@@ -63,13 +92,13 @@ describe('circuit breakers', () => {
     clock.advance(100);
     const healed = await harness.execute<Page>('{ statusPage { name stale } }');
     expect(healed.body.data?.statusPage.stale).toBe(false);
-    expect(harness.logs.some((line) => line.msg === 'upstream circuit closed')).toBe(true);
+    expect(harness.logs.slice(logged).some((line) => line.msg === 'upstream circuit closed')).toBe(
+      true,
+    );
   });
 
   it('make verification fail fast while its upstream is down', async () => {
-    harness = await startHarness(
-      sessionEra({ env: { CIRCUIT_FAILURE_THRESHOLD: 2, CIRCUIT_COOLDOWN_MS: 60_000 } }),
-    );
+    harness = await use(NO_RETRIES);
     harness.simulator.setFault('verify', '/session/verify/etherscan', {
       kind: 'status',
       status: 500,
@@ -84,9 +113,7 @@ describe('circuit breakers', () => {
   });
 
   it("count a 503 from verification even with Sourcify's own body, never its 502 about Etherscan", async () => {
-    harness = await startHarness(
-      sessionEra({ env: { CIRCUIT_FAILURE_THRESHOLD: 2, CIRCUIT_COOLDOWN_MS: 60_000 } }),
-    );
+    harness = await use(TWO_RETRIES);
     // Etherscan unreachable behind the service: relayed, not the service failing.
     harness.simulator.verification.setEtherscanFailure('unreachable', { times: 3 });
     for (let i = 0; i < 3; i += 1) await harness.execute(MUTATION);
@@ -114,10 +141,9 @@ describe('circuit breakers', () => {
 
 describe('one upstream down', () => {
   let harness: Harness;
-  afterEach(() => harness.close());
 
   it('leaves the status graph working while verification is down', async () => {
-    harness = await startHarness({ env: { CIRCUIT_FAILURE_THRESHOLD: 1 } });
+    harness = await use(ONE_FAILURE);
     harness.simulator.setFault('verify', '*', { kind: 'hang' });
     const verify = harness.execute<{ verifyContract: { __typename: string } }>(MUTATION);
     const status = await harness.execute<Page>('{ statusPage { name stale } }');
@@ -129,7 +155,7 @@ describe('one upstream down', () => {
   });
 
   it('leaves verification working while the status feed is down', async () => {
-    harness = await startHarness({ env: { CIRCUIT_FAILURE_THRESHOLD: 1, UPSTREAM_RETRIES: 0 } });
+    harness = await use(ONE_FAILURE);
     harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
     const status = await harness.execute('{ statusPage { name } }');
     expect(status.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
@@ -138,7 +164,7 @@ describe('one upstream down', () => {
   });
 
   it('answers a 429 from the status feed as UPSTREAM_UNAVAILABLE without retrying it', async () => {
-    harness = await startHarness({ env: { UPSTREAM_RETRIES: 2 } });
+    harness = await use(TWO_RETRIES);
     harness.simulator.setFault('status', '/summary.json', {
       kind: 'status',
       status: 429,

@@ -5,6 +5,7 @@ import {
 } from '../../../simulator/src/status-feed/fixture.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 import { editServed } from '../../helpers/shared-harness.js';
+import { withOwnPages } from '../../helpers/upstream-faults-pages.js';
 
 type Loose = Record<string, unknown>;
 
@@ -15,16 +16,18 @@ const editRaw = (harness: Harness, edit: (summary: Loose, upcoming: Loose) => vo
   );
 
 /*
- * One gateway for the lenient readings, which re-reads the feed on every read (a TTL of 0): each
- * test puts the demo feed back, edits it, and reads once the gateway has read the edit.
+ * One gateway for the file, which re-reads the feed on every read (a TTL of 0). Each lenient
+ * reading puts the demo feed of the default page back, edits it, and reads once the gateway has
+ * read the edit; the feed that is not one is a page of its own, read first by its test.
  */
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness(withOwnPages(['not-a-feed'], { STATUS_CACHE_TTL_MS: 0 }));
+});
+afterAll(() => harness.close());
+
 describe('lenient reading of real-world feed data', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0 } });
-  });
   beforeEach(() => harness.simulator.setStatusFeed(createSimulatedFeed()));
-  afterAll(() => harness.close());
 
   it('maps values it does not know to UNKNOWN instead of failing', async () => {
     await editRaw(harness, (summary) => {
@@ -162,14 +165,12 @@ describe('lenient reading of real-world feed data', () => {
 
 describe('a feed that is not one', () => {
   it('rejects a body that is JSON but not the feed', async () => {
-    const harness = await startHarness();
-    harness.simulator.setStatusFeed({
+    harness.simulator.setStatusPage('not-a-feed', {
       summary: { hello: 'world' },
       upcoming: [],
     } as unknown as SimulatedFeed);
-    const { body } = await harness.execute('{ statusPage { name } }');
+    const { body } = await harness.execute('{ statusPage(slug: "not-a-feed") { name } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
     expect(body.errors?.[0]?.message).toMatch(/does not have the expected shape \(page: /);
-    await harness.close();
   });
 });

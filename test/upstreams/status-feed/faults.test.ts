@@ -1,8 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Fault } from '../../../simulator/src/server.js';
-import { testClock } from '../../helpers/clock.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 import { listen } from '../../helpers/listen.js';
+import { statusPagesFile } from '../../helpers/status-pages-file.js';
+import { fileClock } from '../../helpers/upstream-faults-clock.js';
+import { untilPagesLetGo } from '../../helpers/upstream-faults-pages.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 
@@ -58,13 +60,57 @@ const cases: FaultCase[] = [
   },
 ];
 
-describe('status feed faults with no snapshot to fall back on', () => {
-  let harness: Harness;
-  afterEach(() => harness.close());
+/*
+ * Two gateways for the file: STATUS_MAX_STALE_MS of 60 s for the faults and the stale snapshot,
+ * 50 ms and one retry for the tests of those limits (a test of the retries needs two). Each test
+ * starts on a clock moved past every snapshot's STATUS_MAX_STALE_MS and every cool-down, once the
+ * first gateway has let its pages go (STATUS_PAGE_IDLE_MS, on that clock, which stands still
+ * during a test): it holds nothing of the feed, and asks for it as a gateway that has read nothing
+ * yet (no conditional request).
+ */
+const clock = fileClock();
+const PAST_EVERY_SNAPSHOT = 60 * 60_000;
 
+let harness: Harness;
+let limits: Harness;
+beforeAll(async () => {
+  // A loopback port that was just free, closed again: nothing listens there.
+  const closed = await listen(() => {});
+  await closed.close();
+  [harness, limits] = await Promise.all([
+    startHarness({
+      env: (simulator) => ({
+        UPSTREAM_TIMEOUT_MS: 300,
+        STATUS_CACHE_TTL_MS: 0,
+        STATUS_MAX_STALE_MS: 60_000,
+        STATUS_PAGE_IDLE_MS: 1,
+        STATUS_PAGES_FILE: statusPagesFile([
+          { slug: 'default', baseUrl: simulator.statusBaseUrl },
+          { slug: 'nowhere', baseUrl: `${closed.origin}/status/api/v2` },
+        ]),
+      }),
+    }),
+    startHarness({
+      env: { STATUS_CACHE_TTL_MS: 0, STATUS_MAX_STALE_MS: 50, UPSTREAM_RETRIES: 1 },
+    }),
+  ]);
+  // A gateway's first read compiles its way through the code, longer on a busy machine than a
+  // test's 300 ms timeout: done here, for no test to count it.
+  await harness.execute('{ statusPage { name } }');
+});
+afterAll(() => Promise.all([harness.close(), limits.close()]));
+beforeEach(async () => {
+  clock.advance(PAST_EVERY_SNAPSHOT);
+  for (const { simulator } of [harness, limits]) simulator.clearFaults();
+  // Its reads leave no refetch behind: without a snapshot that may stand in, each waits for its own.
+  limits.simulator.resetRequests();
+  await untilPagesLetGo(harness);
+});
+
+describe('status feed faults with no snapshot to fall back on', () => {
   for (const { name, fault, code, reason } of cases) {
     it(`answers ${name} with ${code}, naming the endpoint, and stays up`, async () => {
-      harness = await startHarness({ env: { UPSTREAM_TIMEOUT_MS: 300 } });
+      const logged = harness.logs.length;
       harness.simulator.setFault('status', '/summary.json', fault);
 
       const { status, body } = await harness.execute('{ statusPage { name } }');
@@ -79,8 +125,9 @@ describe('status feed faults with no snapshot to fall back on', () => {
       expect(error?.path).toEqual(['statusPage']);
       expect(JSON.stringify(body)).not.toMatch(/127\.0\.0\.1|stack|at .*\.ts/);
       // An upstream failure is expected: a warning, not an error-level log line.
-      expect(harness.logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
-      expect(harness.logs.some((line) => line.msg === 'upstream request failed')).toBe(true);
+      const logs = harness.logs.slice(logged);
+      expect(logs.filter((line) => Number(line.level) >= 50)).toEqual([]);
+      expect(logs.some((line) => line.msg === 'upstream request failed')).toBe(true);
 
       harness.simulator.clearFaults();
       const healed = await harness.execute<{ statusPage: { name: string } }>(
@@ -92,17 +139,13 @@ describe('status feed faults with no snapshot to fall back on', () => {
   }
 
   it('answers UPSTREAM_UNAVAILABLE when nothing listens at the feed address', async () => {
-    // A loopback port that was just free, closed again: nothing listens there.
-    const closed = await listen(() => {});
-    await closed.close();
-    harness = await startHarness({ env: { STATUS_BASE_URL: `${closed.origin}/status/api/v2` } });
-    const { body } = await harness.execute('{ statusPage { name } }');
+    const { body } = await harness.execute('{ statusPage(slug: "nowhere") { name } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(body.errors?.[0]?.message).toContain('the connection failed');
   });
 
   it('retries a GET after a 5xx and succeeds when the upstream recovers', async () => {
-    harness = await startHarness({ env: { UPSTREAM_RETRIES: 2 } });
+    // UPSTREAM_RETRIES is 2 (the default).
     harness.simulator.setFault(
       'status',
       '/summary.json',
@@ -117,22 +160,21 @@ describe('status feed faults with no snapshot to fall back on', () => {
   });
 
   it('gives up after the retry limit', async () => {
-    harness = await startHarness({ env: { UPSTREAM_RETRIES: 1 } });
-    harness.simulator.setFault('status', '/summary.json', { kind: 'status', status: 500 });
-    const { body } = await harness.execute('{ statusPage { name } }');
+    // UPSTREAM_RETRIES is 1.
+    limits.simulator.setFault('status', '/summary.json', { kind: 'status', status: 500 });
+    const { body } = await limits.execute('{ statusPage { name } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
-    expect(harness.simulator.requestCount(SUMMARY)).toBe(2);
+    expect(limits.simulator.requestCount(SUMMARY)).toBe(2);
   });
 
   it('does not retry a 4xx', async () => {
-    harness = await startHarness({ env: { UPSTREAM_RETRIES: 2 } });
+    // UPSTREAM_RETRIES is 2.
     harness.simulator.setFault('status', '/summary.json', { kind: 'status', status: 404 });
     await harness.execute('{ statusPage { name } }');
     expect(harness.simulator.requestCount(SUMMARY)).toBe(1);
   });
 
   it('fails only the fields that need the failing endpoint', async () => {
-    harness = await startHarness();
     harness.simulator.setFault('status', '/scheduled-maintenances/upcoming.json', {
       kind: 'status',
       status: 503,
@@ -156,11 +198,9 @@ describe('status feed faults with no snapshot to fall back on', () => {
 });
 
 describe('stale-if-error', () => {
-  let harness: Harness;
-  afterEach(() => harness.close());
-
   it('serves the last good snapshot while the feed fails, with its fetch time', async () => {
-    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0, STATUS_MAX_STALE_MS: 60_000 } });
+    // STATUS_MAX_STALE_MS is 60 s.
+    const logged = harness.logs.length;
     const good = await harness.execute<{ statusPage: { name: string; fetchedAt: string } }>(
       '{ statusPage { name fetchedAt } }',
     );
@@ -174,23 +214,19 @@ describe('stale-if-error', () => {
     // More reads during the same outage: still one warning, not one per read.
     await harness.executeAfterRefetch('{ statusPage { name } }');
     await harness.executeAfterRefetch('{ statusPage { name } }');
-    const warnings = () =>
-      harness.logs.filter(
-        (line) => line.msg === 'status feed failed; serving the last good snapshot',
-      );
-    expect(warnings()).toHaveLength(1);
+    const logs = (msg: string) => harness.logs.slice(logged).filter((line) => line.msg === msg);
+    expect(logs('status feed failed; serving the last good snapshot')).toHaveLength(1);
     harness.simulator.clearFaults();
     await harness.executeAfterRefetch('{ statusPage { name } }');
-    expect(harness.logs.filter((line) => line.msg === 'status feed answers again')).toHaveLength(1);
+    expect(logs('status feed answers again')).toHaveLength(1);
   });
 
   it('stops serving a snapshot older than STATUS_MAX_STALE_MS', async () => {
-    const clock = testClock();
-    harness = await startHarness({ env: { STATUS_CACHE_TTL_MS: 0, STATUS_MAX_STALE_MS: 50 } });
-    await harness.execute('{ statusPage { name } }');
-    harness.simulator.setFault('status', '*', { kind: 'html' });
+    // STATUS_MAX_STALE_MS is 50 ms.
+    await limits.execute('{ statusPage { name } }');
+    limits.simulator.setFault('status', '*', { kind: 'html' });
     clock.advance(51);
-    const { body } = await harness.execute('{ statusPage { name } }');
+    const { body } = await limits.execute('{ statusPage { name } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
   });
 });

@@ -10,6 +10,7 @@ import {
   UPDATE_STATUSES,
 } from '../../../src/core/status/model.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
+import { statusPagesFile } from '../../helpers/status-pages-file.js';
 
 /*
  * Real Statuspage payloads (test/fixtures/real-feeds), served as the pages served them, and the
@@ -72,8 +73,8 @@ const EVENT = `id name impact shortlink createdAt updatedAt startedAt monitoring
   reminderIntervals components { id }
   updates { id status body createdAt updatedAt displayAt deliverNotifications tweetId customTweet
     affectedComponents { id name oldStatus newStatus } }`;
-const QUERY = `{
-  statusPage {
+const QUERY = `query ($slug: String!) {
+  statusPage(slug: $slug) {
     id name url timeZone updatedAt status { indicator description }
     components { ${COMPONENT} }
     incidents { ${EVENT} status }
@@ -152,32 +153,53 @@ function compareEvent(raw: Raw, served: Raw | undefined, pageId: string, where: 
   }
 }
 
-describe.each(PAGES)('the real %s page', (name) => {
+/** The captured documents of page `name`, served as the page served them. */
+function feedOf(name: string): SimulatedFeed {
   const summary = read(name, 'summary.json') as Raw;
   // Only claude's capture has a maintenance list, and it is really scheduled-maintenances.json.
   const maintenanceHistory = read(name, 'upcoming.json');
-  let harness: Harness;
+  const scheduled = list(summary.scheduled_maintenances);
+  return {
+    summary,
+    // As real Statuspage derives it: the summary's maintenances that have not started yet.
+    upcoming: {
+      page: summary.page,
+      scheduled_maintenances: scheduled.filter((m) => m.status === 'scheduled'),
+    },
+    ...(maintenanceHistory ? { maintenanceHistory } : {}),
+  } as unknown as SimulatedFeed;
+}
+
+/** One gateway for the file, every real page a page of it, each at its simulator page. */
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({
+    simulator: { statusPages: Object.fromEntries(PAGES.map((name) => [name, feedOf(name)])) },
+    env: (simulator) => ({
+      STATUS_PAGES_FILE: statusPagesFile(
+        PAGES.map((name) => ({ slug: name, baseUrl: simulator.statusPageUrl(name) })),
+      ),
+    }),
+    logLevel: 'warn',
+  });
+});
+afterAll(() => harness.close());
+
+describe.each(PAGES)('the real %s page', (name) => {
+  const summary = read(name, 'summary.json') as Raw;
+  const maintenanceHistory = read(name, 'upcoming.json');
   let graph: Graph;
   let errors: readonly { path?: readonly unknown[]; message: string }[];
+  /** What the gateway logged while it read the page. */
+  let logs: Record<string, unknown>[];
 
   beforeAll(async () => {
-    const page = summary.page as Raw;
-    const scheduled = list(summary.scheduled_maintenances);
-    const feed = {
-      summary,
-      // As real Statuspage derives it: the summary's maintenances that have not started yet.
-      upcoming: {
-        page,
-        scheduled_maintenances: scheduled.filter((m) => m.status === 'scheduled'),
-      },
-      ...(maintenanceHistory ? { maintenanceHistory } : {}),
-    } as unknown as SimulatedFeed;
-    harness = await startHarness({ simulator: { statusFeed: feed }, logLevel: 'warn' });
-    const { body } = await harness.execute<Graph>(QUERY);
+    const logged = harness.logs.length;
+    const { body } = await harness.execute<Graph>(QUERY, { slug: name });
+    logs = harness.logs.slice(logged);
     graph = body.data as Graph;
     errors = body.errors ?? [];
   });
-  afterAll(() => harness.close());
 
   it('answers with every document it has, and an error naming only the one it lacks', () => {
     expect(graph.statusPage.id).toBe((summary.page as Raw).id);
@@ -189,7 +211,7 @@ describe.each(PAGES)('the real %s page', (name) => {
       expect(errors.map((error) => error.path)).toEqual([['statusPage', 'maintenanceHistory']]);
       expect(errors[0]?.message).toContain('GET /scheduled-maintenances.json');
     }
-    expect(harness.logs.filter((line) => line.msg === 'status feed items left out')).toEqual([]);
+    expect(logs.filter((line) => line.msg === 'status feed items left out')).toEqual([]);
   });
 
   it('serves the page and its status as the page does', () => {

@@ -1,9 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { SourcifyServerVersion } from '../../../simulator/src/server.js';
 import { fixtureContract } from '../../../simulator/src/verification/fixture.js';
 import { PROBE_PATH } from '../../../src/upstreams/verification/api-detection.js';
+import type { VerifyApi } from '../../../src/upstreams/verification/model.js';
 import { eventually } from '../../helpers/eventually.js';
-import { type Harness, startHarness } from '../../helpers/harness.js';
+import type { Harness } from '../../helpers/harness.js';
+import { sharedHarnesses } from '../../helpers/shared-harness.js';
 
 /*
  * With no VERIFY_API set (`auto`, the default) the gateway asks the server which API it speaks,
@@ -31,8 +33,28 @@ type Outcome = {
   job?: { completed: boolean } | null;
 };
 
+/*
+ * A gateway for each VERIFY_API. The tests of `auto` share one, which each starts where the test
+ * needs its detection (`spokeAndForgot`): knowing no API, so that its next call asks the server,
+ * and having last spoken another API than the one the test's server speaks, so that it says what
+ * it finds. Its settings are those of every test of it: a wait for the job and a poll interval
+ * that see a verification through, no retries (the probe's failure answered at once), and a
+ * second's cool-down for a service that does not answer.
+ */
+const shared = sharedHarnesses();
+const AUTO = {
+  env: {
+    VERIFY_WAIT_MS: 3_000,
+    VERIFY_POLL_INTERVAL_MS: 20,
+    UPSTREAM_RETRIES: 0,
+    CIRCUIT_COOLDOWN_MS: 1_000,
+  },
+} as const;
+afterAll(() => shared.close());
+
 let harness: Harness;
-afterEach(() => harness.close());
+/** Where the test's lines start in `harness.logs`. */
+let logged = 0;
 
 const verify = async (contract = DAI) => {
   const response = await harness.execute<{ verifyContract: Outcome }>(VERIFY, {
@@ -41,7 +63,36 @@ const verify = async (contract = DAI) => {
   return { outcome: response.body.data?.verifyContract, headers: response.headers };
 };
 const told = () =>
-  harness.logs.filter((line) => String(line.msg).includes('(VERIFY_API=auto)')).map((l) => l.msg);
+  harness.logs
+    .slice(logged)
+    .filter((line) => String(line.msg).includes('(VERIFY_API=auto)'))
+    .map((l) => l.msg);
+
+/** A server that speaks only `api`. */
+const ERA: Record<VerifyApi, SourcifyServerVersion> = { v2: 'latest', session: 'session-only' };
+/** Verified while the detection is put where a test needs it, never by a test. */
+const PRIMER = fixtureContract('FiatTokenProxy');
+
+/**
+ * The `auto` gateway, its detection having last spoken `previous` and knowing no API now, its
+ * simulator as it started, its counts and lines the test's own. A server of `previous`'s era is
+ * asked twice (a call in the other API fails first, which forgets it; then the server is asked),
+ * then a server of the other era answers a call in `previous` with Express's 404 page, which
+ * forgets it again.
+ */
+async function spokeAndForgot(previous: VerifyApi): Promise<void> {
+  harness = await shared.use(AUTO);
+  const { verification } = harness.simulator;
+  verification.setJobDelay(0);
+  verification.setServerVersion(ERA[previous]);
+  await verify(PRIMER);
+  await verify(PRIMER);
+  verification.setServerVersion(ERA[previous === 'v2' ? 'session' : 'v2']);
+  await verify(PRIMER);
+  verification.reset();
+  harness.simulator.resetRequests();
+  logged = harness.logs.length;
+}
 
 describe('VERIFY_API unset (auto)', () => {
   it.each([
@@ -52,10 +103,8 @@ describe('VERIFY_API unset (auto)', () => {
   ] as [SourcifyServerVersion, 'v2' | 'session'][])(
     'verifies against a %s server, in its %s API, asking once',
     async (version, api) => {
-      harness = await startHarness({
-        env: { VERIFY_WAIT_MS: 3_000, VERIFY_POLL_INTERVAL_MS: 20 },
-        simulator: { sourcify: version },
-      });
+      await spokeAndForgot(api === 'v2' ? 'session' : 'v2');
+      harness.simulator.verification.setServerVersion(version);
       const first = await verify(DAI);
       expect(first.outcome?.__typename).toBe('VerificationResult');
       const second = await verify(GREETER);
@@ -78,7 +127,7 @@ describe('VERIFY_API unset (auto)', () => {
   );
 
   it('asks again after a failure: a server replaced by one of another era is spoken to in its API', async () => {
-    harness = await startHarness({ env: { VERIFY_WAIT_MS: 3_000, VERIFY_POLL_INTERVAL_MS: 20 } });
+    await spokeAndForgot('v2');
     expect((await verify(DAI)).outcome?.__typename).toBe('VerificationResult');
     // The same URL now serves a server from before APIv2.
     harness.simulator.verification.setServerVersion('session-only');
@@ -89,11 +138,13 @@ describe('VERIFY_API unset (auto)', () => {
     expect(again.outcome?.__typename).toBe('VerificationResult');
     expect(again.headers.get('set-cookie')).toContain('verify_session=');
     expect(harness.simulator.requestCount(PROBE)).toBe(2);
-    expect(harness.logs.some((line) => line.level === 40 && line.api === 'session')).toBe(true);
+    expect(
+      harness.logs.slice(logged).some((line) => line.level === 40 && line.api === 'session'),
+    ).toBe(true);
   });
 
   it('answers the probe failing as UpstreamUnavailableError, and asks again next time', async () => {
-    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
+    await spokeAndForgot('v2');
     harness.simulator.setFault('verify', PROBE_PATH, { kind: 'status', status: 503 }, { times: 1 });
     expect((await verify(DAI)).outcome?.__typename).toBe('UpstreamUnavailableError');
     expect((await verify(DAI)).outcome?.__typename).toBe('VerificationResult');
@@ -103,7 +154,7 @@ describe('VERIFY_API unset (auto)', () => {
 
 describe('VERIFY_API unset (auto), the service down', () => {
   it('says so in the terms of VERIFY_BASE_URL, and asks once per CIRCUIT_COOLDOWN_MS, not on every call', async () => {
-    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0, CIRCUIT_COOLDOWN_MS: 1_000 } });
+    await spokeAndForgot('v2');
     harness.simulator.setFault('verify', '*', { kind: 'reset' });
     const first = (await verify(DAI)).outcome;
     expect(first).toEqual({
@@ -116,9 +167,11 @@ describe('VERIFY_API unset (auto), the service down', () => {
       /^The verification service at VERIFY_BASE_URL is unreachable: the connection failed; the gateway asks it again in 1 s\.$/,
     );
     expect(harness.simulator.requestCount(PROBE)).toBe(1);
-    const logged = harness.logs.filter((line) => String(line.msg).includes('unreachable at'));
-    expect(logged).toHaveLength(1);
-    expect(logged[0]?.msg).toContain(`unreachable at ${harness.simulator.verifyBaseUrl}`);
+    const unreachable = harness.logs
+      .slice(logged)
+      .filter((line) => String(line.msg).includes('unreachable at'));
+    expect(unreachable).toHaveLength(1);
+    expect(unreachable[0]?.msg).toContain(`unreachable at ${harness.simulator.verifyBaseUrl}`);
     harness.simulator.clearFaults();
     const recovered = await eventually(async () => {
       const { outcome } = await verify(DAI);
@@ -131,7 +184,7 @@ describe('VERIFY_API unset (auto), the service down', () => {
 
 describe('VERIFY_API set', () => {
   it.each(['session', 'v2'] as const)('%s is used as it is, without asking', async (api) => {
-    harness = await startHarness({ env: { VERIFY_API: api }, simulator: { sourcify: null } });
+    harness = await shared.use({ env: { VERIFY_API: api }, simulator: { sourcify: null } });
     expect((await verify(DAI)).outcome?.__typename).toBe('VerificationResult');
     expect(harness.simulator.requestCount(PROBE)).toBe(0);
     expect(harness.simulator.verification.received[0]?.api).toBe(api === 'v2' ? 'v2' : undefined);

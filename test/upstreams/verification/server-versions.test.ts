@@ -1,7 +1,8 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureContract } from '../../../simulator/src/verification/fixture.js';
-import { type Harness, startHarness } from '../../helpers/harness.js';
+import type { Harness } from '../../helpers/harness.js';
 import { sharedHarnesses } from '../../helpers/shared-harness.js';
+import { fileClock } from '../../helpers/upstream-faults-clock.js';
 
 /*
  * What real Sourcify servers answer where their versions differ, and where they have no route:
@@ -40,11 +41,29 @@ const expressNotFound = (method: string, path: string) => ({
   body: `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot ${method} ${path}</pre>\n</body>\n</html>\n`,
 });
 
-let harness: Harness;
-/** One gateway per configuration that several tests use as it starts. */
+/*
+ * Two gateways, one per VERIFY_API the tests need, whose circuits open at the first failure for a
+ * minute: APIv2 without retries (one 500 is one failure), the session API with two (Sourcify's own
+ * 500 is not retried however many are allowed). Lookups speak APIv2 on both. The test that opens
+ * the APIv2 gateway's circuit leaves it open: each test starts on a clock moved past its
+ * cool-down, and that gateway's probe (a job nobody has) closes it again.
+ */
+const clock = fileClock();
 const shared = sharedHarnesses();
-afterEach(() => (shared.has(harness) ? undefined : harness.close()));
+const CIRCUIT = { CIRCUIT_FAILURE_THRESHOLD: 1, CIRCUIT_COOLDOWN_MS: 60_000 } as const;
+const V2 = { env: { ...CIRCUIT, VERIFY_API: 'v2', UPSTREAM_RETRIES: 0 } } as const;
+const SESSION = { env: { ...CIRCUIT, VERIFY_API: 'session', UPSTREAM_RETRIES: 2 } } as const;
+beforeEach(() => clock.advance(60 * 60_000));
 afterAll(() => shared.close());
+
+let harness: Harness;
+/** The APIv2 gateway, its circuit closed, its counts reset. */
+async function useV2(): Promise<Harness> {
+  const v2 = await shared.use(V2);
+  await v2.execute(JOB, { id: crypto.randomUUID() });
+  v2.simulator.resetRequests();
+  return v2;
+}
 
 const lookup = (chainId: string, address: string) =>
   harness.execute<{ contract: { verified: boolean } | null }>(
@@ -58,7 +77,7 @@ describe('Query.contract', () => {
   ] as const)(
     'refuses an unknown chain on sourcify-server %s (HTTP %i) as BAD_USER_INPUT on chainId',
     async (version, status) => {
-      harness = await shared.use();
+      harness = await useV2();
       harness.simulator.verification.setServerVersion(version);
       const { body } = await lookup('999999', WETH.address);
       expect(body.data?.contract).toBeNull();
@@ -78,7 +97,7 @@ describe('Query.contract', () => {
   );
 
   it('answers null, without an error, for a contract that is not verified (404 with null matches)', async () => {
-    harness = await shared.use();
+    harness = await useV2();
     harness.simulator.verification.setServerVersion('3.9.1');
     const { body } = await lookup('1', UNKNOWN);
     expect(body.errors).toBeUndefined();
@@ -86,7 +105,7 @@ describe('Query.contract', () => {
   });
 
   it('says the server has no APIv2 when it answers an HTML 404 page, rather than "not verified"', async () => {
-    harness = await startHarness({ env: { UPSTREAM_RETRIES: 0 } });
+    harness = await useV2();
     harness.simulator.setFault('verify', `/v2/contract/1/${WETH.address}`, {
       ...expressNotFound('GET', `/v2/contract/1/${WETH.address}`),
     });
@@ -102,9 +121,7 @@ describe('Query.contract', () => {
   });
 
   it('explains the 500 internal_error Sourcify answers on a deprecated chain, and does not open the circuit for it', async () => {
-    harness = await startHarness({
-      env: { CIRCUIT_FAILURE_THRESHOLD: 1, CIRCUIT_COOLDOWN_MS: 60_000, UPSTREAM_RETRIES: 2 },
-    });
+    harness = await shared.use(SESSION);
     for (let i = 0; i < 2; i += 1) {
       const { body } = await lookup('5', DAI.address);
       expect(body.data?.contract).toBeNull();
@@ -122,9 +139,7 @@ describe('Query.contract', () => {
   });
 
   it("still counts a 5xx without Sourcify's own error body toward the circuit", async () => {
-    harness = await startHarness({
-      env: { CIRCUIT_FAILURE_THRESHOLD: 1, CIRCUIT_COOLDOWN_MS: 60_000, UPSTREAM_RETRIES: 0 },
-    });
+    harness = await useV2();
     harness.simulator.setFault(
       'verify',
       '*',
@@ -140,13 +155,13 @@ describe('Query.contract', () => {
 
 describe('Query.verificationJob', () => {
   it('answers null for an id the service does not know (404 job_not_found)', async () => {
-    harness = await shared.use({ env: { VERIFY_API: 'v2' } });
+    harness = await useV2();
     const { body } = await harness.execute(JOB, { id: crypto.randomUUID() });
     expect(body).toEqual({ data: { verificationJob: null } });
   });
 
   it('refuses an id that is not a job id (the service gives UUIDs) as InvalidInputError on id, before asking', async () => {
-    harness = await shared.use({ env: { VERIFY_API: 'v2' } });
+    harness = await useV2();
     const { body } = await harness.execute<{
       verificationJob: { __typename: string; field: string; message: string; errorId: string };
     }>(JOB, { id: 'not-a-job' });
@@ -161,7 +176,7 @@ describe('Query.verificationJob', () => {
   });
 
   it('says the server has no APIv2 when the job route is an HTML 404 page', async () => {
-    harness = await startHarness({ env: { VERIFY_API: 'v2', UPSTREAM_RETRIES: 0 } });
+    harness = await useV2();
     const id = crypto.randomUUID();
     harness.simulator.setFault(
       'verify',
@@ -178,7 +193,8 @@ describe('Query.verificationJob', () => {
 
 describe('VERIFY_API=session against a server without the session API (sourcify-server ≥ 3.10)', () => {
   it('tells the operator to set VERIFY_API=v2, logging it once, while lookups keep working', async () => {
-    harness = await startHarness({ env: { VERIFY_API: 'session' } });
+    harness = await shared.use(SESSION);
+    const logged = harness.logs.length;
     harness.simulator.verification.setServerVersion('3.12.1');
     for (let i = 0; i < 3; i += 1) {
       const { body } = await harness.execute<{
@@ -190,7 +206,7 @@ describe('VERIFY_API=session against a server without the session API (sourcify-
           'The verification service POST /session/verify/etherscan is unavailable: it has no session API (Sourcify removed it in sourcify-server 3.10); the gateway must be configured with VERIFY_API=v2',
       });
     }
-    const told = harness.logs.filter((line) => line.level === 50);
+    const told = harness.logs.slice(logged).filter((line) => line.level === 50);
     expect(told).toHaveLength(1);
     expect(told[0]?.msg).toContain('VERIFY_API=v2');
     // Not a failure of the service: it answers its chain list and lookups.
@@ -206,12 +222,13 @@ describe('VERIFY_API=session against a server without the session API (sourcify-
   });
 
   it('verifies as before against sourcify-server 3.9.1', async () => {
-    harness = await startHarness({ env: { VERIFY_API: 'session' } });
+    harness = await shared.use(SESSION);
+    const logged = harness.logs.length;
     harness.simulator.verification.setServerVersion('3.9.1');
     const { body } = await harness.execute<{ verifyContract: { __typename: string } }>(VERIFY, {
       input: { address: DAI.address, chainId: DAI.chainId },
     });
     expect(body.data?.verifyContract.__typename).toBe('VerificationResult');
-    expect(harness.logs.some((line) => line.level === 50)).toBe(false);
+    expect(harness.logs.slice(logged).some((line) => line.level === 50)).toBe(false);
   });
 });
