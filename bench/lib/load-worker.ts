@@ -103,7 +103,9 @@ const requests: autocannon.Request[] = options.requests.map((request) => {
 const settings = {
   url: url.origin,
   connections: options.connections,
-  duration: options.durationSeconds,
+  ...(options.answers === undefined
+    ? { duration: options.durationSeconds }
+    : { amount: options.answers }),
   timeout: options.timeoutSeconds ?? 10,
 };
 // Off the main thread autocannon leaves its histograms encoded, for the caller to aggregate with

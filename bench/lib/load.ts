@@ -33,6 +33,11 @@ export interface LoadOptions {
   url: string;
   connections: number;
   durationSeconds: number;
+  /**
+   * Ends the load after this many answers instead of after `durationSeconds` (autocannon's
+   * `amount`): for a run that checks that a contender answers, however slowly it answers.
+   */
+  answers?: number;
   /** Each connection sends these in order, over and over. */
   requests: readonly LoadRequest[];
   /** Per-request timeout (autocannon's); default 10 s. */
