@@ -6,7 +6,7 @@ import {
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { withOwnPages } from '../helpers/hostile-pages.js';
+import { withOwnPages } from '../helpers/own-pages.js';
 
 // Under every static limit (depth 12, cost under 5,000), but every level multiplies by the feed.
 const NESTED = `{ statusPage { components { children { group { children { group { children {
@@ -35,12 +35,12 @@ beforeAll(async () => {
   [shipped, tight] = await Promise.all([
     startHarness({
       simulator: { statusFeed: createSimulatedFeed(STATUS_FEED_PRESETS.realistic) },
-      env: withOwnPages({ [REPEATED]: repeated }),
+      ...withOwnPages({ [REPEATED]: repeated }),
     }),
     startHarness({
-      env: withOwnPages(
+      ...withOwnPages(
         { [SLOW]: createSimulatedFeed() },
-        { MAX_ANSWER_BYTES: 2_000, MAX_EXECUTION_MS: 200, VERIFY_WAIT_MS: 100 },
+        { env: { MAX_ANSWER_BYTES: 2_000, MAX_EXECUTION_MS: 200, VERIFY_WAIT_MS: 100 } },
       ),
     }),
   ]);

@@ -4,7 +4,7 @@ import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js'
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { extraListeners } from '../helpers/hostile-listeners.js';
-import { pagePath, withOwnPages } from '../helpers/hostile-pages.js';
+import { pagePath, withOwnPages } from '../helpers/own-pages.js';
 import { openRawSocket } from '../helpers/raw-socket.js';
 
 const closedWithin = (closed: Promise<unknown>, ms: number) =>
@@ -25,7 +25,7 @@ describe('connections', () => {
   const listeners = extraListeners();
   let sockets: Socket[] = [];
   beforeAll(async () => {
-    harness = await startHarness({ env: withOwnPages({ [IN_FLIGHT]: createSimulatedFeed() }) });
+    harness = await startHarness(withOwnPages({ [IN_FLIGHT]: createSimulatedFeed() }));
   });
   afterEach(async () => {
     for (const socket of sockets) socket.destroy();

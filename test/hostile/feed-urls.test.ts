@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { INSTALL_TIMEOUT_MS, launchChromium } from '../helpers/chromium.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { withOwnPages } from '../helpers/hostile-pages.js';
+import { withOwnPages } from '../helpers/own-pages.js';
 import { editServed } from '../helpers/shared-harness.js';
 
 /** Links a feed may write: none but http(s) may reach a reader's browser. */
@@ -57,7 +57,10 @@ beforeAll(async () => {
   const [first] = linked.summary.incidents;
   if (first) first.shortlink = SCRIPT;
   harness = await startHarness({
-    env: withOwnPages({ [SCRIPT_URL]: scriptUrl, [LINKED]: linked }, { STATUS_CACHE_TTL_MS: 0 }),
+    ...withOwnPages(
+      { [SCRIPT_URL]: scriptUrl, [LINKED]: linked },
+      { env: { STATUS_CACHE_TTL_MS: 0 } },
+    ),
   });
 });
 afterAll(() => harness.close());

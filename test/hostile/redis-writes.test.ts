@@ -13,7 +13,7 @@ import { setComponentStatuses } from '../../simulator/src/status-feed/status-rol
 import type { SimulatedFeed } from '../../simulator/src/status-feed/types.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { pagePath, withOwnPages } from '../helpers/hostile-pages.js';
+import { pagePath, withOwnPages } from '../helpers/own-pages.js';
 import {
   REDIS_INSTALL_TIMEOUT_MS,
   type RedisServer,
@@ -87,14 +87,16 @@ async function startReplica(
   pages: Readonly<Record<string, SimulatedFeed>>,
   env: Record<string, string | number>,
 ) {
-  const harness = await startHarness({
-    env: withOwnPages(pages, {
-      REDIS_URL: server.url,
-      REDIS_KEY_PREFIX: PREFIX,
-      REDIS_COMMAND_TIMEOUT_MS: 2_000,
-      ...env,
+  const harness = await startHarness(
+    withOwnPages(pages, {
+      env: {
+        REDIS_URL: server.url,
+        REDIS_KEY_PREFIX: PREFIX,
+        REDIS_COMMAND_TIMEOUT_MS: 2_000,
+        ...env,
+      },
     }),
-  });
+  );
   await eventually(async () => {
     const readiness = await (await harness.fetch('/readiness')).json();
     return readiness.redis?.state === 'connected';

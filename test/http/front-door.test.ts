@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { startInProcess } from '../helpers/in-process.js';
-import { faultPage, summaryOf, withOwnPages } from '../helpers/in-process-pages.js';
+import { faultPage, pagePath, withOwnPages } from '../helpers/own-pages.js';
 import { openRawSocket } from '../helpers/raw-socket.js';
 
 const APP = 'https://app.example.com';
@@ -211,7 +211,7 @@ describe('a client that leaves before its answer is ready', () => {
         `x-request-id: leaves\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     // The gateway has the whole request and is waiting on the feed when the client goes.
-    await eventually(() => harness.simulator.requestCount(summaryOf('leaves')) > 0);
+    await eventually(() => harness.simulator.requestCount(pagePath('leaves')) > 0);
     client.socket.destroy();
     await eventually(() =>
       logs().some((line) => line.msg === 'request' && line.requestId === 'leaves'),

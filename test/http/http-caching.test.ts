@@ -4,10 +4,10 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import { DEFAULT_MANIFEST } from '../../src/persisted-documents/manifest.js';
+import { fileClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { fileClock } from '../helpers/in-process-clock.js';
-import { summaryOf, withOwnPages } from '../helpers/in-process-pages.js';
+import { pagePath, withOwnPages } from '../helpers/own-pages.js';
 
 /** The page tree of page `slug`: `PAGE_TREE_QUERY` as it reads another page than the default. */
 const pageTree = (slug: string) =>
@@ -231,7 +231,7 @@ describe('answers a CDN and a browser can cache', () => {
     const rebuilt = await get(query, {
       'if-none-match': String(first.headers.etag),
     });
-    expect(harness.simulator.requestCount(summaryOf('unchanged'))).toBe(2);
+    expect(harness.simulator.requestCount(pagePath('unchanged'))).toBe(2);
     expect(rebuilt.status).toBe(304);
   });
 

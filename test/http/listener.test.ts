@@ -1,10 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
+import { fileClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { fileClock } from '../helpers/in-process-clock.js';
-import { faultPage, summaryOf, withOwnPages } from '../helpers/in-process-pages.js';
+import { faultPage, pagePath, withOwnPages } from '../helpers/own-pages.js';
 import { sessionEra } from '../helpers/session-era.js';
 import { parseSse } from '../helpers/subscriptions.js';
 
@@ -106,7 +106,7 @@ describe('the response cache in front of Yoga', () => {
     expect(await metric(STORED)).toBe(1);
     expect(await metric(HIT)).toBe(1);
     expect(await metric(PAGE_TREE_OK)).toBe(2);
-    expect(harness.simulator.requestCount(summaryOf('repeat'))).toBe(1);
+    expect(harness.simulator.requestCount(pagePath('repeat'))).toBe(1);
     const hit = logs().find((line) => line.msg === 'request' && line.cache === 'hit');
     expect(hit).toMatchObject({ requestId: 'second', status: 200, operation: 'PageTree' });
   });
@@ -122,13 +122,13 @@ describe('the response cache in front of Yoga', () => {
     expect(revalidating.headers.get('cache-control')).toMatch(/^public, max-age=0,/);
     expect(await metric(HIT)).toBe(1);
     // Once the refetch has landed, the next request rebuilds the answer from it.
-    await eventually(() => harness.simulator.requestCount(summaryOf('refetch')) === 2);
+    await eventually(() => harness.simulator.requestCount(pagePath('refetch')) === 2);
     const second = await eventually(async () => {
       const answer = await post(query);
       return answer.text !== first.text && answer;
     });
     expect(second.text).not.toBe(first.text);
-    expect(harness.simulator.requestCount(summaryOf('refetch'))).toBe(2);
+    expect(harness.simulator.requestCount(pagePath('refetch'))).toBe(2);
     expect(await metric(STORED)).toBe(2);
   });
 
@@ -146,14 +146,14 @@ describe('the response cache in front of Yoga', () => {
     expect(await metric(HIT)).toBe(30);
     expect(await metric(MISS)).toBe(0);
     // One refetch, on its way (the simulator counts a request as it arrives).
-    await eventually(() => harness.simulator.requestCount(summaryOf('slow')) === 2);
+    await eventually(() => harness.simulator.requestCount(pagePath('slow')) === 2);
     // Once it lands, the answer is rebuilt from the new snapshot, once.
     faultPage(harness.simulator, 'slow', null);
     await eventually(async () => {
       await post(query);
       return (await metric(STORED)) === 2;
     });
-    expect(harness.simulator.requestCount(summaryOf('slow'))).toBe(2);
+    expect(harness.simulator.requestCount(pagePath('slow'))).toBe(2);
   });
 
   it('rebuilds an answer once when many clients ask for it as its snapshot is replaced', async () => {
@@ -235,7 +235,7 @@ describe('the response cache in front of Yoga', () => {
     const hits = await metric(HIT);
     expect(hits).toBeGreaterThanOrEqual(21);
     // Each of those hits was a read that retried the feed (the open circuit answered most).
-    expect(harness.simulator.requestCount(summaryOf('down'))).toBeGreaterThan(2);
+    expect(harness.simulator.requestCount(pagePath('down'))).toBeGreaterThan(2);
 
     // The feed is back: once the circuit lets a read try it again, the first good refetch ends
     // the stand-in, and its answers with it.

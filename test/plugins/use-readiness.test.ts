@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { startInProcess } from '../helpers/in-process.js';
-import { freshDefaultPage } from '../helpers/in-process-pages.js';
+import { freshDefaultPage } from '../helpers/own-pages.js';
 
 /**
  * One gateway for the tests of the feed's state: it has one page, which each test points at a

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fileClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { fileClock } from '../helpers/in-process-clock.js';
-import { withOwnPages } from '../helpers/in-process-pages.js';
+import { withOwnPages } from '../helpers/own-pages.js';
 import { sharedHarnesses } from '../helpers/shared-harness.js';
 
 /** The hits a second with a line of their own (LOG_SAMPLED_HITS_PER_SECOND). */

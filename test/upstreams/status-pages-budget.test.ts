@@ -4,9 +4,9 @@ import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js'
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { untilPagesLetGo } from '../helpers/own-pages.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
 import { subscribeSse } from '../helpers/subscriptions.js';
-import { untilPagesLetGo } from '../helpers/upstream-faults-pages.js';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 const slugsOf = (count: number, prefix = 'p') =>

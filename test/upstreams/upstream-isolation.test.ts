@@ -1,9 +1,9 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { fileClock } from '../helpers/clock.js';
 import type { Harness } from '../helpers/harness.js';
+import { untilPagesLetGo } from '../helpers/own-pages.js';
 import { sessionEra } from '../helpers/session-era.js';
 import { sharedHarnesses } from '../helpers/shared-harness.js';
-import { fileClock } from '../helpers/upstream-faults-clock.js';
-import { untilPagesLetGo } from '../helpers/upstream-faults-pages.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 const VERIFY = '/verify/session/verify/etherscan';

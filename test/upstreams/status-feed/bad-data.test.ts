@@ -4,8 +4,8 @@ import {
   type SimulatedFeed,
 } from '../../../simulator/src/status-feed/fixture.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
+import { withOwnPages } from '../../helpers/own-pages.js';
 import { editServed } from '../../helpers/shared-harness.js';
-import { withOwnPages } from '../../helpers/upstream-faults-pages.js';
 
 type Loose = Record<string, unknown>;
 
@@ -22,7 +22,7 @@ const editRaw = (harness: Harness, edit: (summary: Loose, upcoming: Loose) => vo
  */
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness(withOwnPages(['not-a-feed'], { STATUS_CACHE_TTL_MS: 0 }));
+  harness = await startHarness(withOwnPages(['not-a-feed'], { env: { STATUS_CACHE_TTL_MS: 0 } }));
 });
 afterAll(() => harness.close());
 

@@ -10,13 +10,13 @@ import { createSimulatedFeed } from '../../../simulator/src/status-feed/fixture.
 import { setComponentStatuses } from '../../../simulator/src/status-feed/status-rollup.js';
 import { eventually } from '../../helpers/eventually.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
+import { pagePath } from '../../helpers/own-pages.js';
 import { statusPagesFile } from '../../helpers/status-pages-file.js';
 import { subscribeSse } from '../../helpers/subscriptions.js';
 
 const TTL_MS = 200;
 /** `slow`'s own interval: ten TTLs. */
 const INTERVAL_MS = 2_000;
-const summaryOf = (slug: string) => `/status/${slug}/api/v2/summary.json`;
 const GITHUB = JSON.parse(
   readFileSync(new URL('../../fixtures/real-feeds/github/summary.json', import.meta.url), 'utf8'),
 ) as unknown;
@@ -68,7 +68,7 @@ const arrivals = (path: string) =>
 
 describe('following a page cheaply', () => {
   it('polls a followed page once per its pollIntervalMs, each poll after the first a 304', async () => {
-    const slow = summaryOf('slow');
+    const slow = pagePath('slow');
     const subscriber = await subscribeSse<ComponentChange>(harness.origin, changesOf('slow'));
     try {
       // Three polls, each answered (not one still in flight).
@@ -97,7 +97,7 @@ describe('following a page cheaply', () => {
   });
 
   it('answers unchanged polls with 304s: one body, no change event; a change then, once', async () => {
-    const steady = summaryOf('steady');
+    const steady = pagePath('steady');
     const subscriber = await subscribeSse<ComponentChange>(harness.origin, changesOf('steady'));
     try {
       await eventually(() => harness.simulator.notModifiedCount(steady) >= 5);
@@ -145,7 +145,7 @@ describe('following a page cheaply', () => {
   });
 
   it('says when a page was last confirmed in fetchedAt, from the same snapshot value', async () => {
-    const dated = summaryOf('dated');
+    const dated = pagePath('dated');
     const query = '{ statusPage(slug: "dated") { fetchedAt status { indicator } } }';
     type Answer = { statusPage: { fetchedAt: string; status: { indicator: string } } };
     const first = (await harness.execute<Answer>(query)).body.data?.statusPage;
@@ -164,7 +164,7 @@ describe('following a page cheaply', () => {
   });
 
   it('revalidates a page of static files with If-Modified-Since', async () => {
-    const files = summaryOf('files');
+    const files = pagePath('files');
     const query = '{ statusPage(slug: "files") { name components { id status } } }';
     const first = await harness.execute(query);
     expect(first.body.errors).toBeUndefined();

@@ -2,11 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../../src/http/page-tree-query.js';
 import { testClock } from '../../helpers/clock.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
-import { withOwnPages } from '../../helpers/upstream-faults-pages.js';
+import { pagePath, withOwnPages } from '../../helpers/own-pages.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 const UPCOMING = '/status/api/v2/scheduled-maintenances/upcoming.json';
-const summaryOf = (slug: string) => `/status/${slug}/api/v2/summary.json`;
 const upcomingOf = (slug: string) => `/status/${slug}/api/v2/scheduled-maintenances/upcoming.json`;
 
 /*
@@ -17,8 +16,8 @@ let rereads: Harness;
 let ttl: Harness;
 beforeAll(async () => {
   [rereads, ttl] = await Promise.all([
-    startHarness(withOwnPages(['unread', 'changing'], { STATUS_CACHE_TTL_MS: 0 })),
-    startHarness(withOwnPages(['cached'], { STATUS_CACHE_TTL_MS: 200 })),
+    startHarness(withOwnPages(['unread', 'changing'], { env: { STATUS_CACHE_TTL_MS: 0 } })),
+    startHarness(withOwnPages(['cached'], { env: { STATUS_CACHE_TTL_MS: 200 } })),
   ]);
 });
 afterAll(() => Promise.all([rereads.close(), ttl.close()]));
@@ -44,7 +43,7 @@ describe('status feed data loading', () => {
 
   it('does not read an endpoint that no field needs', async () => {
     await rereads.execute('{ statusPage(slug: "unread") { name } }');
-    expect(rereads.simulator.requestCount(summaryOf('unread'))).toBe(1);
+    expect(rereads.simulator.requestCount(pagePath('unread'))).toBe(1);
     expect(rereads.simulator.requestCount(upcomingOf('unread'))).toBe(0);
   });
 
@@ -69,13 +68,13 @@ describe('status feed data loading', () => {
     const query = '{ statusPage(slug: "cached") { fetchedAt } }';
     const first = await ttl.execute<{ statusPage: { fetchedAt: string } }>(query);
     const second = await ttl.execute<{ statusPage: { fetchedAt: string } }>(query);
-    expect(ttl.simulator.requestCount(summaryOf('cached'))).toBe(1);
+    expect(ttl.simulator.requestCount(pagePath('cached'))).toBe(1);
     expect(second.body.data?.statusPage.fetchedAt).toBe(first.body.data?.statusPage.fetchedAt);
 
     clock.advance(200);
     // Past the TTL the last snapshot answers at once while one refetch runs.
     const third = await ttl.executeAfterRefetch<{ statusPage: { fetchedAt: string } }>(query);
-    expect(ttl.simulator.requestCount(summaryOf('cached'))).toBe(2);
+    expect(ttl.simulator.requestCount(pagePath('cached'))).toBe(2);
     expect(Date.parse(third.body.data?.statusPage.fetchedAt ?? '')).toBeGreaterThan(
       Date.parse(first.body.data?.statusPage.fetchedAt ?? ''),
     );

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Fault } from '../../../simulator/src/server.js';
+import { fileClock } from '../../helpers/clock.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 import { listen } from '../../helpers/listen.js';
+import { untilPagesLetGo } from '../../helpers/own-pages.js';
 import { statusPagesFile } from '../../helpers/status-pages-file.js';
-import { fileClock } from '../../helpers/upstream-faults-clock.js';
-import { untilPagesLetGo } from '../../helpers/upstream-faults-pages.js';
 
 const SUMMARY = '/status/api/v2/summary.json';
 

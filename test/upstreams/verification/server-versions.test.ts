@@ -1,8 +1,8 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureContract } from '../../../simulator/src/verification/fixture.js';
+import { fileClock } from '../../helpers/clock.js';
 import type { Harness } from '../../helpers/harness.js';
 import { sharedHarnesses } from '../../helpers/shared-harness.js';
-import { fileClock } from '../../helpers/upstream-faults-clock.js';
 
 /*
  * What real Sourcify servers answer where their versions differ, and where they have no route:
