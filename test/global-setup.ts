@@ -6,9 +6,10 @@ import type { TestProject } from 'vitest/node';
 
 /**
  * How many times a run may start the world (simulator, gateway and listener): tests start one per
- * file or per configuration and reset state through the simulator's control API (issue 39).
+ * file or per configuration and reset state through the simulator's control API. A ratchet, set
+ * at the count of 2026-11-29 (139): lowered as files start fewer, never raised; issue 39 aims at 100.
  */
-const MOST_HARNESS_STARTS = 100;
+const MOST_HARNESS_STARTS = 139;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -32,7 +33,7 @@ export default function setup(project: TestProject) {
     const summary = `harness started ${lines.length} times (at most ${MOST_HARNESS_STARTS}); most: ${most
       .map(([name, count]) => `${name} ${count}`)
       .join(', ')}`;
-    if (lines.length > MOST_HARNESS_STARTS && process.env.HARNESS_STARTS_CHECKED !== undefined) {
+    if (lines.length > MOST_HARNESS_STARTS) {
       throw new Error(summary);
     }
     console.log(summary);
