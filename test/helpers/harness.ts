@@ -53,7 +53,30 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-type GatewayEnv = Partial<Record<ConfigVariableName, string | number | boolean>>;
+/** Environment variables for a gateway, as an operator sets them; numbers and flags as text. */
+export type GatewayEnv = Partial<Record<ConfigVariableName, string | number | boolean>>;
+
+/** The configuration `main.ts` loads from `env` (over `defaults`), under NODE_ENV=test. */
+export function gatewayConfig(env: GatewayEnv, defaults: Record<string, string> = {}) {
+  return loadConfig({
+    NODE_ENV: 'test',
+    ...defaults,
+    ...Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(value)])),
+  });
+}
+
+/** A logger at `level` that keeps every line it writes, parsed (`logs`) and as written. */
+export function keptLogger(level: LevelWithSilent) {
+  const logs: Record<string, unknown>[] = [];
+  const rawLogs: string[] = [];
+  const logger = createLogger(level, {
+    write: (line: string) => {
+      rawLogs.push(line);
+      logs.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  });
+  return { logger, logs, rawLogs };
+}
 
 export interface HarnessOptions {
   /**
@@ -80,16 +103,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   );
   const simulator = await startSimulator(simulatorOptions);
   const env = typeof options.env === 'function' ? options.env(simulator) : (options.env ?? {});
-  const logs: Record<string, unknown>[] = [];
-  const rawLogs: string[] = [];
-  const logger = createLogger(logLevel, {
-    write: (line: string) => {
-      rawLogs.push(line);
-      logs.push(JSON.parse(line) as Record<string, unknown>);
-    },
-  });
-  const config = loadConfig({
-    NODE_ENV: 'test',
+  const { logger, logs, rawLogs } = keptLogger(logLevel);
+  const config = gatewayConfig(env, {
     // A pages file lists the pages itself (both set is a configuration error).
     ...(env.STATUS_PAGES_FILE === undefined ? { STATUS_BASE_URL: simulator.statusBaseUrl } : {}),
     VERIFY_BASE_URL: simulator.verifyBaseUrl,
@@ -97,7 +112,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     UPSTREAM_TIMEOUT_MS: '1000',
     // Suites verify many times from one address; the per-client limit has its own tests.
     VERIFY_RATE_LIMIT: '100000',
-    ...Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(value)])),
   });
   const gateway = createGateway(config, { logger });
   const { server, drain } = createHttpServer(gateway.listener, config.http, {

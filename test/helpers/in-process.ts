@@ -1,10 +1,9 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { type Duplex, duplexPair } from 'node:stream';
 import type { LevelWithSilent } from 'pino';
-import { type ConfigVariableName, loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createHttpServer } from '../../src/http/server.js';
-import { createLogger } from '../../src/observability/logger.js';
+import { type GatewayEnv, gatewayConfig, keptLogger } from './harness.js';
 
 /**
  * Where the upstreams of a gateway in process are said to be: nothing listens there, and a test of
@@ -52,24 +51,17 @@ interface GraphQLError {
  */
 export function startInProcess(
   options: {
-    env?: Partial<Record<ConfigVariableName, string | number | boolean>>;
+    env?: GatewayEnv;
     /** @default 'debug' */
     logLevel?: LevelWithSilent;
   } = {},
 ): InProcessGateway {
   const { env = {}, logLevel = 'debug' } = options;
-  const logs: Record<string, unknown>[] = [];
-  const logger = createLogger(logLevel, {
-    write: (line: string) => {
-      logs.push(JSON.parse(line) as Record<string, unknown>);
-    },
-  });
-  const config = loadConfig({
-    NODE_ENV: 'test',
+  const { logger, logs } = keptLogger(logLevel);
+  const config = gatewayConfig(env, {
     STATUS_BASE_URL: `${NO_UPSTREAM}/status/api/v2`,
     VERIFY_BASE_URL: `${NO_UPSTREAM}/verify`,
     UPSTREAM_RETRIES: '0',
-    ...Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(value)])),
   });
   const gateway = createGateway(config, { logger });
   const { server } = createHttpServer(gateway.listener, config.http, { upgrade: gateway.upgrade });

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { extraListeners } from '../helpers/hostile-listeners.js';
+import { extraListeners } from '../helpers/extra-listeners.js';
 import { sessionEra } from '../helpers/session-era.js';
 import { parseSse } from '../helpers/subscriptions.js';
 

@@ -1,18 +1,13 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type ConfigVariableName, loadConfig } from '../../src/config.js';
+import type { ConfigVariableName } from '../../src/config.js';
 import { createHttpServer, type HttpServer } from '../../src/http/server.js';
-import type { Harness } from './harness.js';
+import { gatewayConfig, type Harness } from './harness.js';
+import { type Listening, listen } from './listen.js';
 
 /** The settings of the listener itself (`Config['http']`): its timeouts and connection cap. */
 export type ListenerVariable = Extract<ConfigVariableName, `HTTP_${string}`>;
 
 /** One more production listener in front of a harness's gateway. */
-export interface ExtraListener {
-  readonly server: Server;
-  /** `http://127.0.0.1:<port>`. */
-  readonly origin: string;
-  readonly port: number;
+export interface ExtraListener extends Omit<Listening, 'close'> {
   /** Drains this listener as `main.ts` does on SIGTERM; the gateway behind it goes on. */
   readonly drain: HttpServer['drain'];
 }
@@ -25,7 +20,7 @@ export interface ExtraListener {
  * simulator. `close()` (after each test) closes every one opened since.
  */
 export function extraListeners() {
-  const open = new Set<Server>();
+  const open = new Set<Listening>();
   return {
     /**
      * A listener of the harness's gateway and WebSocket upgrade, with `http` for its settings
@@ -35,32 +30,21 @@ export function extraListeners() {
       harness: Harness,
       http: Partial<Record<ListenerVariable, number>> = {},
     ): Promise<ExtraListener> {
-      const config = loadConfig({
-        NODE_ENV: 'test',
+      const config = gatewayConfig(http, {
         STATUS_BASE_URL: harness.simulator.statusBaseUrl,
         VERIFY_BASE_URL: harness.simulator.verifyBaseUrl,
-        ...Object.fromEntries(Object.entries(http).map(([name, value]) => [name, String(value)])),
       });
       const { server, drain } = createHttpServer(harness.gateway.listener, config.http, {
         upgrade: harness.gateway.upgrade,
       });
-      open.add(server);
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
-      return { server, origin: `http://127.0.0.1:${port}`, port, drain };
+      const listening = await listen(server);
+      open.add(listening);
+      return { server, origin: listening.origin, port: listening.port, drain };
     },
     async close() {
-      const servers = [...open];
+      const listening = [...open];
       open.clear();
-      await Promise.all(
-        servers.map(async (server) => {
-          const closed = server.listening
-            ? new Promise<void>((resolve) => server.close(() => resolve()))
-            : undefined;
-          server.closeAllConnections();
-          await closed;
-        }),
-      );
+      await Promise.all(listening.map((one) => one.close()));
     },
   };
 }
