@@ -2,8 +2,8 @@ import type { Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
 import { extraListeners } from '../helpers/extra-listeners.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 import { pagePath, withOwnPages } from '../helpers/own-pages.js';
 import { openRawSocket } from '../helpers/raw-socket.js';
 

@@ -1,8 +1,8 @@
 import { Agent, request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
 import { extraListeners } from '../helpers/extra-listeners.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 import { openRawSocket } from '../helpers/raw-socket.js';
 
 const BODY = JSON.stringify({ query: '{ statusPage { name } }' });

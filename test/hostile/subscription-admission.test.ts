@@ -3,8 +3,8 @@ import { runInNewContext } from 'node:vm';
 import type { ExecutionResult } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
 import { extraListeners } from '../helpers/extra-listeners.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 import { subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js';
 
 /*

@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
 import { extraListeners } from '../helpers/extra-listeners.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 import { sessionEra } from '../helpers/session-era.js';
 import { parseSse } from '../helpers/subscriptions.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { eventually } from '../helpers/eventually.js';
-import type { Harness } from '../helpers/harness.js';
 import { extraListeners } from '../helpers/extra-listeners.js';
+import type { Harness } from '../helpers/harness.js';
 import { sharedHarnesses } from '../helpers/shared-harness.js';
 import { closeOf, initialise, openSocket } from '../helpers/subscriptions.js';
 
