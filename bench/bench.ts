@@ -185,10 +185,11 @@ async function measure(
   spec: ContenderSpec,
   requests: () => LoadRequest[],
   scenarioId: string,
+  started?: GraphqlServer,
 ): Promise<Measurement> {
   const [measurement] = await measureInTurns(
     simulator,
-    [{ contender, spec, requests }],
+    [{ contender, spec, requests, ...(started ? { started } : {}) }],
     1,
     durationSeconds,
     scenarioId,
@@ -200,15 +201,36 @@ interface Turn {
   contender: ContenderName;
   spec: ContenderSpec;
   requests: () => LoadRequest[];
-  /** A process of `spec` already running, loaded instead of a fresh one (and stopped at the end). */
+  /** A process of `spec` already running, loaded instead of a fresh one; whoever started it stops it. */
   started?: GraphqlServer;
+}
+
+/**
+ * A smoke run checks that every contender works; it measures nothing. So the gateway and Mesh are
+ * started once for the scenarios of the realistic preset (a to d), both at the same time, and each
+ * scenario loads those, where a full run starts fresh ones for every scenario, one after another.
+ * A smoke run started 4 gateways and 3 Meshes one after another for them; now 1 and 1, at once.
+ */
+const kept = new Map<ContenderName, Promise<GraphqlServer>>();
+function keptContender(contender: ContenderName, spec: ContenderSpec): Promise<GraphqlServer> {
+  let server = kept.get(contender);
+  if (!server) {
+    server = startContender(onServerCore(spec));
+    kept.set(contender, server);
+  }
+  return server;
+}
+async function stopKept() {
+  const servers = await Promise.allSettled(kept.values());
+  kept.clear();
+  for (const server of servers) if (server.status === 'fulfilled') await server.value.stop();
 }
 
 /**
  * Fresh processes of the contenders, each warmed up, then loaded in turns for `roundCount` rounds
  * of `seconds`, the order reversed every other round (A B, B A, A B, …) so that neither always
  * follows the other; each contender's result is its median round by req/s, its upstream requests
- * those of all its rounds. Every process is stopped at the end.
+ * those of all its rounds. Every process it started is stopped at the end.
  */
 async function measureInTurns(
   simulator: SimulatorProcess,
@@ -218,9 +240,16 @@ async function measureInTurns(
   scenarioId: string,
 ): Promise<Measurement[]> {
   const servers: GraphqlServer[] = [];
+  const fresh: GraphqlServer[] = [];
   try {
     for (const turn of turns) {
-      servers.push(turn.started ?? (await startContender(onServerCore(turn.spec))));
+      if (turn.started) {
+        servers.push(turn.started);
+        continue;
+      }
+      const server = await startContender(onServerCore(turn.spec));
+      fresh.push(server);
+      servers.push(server);
     }
     if (warmupSeconds > 0) {
       for (const [index, turn] of turns.entries()) {
@@ -293,7 +322,7 @@ async function measureInTurns(
       };
     });
   } finally {
-    for (const server of servers) await server.stop();
+    for (const server of fresh) await server.stop();
   }
 }
 
@@ -389,12 +418,19 @@ async function runScenario(
 
   // The gateway's answers are captured first, so that the raw floor sends the same bytes.
   const fixture = resolve(BENCH_CACHE, `raw-floor-${scenario.id}.json`);
-  const capturing = await startContender(onServerCore(gatewaySpec(simulator)));
+  const reused = smoke && scenario.preset === 'realistic';
+  if (reused && !('skip' in scenario.mesh) && wantedContender('mesh')) {
+    // Started beside the gateway, not after its loads.
+    void keptContender('mesh', meshSpec(supergraph)).catch(() => undefined);
+  }
+  const capturing = reused
+    ? await keptContender('gateway', gatewaySpec(simulator))
+    : await startContender(onServerCore(gatewaySpec(simulator)));
   let gatewayAnswerBytes: number;
   try {
     gatewayAnswerBytes = await captureRawFloorFixture(capturing, scenario.captureBodies, fixture);
   } catch (error) {
-    await capturing.stop();
+    if (!reused) await capturing.stop();
     throw error;
   }
   // A full run loads a gateway that has answered nothing yet; a smoke run, which checks that
@@ -425,6 +461,8 @@ async function runScenario(
       scenario.id,
     )),
   );
+  // A smoke run's own gateway for this scenario alone, once loaded.
+  if (smoke && !reused) await capturing.stop();
 
   if (scenario.passThrough && wantedContender('raw-pass-through')) {
     const passThrough = await measure(
@@ -448,6 +486,7 @@ async function runScenario(
       meshSpec(supergraph),
       scenario.mesh.requests,
       scenario.id,
+      reused ? await keptContender('mesh', meshSpec(supergraph)) : undefined,
     );
     if (scenario.mesh.note) mesh.note = scenario.mesh.note;
     measurements.push(mesh);
@@ -558,12 +597,12 @@ async function overviewCost(simulator: SimulatorProcess) {
   const slugs = Array.from({ length: OVERVIEW_CONFIGURED.at(-1) ?? 0 }, (_, i) => `p${i}`);
   const read = slugs.slice(0, OVERVIEW_PAGES);
   const rows: { configured: number; medianMs: number; ratio: number }[] = [];
-  for (const configured of OVERVIEW_CONFIGURED) {
+  const start = (configured: number) => {
     const file = statusPagesFile(
       slugs.slice(0, configured).map((slug) => ({ slug, baseUrl: simulator.statusBaseUrl })),
     );
     const { STATUS_BASE_URL: _one, ...env } = gatewaySpec(simulator).env;
-    const gateway = await startContender(
+    return startContender(
       onServerCore({
         ...gatewaySpec(simulator),
         env: {
@@ -574,42 +613,62 @@ async function overviewCost(simulator: SimulatorProcess) {
         },
       }),
     );
-    try {
-      const overview = async (n: number) => {
-        const started = performance.now();
-        const response = await fetch(gateway.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          // A comment of its own: the response cache keeps each answer under its body.
-          body: JSON.stringify({
-            query: `query ($s: [String!]) { statusOverview(slugs: $s) { complete indicator degradedComponents { id status page { slug } } } } # ${n}`,
-            variables: { s: read },
-          }),
+  };
+  // A full run starts each gateway once the one before is stopped, so that none shares the
+  // machine with another; a smoke run starts them all at once (it times nothing it reports on).
+  const starting = smoke
+    ? OVERVIEW_CONFIGURED.map((configured) => {
+        const server = start(configured);
+        server.catch(() => undefined);
+        return server;
+      })
+    : undefined;
+  try {
+    for (const [index, configured] of OVERVIEW_CONFIGURED.entries()) {
+      const gateway = await (starting?.[index] ?? start(configured));
+      try {
+        const overview = async (n: number) => {
+          const started = performance.now();
+          const response = await fetch(gateway.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            // A comment of its own: the response cache keeps each answer under its body.
+            body: JSON.stringify({
+              query: `query ($s: [String!]) { statusOverview(slugs: $s) { complete indicator degradedComponents { id status page { slug } } } } # ${n}`,
+              variables: { s: read },
+            }),
+          });
+          const body = (await response.json()) as { errors?: unknown };
+          if (body.errors) throw new Error(`overview failed: ${JSON.stringify(body.errors)}`);
+          return performance.now() - started;
+        };
+        // Until every page is fetched and held: the first reads wait on the host's request slots.
+        for (let n = 1, done = 0; done < 20; n += 1) {
+          done = await overview(-n).then(
+            () => done + 1,
+            (error: unknown) => {
+              if (n > 200) throw error;
+              return 0;
+            },
+          );
+        }
+        const times: number[] = [];
+        for (let n = 0; n < requests; n += 1) times.push(await overview(n));
+        const medianMs = median(times);
+        log(`  ${configured} pages configured: ${Math.round(medianMs * 100) / 100} ms`);
+        rows.push({
+          configured,
+          medianMs: Math.round(medianMs * 100) / 100,
+          ratio: Math.round((medianMs / (rows[0]?.medianMs ?? medianMs)) * 100) / 100,
         });
-        const body = (await response.json()) as { errors?: unknown };
-        if (body.errors) throw new Error(`overview failed: ${JSON.stringify(body.errors)}`);
-        return performance.now() - started;
-      };
-      // Until every page is fetched and held: the first reads wait on the host's request slots.
-      for (let n = 1, done = 0; done < 20; n += 1) {
-        done = await overview(-n).then(
-          () => done + 1,
-          (error: unknown) => {
-            if (n > 200) throw error;
-            return 0;
-          },
-        );
+      } finally {
+        await gateway.stop();
       }
-      const times: number[] = [];
-      for (let n = 0; n < requests; n += 1) times.push(await overview(n));
-      const medianMs = median(times);
-      rows.push({
-        configured,
-        medianMs: Math.round(medianMs * 100) / 100,
-        ratio: Math.round((medianMs / (rows[0]?.medianMs ?? medianMs)) * 100) / 100,
-      });
-    } finally {
-      await gateway.stop();
+    }
+  } finally {
+    // Those a failed configuration left started.
+    for (const server of await Promise.allSettled(starting ?? [])) {
+      if (server.status === 'fulfilled') await server.value.stop();
     }
   }
   return { pages: OVERVIEW_PAGES, requests, rows };
@@ -831,8 +890,12 @@ async function main() {
     ];
 
     const results: ScenarioResult[] = [];
-    for (const scenario of scenarios.filter(({ id }) => wantedScenario(id)))
-      results.push(await runScenario(simulator, supergraph, scenario));
+    try {
+      for (const scenario of scenarios.filter(({ id }) => wantedScenario(id)))
+        results.push(await runScenario(simulator, supergraph, scenario));
+    } finally {
+      await stopKept();
+    }
     const cold =
       onlyScenarios || onlyContenders ? undefined : await coldStarts(simulator, supergraph);
 
