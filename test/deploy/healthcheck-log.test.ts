@@ -1,15 +1,17 @@
 /**
  * The images' and the stack's healthchecks poll `/health` every 10 s for the life of each container
  * (an orchestrator polls `/readiness` as often): their request lines must not bury the clients' at
- * `info`. Replayed through the production listener on loopback.
+ * `info`. Replayed through the production listener; the lines are the listener's alone, so each
+ * gateway runs in process, with no upstream (`/readiness` answers 200 and reports the feed
+ * unavailable, a probe that passes all the same).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type InProcessGateway, startInProcess } from '../helpers/in-process.js';
 
-/** The request lines of `path` logged since `from` (an index of `harness.logs`). */
-const requestLines = (harness: Harness, path: string, from = 0) =>
-  harness.logs.slice(from).filter((line) => line.msg === 'request' && line.path === path);
+/** The request lines of `path` logged since `from` (an index of `gateway.logs`). */
+const requestLines = (gateway: InProcessGateway, path: string, from = 0) =>
+  gateway.logs.slice(from).filter((line) => line.msg === 'request' && line.path === path);
 
 /** pino's levels, as the lines carry them. */
 const DEBUG = 20;
@@ -18,23 +20,23 @@ const ERROR = 50;
 
 describe('request lines of healthcheck probes', () => {
   // At debug, every line is kept with its level: what a gateway at info (production's) drops shows.
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({ logLevel: 'debug' });
+  let gateway: InProcessGateway;
+  beforeAll(() => {
+    gateway = startInProcess({ logLevel: 'debug' });
   });
-  afterAll(() => harness?.close());
+  afterAll(() => gateway?.close());
 
   it('logs a passing GET /health and /readiness at debug only, and /graphql at info', async () => {
-    const from = harness.logs.length;
+    const from = gateway.logs.length;
     for (const path of ['/health', '/readiness', '/health']) {
-      expect((await harness.fetch(path)).status, path).toBe(200);
+      expect((await gateway.request(path)).status, path).toBe(200);
     }
-    const { status } = await harness.execute('query Banner { statusPage { name } }');
+    const { status } = await gateway.execute('query Banner { __typename }');
     expect(status).toBe(200);
 
     // Lines are written in the order the answers are: once /graphql's is there, so are the probes'.
     const [graphql] = await eventually(() => {
-      const lines = requestLines(harness, '/graphql', from);
+      const lines = requestLines(gateway, '/graphql', from);
       return lines.length > 0 && lines;
     });
     expect(graphql).toMatchObject({
@@ -44,18 +46,18 @@ describe('request lines of healthcheck probes', () => {
       operation: 'Banner',
     });
     // Below info: a gateway logging at info writes none of them.
-    expect(requestLines(harness, '/health', from).map((line) => line.level)).toEqual([
+    expect(requestLines(gateway, '/health', from).map((line) => line.level)).toEqual([
       DEBUG,
       DEBUG,
     ]);
-    expect(requestLines(harness, '/readiness', from).map((line) => line.level)).toEqual([DEBUG]);
+    expect(requestLines(gateway, '/readiness', from).map((line) => line.level)).toEqual([DEBUG]);
   });
 
   it('still writes the probe lines at debug, for whoever asks for them', async () => {
-    const from = harness.logs.length;
-    expect((await harness.fetch('/health')).status).toBe(200);
+    const from = gateway.logs.length;
+    expect((await gateway.request('/health')).status).toBe(200);
     const [line] = await eventually(() => {
-      const lines = requestLines(harness, '/health', from);
+      const lines = requestLines(gateway, '/health', from);
       return lines.length > 0 && lines;
     });
     expect(line).toMatchObject({ level: DEBUG, method: 'GET', status: 200 });
@@ -65,20 +67,23 @@ describe('request lines of healthcheck probes', () => {
 describe('request lines of failing probes', () => {
   // Its own gateway, which it shuts down.
   it('keeps the line of everything else, and of a probe that fails', async () => {
-    const harness = await startHarness({ logLevel: 'info' });
+    const gateway = startInProcess({ logLevel: 'info' });
     try {
-      expect((await harness.fetch('/metrics')).status).toBe(200);
-      expect((await harness.fetch('/no-such-path')).status).toBe(404);
+      expect((await gateway.request('/metrics')).status).toBe(200);
+      expect((await gateway.request('/no-such-path')).status).toBe(404);
       // Shutting down: /readiness answers 503, a 5xx, whose line is an error's.
-      harness.gateway.quiesce();
-      expect((await harness.fetch('/readiness')).status).toBe(503);
+      gateway.gateway.quiesce();
+      expect((await gateway.request('/readiness')).status).toBe(503);
 
-      await eventually(() => requestLines(harness, '/readiness').length > 0);
-      expect(requestLines(harness, '/readiness')[0]).toMatchObject({ level: ERROR, status: 503 });
-      expect(requestLines(harness, '/metrics')[0]).toMatchObject({ level: INFO, status: 200 });
-      expect(requestLines(harness, '/no-such-path')[0]).toMatchObject({ level: INFO, status: 404 });
+      await eventually(() => requestLines(gateway, '/readiness').length > 0);
+      expect(requestLines(gateway, '/readiness')[0]).toMatchObject({ level: ERROR, status: 503 });
+      expect(requestLines(gateway, '/metrics')[0]).toMatchObject({ level: INFO, status: 200 });
+      expect(requestLines(gateway, '/no-such-path')[0]).toMatchObject({
+        level: INFO,
+        status: 404,
+      });
     } finally {
-      await harness.close();
+      await gateway.close();
     }
   });
 });

@@ -1,17 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { sessionEra } from '../helpers/session-era.js';
-import { sharedHarnesses } from '../helpers/shared-harness.js';
-
-/**
- * Two gateways: the first describe's own counts every series from nothing, against the session
- * API (`/session/verify/etherscan`); the others share one at the defaults, whose APIv2 the hostile
- * test needs (its job ids reach the upstream there, never with the session API).
- */
-const harnesses = sharedHarnesses();
-afterAll(() => harnesses.close());
-const AT_DEFAULTS = { logLevel: 'silent' } as const;
 
 /** The value of `series` in a scrape of /metrics, as Prometheus writes it (`name{labels}`). */
 const valueIn = (text: string, series: string) => {
@@ -19,29 +8,40 @@ const valueIn = (text: string, series: string) => {
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 };
 
-describe('/metrics', () => {
-  let harness: Harness;
-  let text: string;
-
-  beforeAll(async () => {
-    harness = await startHarness(sessionEra({ env: { UPSTREAM_RETRIES: 0 } }));
-    harness.simulator.setFault('status', '*', { kind: 'delay', ms: 30 }, { times: 2 });
-    await Promise.all([harness.execute(PAGE_TREE_QUERY), harness.execute(PAGE_TREE_QUERY)]);
-    // Answered by the response cache: counted as an operation, no snapshot read.
-    await harness.execute(PAGE_TREE_QUERY);
-    // Another query over the same snapshot: a snapshot cache hit.
-    await harness.execute('{ statusPage { name } }');
-    await harness.execute('query Broken { component(id: 1) { nope } }');
-    harness.simulator.setFault('verify', '*', { kind: 'status', status: 502 });
-    await harness.execute(
-      'mutation Verify { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }',
-    );
-    const response = await harness.fetch('/metrics');
-    expect(response.headers.get('content-type')).toContain('text/plain');
-    text = await response.text();
+/*
+ * One gateway for the file, speaking APIv2 (the hostile test's job ids reach the upstream there,
+ * never with the session API) with no retries (an upstream failure is one request). The first
+ * describe counts every series from nothing: its requests are the file's first, sent before any
+ * test runs whatever their order, and its scrape is taken then; the other tests count from their
+ * own start.
+ */
+let harness: Harness;
+/** /metrics once the first describe's requests are answered, before any test ran. */
+let text: string;
+beforeAll(async () => {
+  harness = await startHarness({
+    logLevel: 'silent',
+    env: { VERIFY_API: 'v2', UPSTREAM_RETRIES: 0 },
   });
-  afterAll(() => harness.close());
+  harness.simulator.setFault('status', '*', { kind: 'delay', ms: 30 }, { times: 2 });
+  await Promise.all([harness.execute(PAGE_TREE_QUERY), harness.execute(PAGE_TREE_QUERY)]);
+  // Answered by the response cache: counted as an operation, no snapshot read.
+  await harness.execute(PAGE_TREE_QUERY);
+  // Another query over the same snapshot: a snapshot cache hit.
+  await harness.execute('{ statusPage { name } }');
+  await harness.execute('query Broken { component(id: 1) { nope } }');
+  harness.simulator.setFault('verify', '*', { kind: 'status', status: 502 });
+  await harness.execute(
+    'mutation Verify { verifyContract(input: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", chainId: "1" }) { __typename } }',
+  );
+  harness.simulator.clearFaults();
+  const response = await harness.fetch('/metrics');
+  expect(response.headers.get('content-type')).toContain('text/plain');
+  text = await response.text();
+});
+afterAll(() => harness.close());
 
+describe('/metrics', () => {
   const value = (series: string) => valueIn(text, series);
 
   it('counts operations by name, type and outcome', () => {
@@ -65,7 +65,7 @@ describe('/metrics', () => {
     ).toBe(1);
     expect(
       value(
-        'upstream_request_duration_seconds_count{upstream="verification_service",method="POST",endpoint="/session/verify/etherscan",status="502"}',
+        'upstream_request_duration_seconds_count{upstream="verification_service",method="POST",endpoint="/v2/verify/etherscan/:param/:param",status="502"}',
       ),
     ).toBe(1);
   });
@@ -85,7 +85,6 @@ describe('/metrics', () => {
 
 describe('/metrics for operators', () => {
   it('has process and runtime metrics, request durations and errors by code', async () => {
-    const harness = await harnesses.use(AT_DEFAULTS);
     const scrape = async () => (await harness.fetch('/metrics')).text();
     const errors = (text: string, code: string) =>
       valueIn(text, `graphql_errors_total{code="${code}"}`) ?? 0;
@@ -120,7 +119,6 @@ describe('/metrics for operators', () => {
 
 describe('/metrics under hostile input', () => {
   it('keeps the number of series bounded whatever clients send', async () => {
-    const harness = await harnesses.use(AT_DEFAULTS);
     // The series labelled from client input; process metrics come and go on their own.
     const CLIENT_LABELLED = /^(graphql_operation|http_request|upstream_request|graphql_errors)/;
     const series = async () =>

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, validate } from 'graphql';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   DEFAULT_MANIFEST,
   ManifestError,
@@ -11,6 +11,7 @@ import {
 } from '../../src/persisted-documents/manifest.js';
 import { schema } from '../../src/schema/index.js';
 import type { Harness } from '../helpers/harness.js';
+import { startInProcess } from '../helpers/in-process.js';
 import { sharedHarnesses } from '../helpers/shared-harness.js';
 
 const manifest = JSON.parse(readFileSync(DEFAULT_MANIFEST, 'utf8')) as Record<string, string>;
@@ -26,6 +27,12 @@ function idOf(name: string): string {
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
+/** Sends one request to a gateway: the harness's over loopback, or one in process. */
+type Transport = (
+  path: string,
+  init: { method?: string; headers: Record<string, string>; body?: string },
+) => Promise<{ status: number; headers: Headers; text: string }>;
+
 interface Answer {
   status: number;
   headers: Headers;
@@ -36,27 +43,32 @@ interface Answer {
 }
 
 /**
- * One gateway at the defaults, and one with PERSISTED_DOCUMENTS_ONLY, which refuses the
- * registration the automatic persisted queries test makes.
+ * One gateway at the defaults; the test of PERSISTED_DOCUMENTS_ONLY, which refuses the
+ * registration the automatic persisted queries test makes, asks what admission lets through, the
+ * listener's alone: a gateway in process, with no upstream.
  */
 describe('persisted documents', () => {
   const harnesses = sharedHarnesses();
   afterAll(() => harnesses.close());
   let harness: Harness | undefined;
 
-  async function start(options: Parameters<typeof harnesses.use>[0] = {}) {
-    harness = await harnesses.use(options);
+  async function start() {
+    harness = await harnesses.use();
   }
 
   async function send(
     params: Record<string, unknown>,
     method: 'GET' | 'POST' = 'POST',
+    transport: Transport = async (path, init) => {
+      if (!harness) throw new Error('start the harness first');
+      const response = await harness.fetch(path, init);
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    },
   ): Promise<Answer> {
-    if (!harness) throw new Error('start the harness first');
     const headers = { accept: 'application/graphql-response+json, application/json;q=0.9' };
-    const response =
+    const answer =
       method === 'GET'
-        ? await harness.fetch(
+        ? await transport(
             `/graphql?${new URLSearchParams(
               Object.entries(params).map(([name, value]) => [
                 name,
@@ -65,12 +77,12 @@ describe('persisted documents', () => {
             )}`,
             { headers },
           )
-        : await harness.fetch('/graphql', {
+        : await transport('/graphql', {
             method: 'POST',
             headers: { ...headers, 'content-type': 'application/json' },
             body: JSON.stringify(params),
           });
-    return { status: response.status, headers: response.headers, body: await response.json() };
+    return { status: answer.status, headers: answer.headers, body: JSON.parse(answer.text) };
   }
 
   it('holds every operation of the API guide, each valid against the schema', () => {
@@ -169,24 +181,31 @@ describe('persisted documents', () => {
   });
 
   it('with PERSISTED_DOCUMENTS_ONLY runs the manifest alone, by id, by hash or as its exact text', async () => {
-    await start({ env: { PERSISTED_DOCUMENTS_ONLY: true } });
-    const refused = await send({ query: '{ statusPage { name } }' });
+    const only = startInProcess({ env: { PERSISTED_DOCUMENTS_ONLY: true } });
+    onTestFinished(() => only.close());
+    const sendOnly = (params: Record<string, unknown>, method?: 'GET' | 'POST') =>
+      send(params, method, only.request);
+    const refused = await sendOnly({ query: '{ statusPage { name } }' });
     expect(refused.status).toBe(400);
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_DOCUMENT_REQUIRED');
-    const byGet = await send({ query: '{ statusPage { name } }' }, 'GET');
+    const byGet = await sendOnly({ query: '{ statusPage { name } }' }, 'GET');
     expect(byGet.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_DOCUMENT_REQUIRED');
 
     const query = '{ statusPage { name } }';
-    const register = await send({
+    const register = await sendOnly({
       query,
       extensions: { persistedQuery: { version: 1, sha256Hash: sha256(query) } },
     });
     expect(register.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_DOCUMENT_REQUIRED');
 
-    const byId = await send({ documentId: idOf('StatusIndicator') }, 'GET');
+    // A document of the manifest that asks no upstream: an id no job can have, which the
+    // gateway's resolver refuses itself, as a result.
+    const variables = { id: 'not-a-job-id' };
+    const byId = await sendOnly({ documentId: idOf('VerificationJob'), variables }, 'GET');
     expect(byId.body.errors).toBeUndefined();
-    const text = manifest[idOf('StatusIndicator')] as string;
-    const asText = await send({ query: text });
+    expect(byId.body.data).toMatchObject({ verificationJob: { __typename: 'InvalidInputError' } });
+    const text = manifest[idOf('VerificationJob')] as string;
+    const asText = await sendOnly({ query: text, variables });
     expect(asText.body).toEqual(byId.body);
   });
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { documentIdOf } from '../../src/persisted-documents/manifest.js';
 import type { Harness } from '../helpers/harness.js';
+import { startInProcess } from '../helpers/in-process.js';
 import { allEnded } from '../helpers/live-subscriptions.js';
 import { sharedHarnesses } from '../helpers/shared-harness.js';
 import { readSse } from '../helpers/subscriptions.js';
@@ -9,7 +10,8 @@ import { readSse } from '../helpers/subscriptions.js';
 /*
  * One gateway serves every test but two, each of which needs a value of its own: the board's
  * screen size below its most (MAX_PAGES_PER_OPERATION 10, against the default 50 that leaves it at
- * 24), and no board (STATUS_BOARD=false).
+ * 24), and no board (STATUS_BOARD=false). Those two read a static file or its 404, the listener's
+ * alone: each a gateway in process, with no upstream.
  */
 const harnesses = sharedHarnesses();
 /** The strictest production setting, which the board must work in: the files do not mind it. */
@@ -121,14 +123,16 @@ describe('GET /status', () => {
   });
 
   it('shows no more pages on a screen than an operation may read', async () => {
-    harness = await harnesses.use({ env: { MAX_PAGES_PER_OPERATION: 10 } });
-    expect(await (await harness.fetch('/status')).text()).toContain(
+    const gateway = startInProcess({ env: { MAX_PAGES_PER_OPERATION: 10 } });
+    onTestFinished(() => gateway.close());
+    expect((await gateway.request('/status')).text).toContain(
       '<meta name="board-page-size" content="10" />',
     );
   });
 
   it('is not served with STATUS_BOARD=false', async () => {
-    harness = await harnesses.use({ env: { STATUS_BOARD: false } });
-    expect((await harness.fetch('/status')).status).toBe(404);
+    const gateway = startInProcess({ env: { STATUS_BOARD: false } });
+    onTestFinished(() => gateway.close());
+    expect((await gateway.request('/status')).status).toBe(404);
   });
 });
