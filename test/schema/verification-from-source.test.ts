@@ -283,7 +283,10 @@ describe('request bodies of source verifications', () => {
   });
 
   it('are refused past VERIFY_MAX_SOURCE_BYTES plus MAX_BODY_BYTES before they are read', async () => {
-    const response = await post({ query: FROM_SOURCE, variables: { input: input(MAX_SOURCE_BYTES + 100_000) } });
+    const response = await post({
+      query: FROM_SOURCE,
+      variables: { input: input(MAX_SOURCE_BYTES + 100_000) },
+    });
     expect(response.status).toBe(413);
     expect(harness.simulator.requestCount()).toBe(0);
   });
