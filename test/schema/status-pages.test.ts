@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/src/server.js';
-import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
+import {
+  createSimulatedFeed,
+  STATUS_FEED_PRESETS,
+} from '../../simulator/src/status-feed/fixture.js';
 import { PAGE_TREE_QUERY } from '../../src/http/page-tree-query.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
@@ -25,21 +28,26 @@ const pageRequests = (simulator: Simulator, slug: string) =>
 
 /** One feed, served as the default page of the many pages and as the one page of STATUS_BASE_URL. */
 const feed = createSimulatedFeed({ now: NOW });
-const alpha = createSimulatedFeed({ now: NOW });
-const beta = createSimulatedFeed({ now: NOW });
+/** Two pages of the same feed (the same component ids), that the entities test alone reads. */
+const ENTITY_PAGES = {
+  p150: createSimulatedFeed({ now: NOW }),
+  p151: createSimulatedFeed({ now: NOW }),
+};
+/**
+ * Three pages of 500 components, that the cost test alone reads: one page's components are within
+ * MAX_RESOLVED_FIELDS, three are not, while the page tree of the default page and the lists of the
+ * many pages are.
+ */
+const LARGE_PAGES = ['p160', 'p161', 'p162'] as const;
+const MAX_RESOLVED_FIELDS = 2_000;
 
 /** Two hundred pages from a STATUS_PAGES_FILE. */
 let harness: Harness;
 /** The same default page from STATUS_BASE_URL: a gateway configured the other way. */
 let viaUrl: Harness;
-/**
- * Three pages, two of them of the same feed, with room for one page's components
- * (MAX_RESOLVED_FIELDS 100, which the page tree and the lists of the many pages exceed).
- */
-let threePages: Harness;
 
 beforeAll(async () => {
-  [harness, viaUrl, threePages] = await Promise.all([
+  [harness, viaUrl] = await Promise.all([
     startHarness({
       simulator: {
         statusPages: {
@@ -47,29 +55,23 @@ beforeAll(async () => {
           ...Object.fromEntries(
             [...SERVED, ...READ_ONCE].map((slug) => [slug, createSimulatedFeed({ now: NOW })]),
           ),
+          ...ENTITY_PAGES,
+          ...Object.fromEntries(
+            LARGE_PAGES.map((slug) => [
+              slug,
+              createSimulatedFeed({ now: NOW, ...STATUS_FEED_PRESETS.large }),
+            ]),
+          ),
         },
       },
-      env: (simulator) => ({ STATUS_PAGES_FILE: pagesFile(simulator, SLUGS) }),
+      env: (simulator) => ({ STATUS_PAGES_FILE: pagesFile(simulator, SLUGS), MAX_RESOLVED_FIELDS }),
     }),
     startHarness({ simulator: { statusFeed: feed } }),
-    startHarness({
-      simulator: { statusPages: { alpha, beta } },
-      env: (simulator) => ({
-        STATUS_PAGES_FILE: statusPagesFile([
-          { slug: 'ledger', baseUrl: simulator.statusBaseUrl },
-          { slug: 'alpha', baseUrl: simulator.statusPageUrl('alpha') },
-          { slug: 'beta', baseUrl: simulator.statusPageUrl('beta') },
-        ]),
-        // Room for one page's components, not three.
-        MAX_RESOLVED_FIELDS: 100,
-      }),
-      logLevel: 'silent',
-    }),
   ]);
 });
-afterAll(() => Promise.all([harness.close(), viaUrl.close(), threePages.close()]));
+afterAll(() => Promise.all([harness.close(), viaUrl.close()]));
 beforeEach(() => {
-  for (const { simulator } of [harness, viaUrl, threePages]) {
+  for (const { simulator } of [harness, viaUrl]) {
     simulator.clearFaults();
     simulator.resetRequests();
   }
@@ -214,10 +216,10 @@ describe('the default page of a STATUS_PAGES_FILE', () => {
 describe('entities of many pages', () => {
   // Two pages of the same feed: the same component ids, told apart by their page alone.
   it('resolve a component by id on the page its representation names, by id alone on the default page', async () => {
-    const [component] = alpha.summary.components;
-    const [onLedger] = threePages.simulator.statusFeed.summary.components;
+    const [component] = ENTITY_PAGES.p150.summary.components;
+    const [onDefault] = feed.summary.components;
     const id = component?.id ?? '';
-    const { body } = await threePages.execute<{
+    const { body } = await harness.execute<{
       _entities: ({ id: string; page: { slug: string } } | { slug: string; name: string } | null)[];
     }>(
       `query ($representations: [_Any!]!) {
@@ -228,13 +230,13 @@ describe('entities of many pages', () => {
       }`,
       {
         representations: [
-          { __typename: 'Component', id, page: { slug: 'alpha' } },
-          { __typename: 'Component', id, page: { slug: 'beta' } },
+          { __typename: 'Component', id, page: { slug: 'p150' } },
+          { __typename: 'Component', id, page: { slug: 'p151' } },
           { __typename: 'Component', id, page: { slug: 'nobody' } },
-          { __typename: 'Component', id: onLedger?.id },
-          { __typename: 'Page', slug: 'beta' },
+          { __typename: 'Component', id: onDefault?.id },
+          { __typename: 'Page', slug: 'p151' },
           { __typename: 'Page', slug: 'nobody' },
-          { __typename: 'Component', id, page: 'alpha' },
+          { __typename: 'Component', id, page: 'p150' },
         ],
       },
     );
@@ -246,11 +248,11 @@ describe('entities of many pages', () => {
       ],
     ]);
     expect(body.data?._entities).toEqual([
-      { id, page: { slug: 'alpha' } },
-      { id, page: { slug: 'beta' } },
+      { id, page: { slug: 'p150' } },
+      { id, page: { slug: 'p151' } },
       null,
-      { id: onLedger?.id, page: { slug: 'ledger' } },
-      { slug: 'beta', name: beta.summary.page.name },
+      { id: onDefault?.id, page: { slug: 'p000' } },
+      { slug: 'p151', name: ENTITY_PAGES.p151.summary.page.name },
       null,
       null,
     ]);
@@ -259,11 +261,10 @@ describe('entities of many pages', () => {
 
 describe('the cost of many pages', () => {
   it('counts every page an operation reads against its MAX_RESOLVED_FIELDS', async () => {
-    const one = await threePages.execute(
-      '{ statusPages(slugs: ["alpha"]) { components { id name } } }',
-    );
+    const query = 'query ($s: [String!]) { statusPages(slugs: $s) { components { id name } } }';
+    const one = await harness.execute(query, { s: LARGE_PAGES.slice(0, 1) });
     expect(one.body.errors).toBeUndefined();
-    const three = await threePages.execute('{ statusPages { components { id name } } }');
+    const three = await harness.execute(query, { s: LARGE_PAGES });
     expect(three.body.errors?.[0]?.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
       limit: 'MAX_RESOLVED_FIELDS',

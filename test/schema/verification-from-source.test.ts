@@ -48,17 +48,26 @@ type Outcome = Record<string, unknown> & {
   job?: Record<string, unknown> & { error?: Record<string, unknown> | null };
 };
 
+/** Bytes of sources one verification may send (VERIFY_MAX_SOURCE_BYTES): megabytes. */
+const MAX_SOURCE_BYTES = 4_000_000;
+
 /*
  * One gateway per configuration, each reset through the simulator before a test uses it: the
- * verifications (VERIFY_MAX_SOURCE_BYTES 200,000), the request bodies (VERIFY_MAX_SOURCE_BYTES
- * 4,000,000, for megabytes of sources) and the per-client allowance (VERIFY_RATE_LIMIT 2, which
- * the others' many verifications from one client would exceed).
+ * verifications and their request bodies (MAX_BODY_BYTES 10,000, VERIFY_MAX_SOURCE_BYTES
+ * 4,000,000 for megabytes of sources, one upload at a time), and the per-client allowance
+ * (VERIFY_RATE_LIMIT 2, which the others' many verifications from one client would exceed).
  */
 const shared = sharedHarnesses();
 afterAll(() => shared.close());
 const verifications = () =>
   shared.use({
-    env: { VERIFY_WAIT_MS: 3_000, VERIFY_POLL_INTERVAL_MS: 20, VERIFY_MAX_SOURCE_BYTES: 200_000 },
+    env: {
+      MAX_BODY_BYTES: 10_000,
+      VERIFY_MAX_SOURCE_BYTES: MAX_SOURCE_BYTES,
+      VERIFY_MAX_CONCURRENT_UPLOADS: 1,
+      VERIFY_WAIT_MS: 3_000,
+      VERIFY_POLL_INTERVAL_MS: 20,
+    },
   });
 
 describe('verifyContractFromSource and verifyContractFromMetadata', () => {
@@ -193,12 +202,13 @@ describe('verifyContractFromSource and verifyContractFromMetadata', () => {
   });
 
   it('refuses a standard JSON input over VERIFY_MAX_SOURCE_BYTES before sending anything', async () => {
-    const big = stdJsonInput(GREETER, 'x'.repeat(210_000));
+    // Within the body an upload may send (MAX_BODY_BYTES more): the resolver refuses it.
+    const big = stdJsonInput(GREETER, 'x'.repeat(MAX_SOURCE_BYTES));
     const result = await fromSource({ ...sourceInput(), stdJsonInput: big });
     expect(result).toMatchObject({
       __typename: 'InvalidInputError',
       field: 'stdJsonInput',
-      maxBytes: 200_000,
+      maxBytes: MAX_SOURCE_BYTES,
     });
     expect(result.message).toContain('VERIFY_MAX_SOURCE_BYTES');
     expect(harness.simulator.requestCount()).toBe(0);
@@ -230,15 +240,7 @@ describe('verifyContractFromSource and verifyContractFromMetadata', () => {
 describe('request bodies of source verifications', () => {
   let harness: Harness;
   beforeEach(async () => {
-    harness = await shared.use({
-      env: {
-        MAX_BODY_BYTES: 10_000,
-        VERIFY_MAX_SOURCE_BYTES: 4_000_000,
-        VERIFY_MAX_CONCURRENT_UPLOADS: 1,
-        VERIFY_WAIT_MS: 3_000,
-        VERIFY_POLL_INTERVAL_MS: 20,
-      },
-    });
+    harness = await verifications();
   });
 
   const post = (body: unknown) =>
@@ -281,7 +283,10 @@ describe('request bodies of source verifications', () => {
   });
 
   it('are refused past VERIFY_MAX_SOURCE_BYTES plus MAX_BODY_BYTES before they are read', async () => {
-    const response = await post({ query: FROM_SOURCE, variables: { input: input(4_100_000) } });
+    const response = await post({
+      query: FROM_SOURCE,
+      variables: { input: input(MAX_SOURCE_BYTES + 100_000) },
+    });
     expect(response.status).toBe(413);
     expect(harness.simulator.requestCount()).toBe(0);
   });

@@ -50,13 +50,23 @@ type Event = {
   };
 };
 
+/**
+ * Subscriptions one client may hold (MAX_SUBSCRIPTIONS_PER_CLIENT): the ten of the test of many
+ * subscribers, and one more for the test of the limit.
+ */
+const MAX_SUBSCRIPTIONS = 10;
+/**
+ * How long a job runs before it is reported stale (VERIFY_JOB_STALE_MS): longer than the watches
+ * keep a job running (a second or two), short enough for the stuck job's test to see it. Sourcify's
+ * job times are whole seconds: a job may look up to a second older than it is.
+ */
+const STALE_MS = 5_000;
+
 /*
- * One gateway per configuration, each reset through the simulator before a test uses it: the
- * watches (VERIFY_JOB_STALE_MS at its default: their jobs run for seconds and must not turn stale),
- * and a stuck job with the per-client limit (VERIFY_JOB_STALE_MS 1,500 and
- * MAX_SUBSCRIPTIONS_PER_CLIENT 1, which the watches' ten subscribers of one client exceed). The
- * gateway that shuts down and the one of a server without APIv2 (the API the gateway found is
- * kept) are their tests' own.
+ * One gateway for the watches, the stuck job and the per-client limit, reset through the simulator
+ * before each test; polled every interval, without backing off, so that the watches' jobs end
+ * well before they turn stale. The gateway that shuts down and the one of a server without APIv2
+ * (the API the gateway found is kept) are their tests' own.
  */
 const shared = sharedHarnesses();
 afterAll(() => shared.close());
@@ -66,15 +76,9 @@ const watching = () =>
       VERIFY_WAIT_MS: 50,
       VERIFY_POLL_INTERVAL_MS: 10,
       VERIFY_WATCH_INTERVAL_MS: INTERVAL_MS,
-    },
-  });
-const stuckAndLimited = () =>
-  shared.use({
-    env: {
-      VERIFY_WAIT_MS: 50,
-      VERIFY_WATCH_INTERVAL_MS: INTERVAL_MS,
-      VERIFY_JOB_STALE_MS: 1_500,
-      MAX_SUBSCRIPTIONS_PER_CLIENT: 1,
+      VERIFY_WATCH_MAX_INTERVAL_MS: INTERVAL_MS,
+      VERIFY_JOB_STALE_MS: STALE_MS,
+      MAX_SUBSCRIPTIONS_PER_CLIENT: MAX_SUBSCRIPTIONS,
     },
     logLevel: 'silent',
   });
@@ -232,7 +236,7 @@ describe('verificationJobChanged', () => {
 describe('a stuck job', () => {
   it('reports a stuck job stale with what the user can do, in the stream and in verificationJob alike, then its end', async () => {
     // Sourcify's job times are whole seconds: a job may look up to a second older than it is.
-    const harness = await stuckAndLimited();
+    const harness = await watching();
     used = harness;
     harness.simulator.verification.setOutcome(
       { chainId: GREETER.chainId, address: GREETER.address },
@@ -244,7 +248,7 @@ describe('a stuck job', () => {
       __typename: 'VerificationPending',
       stale: false,
     });
-    const stale = (await subscriber.next(10_000)).data?.verificationJobChanged;
+    const stale = (await subscriber.next(STALE_MS + 5_000)).data?.verificationJobChanged;
     expect(stale).toMatchObject({ __typename: 'VerificationPending', stale: true });
     expect(stale?.message).toContain('cannot be cancelled');
     expect(stale?.message).toContain('job_abandoned');
@@ -269,18 +273,22 @@ describe('a stuck job', () => {
 
 describe('verificationJobChanged and the subscription limits', () => {
   it('counts against MAX_SUBSCRIPTIONS_PER_CLIENT like every subscription', async () => {
-    const harness = await stuckAndLimited();
+    const harness = await watching();
     used = harness;
     harness.simulator.verification.setJobDelay(null);
     const id = await pendingJob(harness);
-    const first = await overSse(harness, id);
-    expect(typeOf(await first.next())).toBe('VerificationPending');
+    // All the client may hold: each one starts.
+    const held = await Promise.all(
+      Array.from({ length: MAX_SUBSCRIPTIONS }, () => overSse(harness, id)),
+    );
+    for (const subscriber of held) {
+      expect(typeOf(await subscriber.next())).toBe('VerificationPending');
+    }
     const refused = await overSse(harness, id);
     expect((await refused.next()).errors?.[0]?.extensions).toMatchObject({
       code: 'TOO_MANY_SUBSCRIPTIONS',
       limit: 'MAX_SUBSCRIPTIONS_PER_CLIENT',
     });
-    await first.close();
   });
 
   it('ends with the gateway: the stream completes on shutdown', async () => {
