@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/src/server.js';
 import { createSimulatedFeed } from '../../simulator/src/status-feed/fixture.js';
 import { setComponentStatuses } from '../../simulator/src/status-feed/status-rollup.js';
+import { fileClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { untilPagesLetGo } from '../helpers/own-pages.js';
@@ -30,42 +31,59 @@ const pagesOf = (slugs: readonly string[], env: Record<string, string | number> 
 const NAMES = 'query ($slugs: [String!]) { statusPages(slugs: $slugs) { slug name } }';
 
 /*
- * One gateway for the tests of the budget of 1 MB, of the requests to one host and of the
- * circuits, each on pages of its own; another for the tests of a budget of 600 KB, where pages
- * nobody asks for are let go after 200 ms (which would let go of the pages the first one sweeps).
+ * One gateway for the file, its pages each read by one test: a budget of 1 MB, pages let go as
+ * soon as nobody asked for them (STATUS_PAGE_IDLE_MS of 1 ms) on a clock the tests move, which
+ * stands still otherwise: no page is let go for being idle while a test does not move it. Each
+ * test starts on a clock moved an hour, once the gateway has let every page go.
  */
+const clock = fileClock();
 const SLUGS = slugsOf(40);
 /** Pages on one host, read by the test of its requests in flight alone. */
 const HOSTED = slugsOf(10, 'h');
 /** Three more pages than have labels of their own (`MAX_PAGE_LABELS`, 20), past the others. */
 const UNLABELLED = slugsOf(3, 'c');
+/** Pages read by the test of STATUS_PAGE_IDLE_MS alone. */
+const IDLE = slugsOf(3, 'i');
 /**
  * Room for about fifteen demo pages' summaries (66 KB each as estimated), not forty; a sixteenth
  * of it, what one document may hold, is above a summary's 37 KB.
  */
 const MAX_BYTES = 1_000_000;
+/** The cool-down of a page's circuit. */
+const COOLDOWN_MS = 100;
+/** The TTL of a snapshot. */
+const TTL_MS = 500;
 let harness: Harness;
 
 beforeAll(async () => {
   harness = await startHarness(
-    pagesOf([...SLUGS, ...HOSTED, ...UNLABELLED], {
+    pagesOf([...SLUGS, ...HOSTED, ...UNLABELLED, ...IDLE], {
       STATUS_PAGES_MAX_BYTES: MAX_BYTES,
-      // A short TTL: the followed page's change is found within half a second.
-      STATUS_CACHE_TTL_MS: 500,
+      STATUS_PAGE_IDLE_MS: 1,
+      STATUS_CACHE_TTL_MS: TTL_MS,
       // A page's circuit opens at its first failure (after its retries), and lets a probe
-      // through 100 ms later.
+      // through COOLDOWN_MS later.
       CIRCUIT_FAILURE_THRESHOLD: 1,
-      CIRCUIT_COOLDOWN_MS: 100,
+      CIRCUIT_COOLDOWN_MS: COOLDOWN_MS,
       // Forty pages through one host's four request slots: on a loaded machine the last waited
-      // past the harness's 1 s timeout ("no answer within 1000 ms").
+      // past the harness's 1 s timeout ("no answer within 1000 ms"), and a list's 1 s for any one
+      // page (STATUS_OVERVIEW_DEADLINE_MS).
       UPSTREAM_TIMEOUT_MS: 10_000,
+      STATUS_OVERVIEW_DEADLINE_MS: 10_000,
     }),
   );
 });
 afterAll(() => harness.close());
-beforeEach(() => {
+beforeEach(async () => {
   harness.simulator.clearFaults();
-  harness.simulator.resetRequests();
+  clock.advance(60 * 60_000);
+  // A page the test before stopped following after that was asked for then: the clock moves on
+  // until it too is idle.
+  await eventually(async () => {
+    clock.advance(1);
+    return (await harness.metric('status_pages_resident')) === 0;
+  });
+  await untilPagesLetGo(harness);
 });
 
 describe('status pages within STATUS_PAGES_MAX_BYTES', () => {
@@ -135,6 +153,7 @@ describe('status pages within STATUS_PAGES_MAX_BYTES', () => {
         setComponentStatuses(feed, { [leaf.id]: 'major_outage' }),
       );
       // The page is read again once its snapshot expires: the poller finds the change.
+      clock.advance(TTL_MS);
       const change = (await changes.next(15_000)).data?.componentStatusChanged;
       expect(change).toEqual({
         page: { slug: followed },
@@ -151,48 +170,32 @@ describe('status pages within STATUS_PAGES_MAX_BYTES', () => {
 });
 
 describe('a page nobody asks for', () => {
-  /** Five demo pages, each with its four documents (134 KB as estimated), fill it. */
-  const SMALL_MAX_BYTES = 600_000;
-  const IDLE = slugsOf(3, 'i');
-  /** A gateway of its own: pages let go after 200 ms would be let go under the sweeps above. */
-  let small: Harness;
-
-  beforeAll(async () => {
-    small = await startHarness(
-      pagesOf([...slugsOf(8), ...IDLE], {
-        STATUS_PAGES_MAX_BYTES: SMALL_MAX_BYTES,
-        STATUS_PAGE_IDLE_MS: 200,
-      }),
-    );
-  });
-  afterAll(() => small.close());
-  // The pages of the test before, followed no more, are let go in 200 ms.
-  beforeEach(() => untilPagesLetGo(small));
-
   it('is let go after STATUS_PAGE_IDLE_MS', async () => {
     const IDLE_RELEASES = 'status_pages_released_total{reason="idle"}';
-    const released = await small.metric(IDLE_RELEASES);
-    await small.execute(NAMES, { slugs: ['i00', 'i01'] });
-    expect(await small.metric('status_pages_resident')).toBe(2);
-    await eventually(async () => (await small.metric('status_pages_resident')) === 0);
-    expect((await small.metric(IDLE_RELEASES)) - released).toBe(2);
-    expect(await small.metric('status_pages_bytes')).toBe(0);
-    const { body } = await small.execute(NAMES, { slugs: ['i00'] });
+    const released = await harness.metric(IDLE_RELEASES);
+    await harness.execute(NAMES, { slugs: ['i00', 'i01'] });
+    expect(await harness.metric('status_pages_resident')).toBe(2);
+    clock.advance(1);
+    await eventually(async () => (await harness.metric('status_pages_resident')) === 0);
+    expect((await harness.metric(IDLE_RELEASES)) - released).toBe(2);
+    expect(await harness.metric('status_pages_bytes')).toBe(0);
+    const { body } = await harness.execute(NAMES, { slugs: ['i00'] });
     expect(body.errors).toBeUndefined();
-    expect(small.simulator.requestCount(SUMMARY('i00'))).toBe(2);
+    expect(harness.simulator.requestCount(SUMMARY('i00'))).toBe(2);
   });
 
   it('is refused as a new follower once the followed pages hold the budget', async () => {
+    // Eight demo pages, each with its four documents (134 KB as estimated), fill it.
     const first = await subscribeSse(
-      small.origin,
-      'subscription { statusPageChanged(slugs: ["p00", "p01", "p02", "p03", "p04"]) { slug } }',
+      harness.origin,
+      `subscription { statusPageChanged(slugs: ${JSON.stringify(slugsOf(8))}) { slug } }`,
     );
     try {
       await first.next();
-      await eventually(async () => (await small.metric('status_pages_bytes')) >= SMALL_MAX_BYTES);
+      await eventually(async () => (await harness.metric('status_pages_bytes')) >= MAX_BYTES);
       const second = await subscribeSse(
-        small.origin,
-        'subscription { statusPageChanged(slugs: ["p05"]) { slug } }',
+        harness.origin,
+        'subscription { statusPageChanged(slugs: ["p08"]) { slug } }',
       );
       try {
         const refused = (await second.next()).errors?.[0];
@@ -204,12 +207,12 @@ describe('a page nobody asks for', () => {
         await second.close();
       }
       // Queries still read any page, each let go once answered.
-      const { body } = await small.execute(NAMES, { slugs: ['p05', 'p06'] });
+      const { body } = await harness.execute(NAMES, { slugs: ['p08', 'p09'] });
       expect(body.errors).toBeUndefined();
-      expect(small.simulator.requestCount(SUMMARY('p05'))).toBe(1);
+      expect(harness.simulator.requestCount(SUMMARY('p08'))).toBe(1);
       // Following the followed page again needs no room.
       const again = await subscribeSse<{ statusPageChanged: { slug: string } }>(
-        small.origin,
+        harness.origin,
         'subscription { statusPageChanged(slugs: ["p00"]) { slug } }',
       );
       try {
@@ -264,6 +267,7 @@ describe('circuits of pages past the labelled ones', () => {
     expect(await harness.metric(OTHER)).toBe(3);
     // The last to change closes: the two still open are counted all the same.
     harness.simulator.setFault('status', `/${p22}/api/v2/summary.json`, null);
+    clock.advance(COOLDOWN_MS);
     await eventually(async () => {
       const healed = await harness.execute(NAMES, { slugs: [p22] });
       return healed.body.errors === undefined;

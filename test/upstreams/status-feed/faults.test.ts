@@ -1,12 +1,12 @@
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Fault } from '../../../simulator/src/server.js';
+import { createSimulatedFeed } from '../../../simulator/src/status-feed/fixture.js';
 import { fileClock } from '../../helpers/clock.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 import { listen } from '../../helpers/listen.js';
-import { untilPagesLetGo } from '../../helpers/own-pages.js';
+import { faultPage, pagePath } from '../../helpers/own-pages.js';
 import { statusPagesFile } from '../../helpers/status-pages-file.js';
-
-const SUMMARY = '/status/api/v2/summary.json';
 
 interface FaultCase {
   name: string;
@@ -61,57 +61,70 @@ const cases: FaultCase[] = [
 ];
 
 /*
- * Two gateways for the file: STATUS_MAX_STALE_MS of 60 s for the faults and the stale snapshot,
- * 50 ms and one retry for the tests of those limits (a test of the retries needs two). Each test
- * starts on a clock moved past every snapshot's STATUS_MAX_STALE_MS and every cool-down, once the
- * first gateway has let its pages go (STATUS_PAGE_IDLE_MS, on that clock, which stands still
- * during a test): it holds nothing of the feed, and asks for it as a gateway that has read nothing
- * yet (no conditional request).
+ * One gateway for the file, of two pages: `default`, which each test points at a feed of its own
+ * that nobody has read (`freshFeed`: the pages file written again and read, as on SIGHUP), so that
+ * the gateway asks for it as one that has read nothing yet (no snapshot, no conditional request,
+ * a circuit of its own); and `nowhere`, where nothing listens. STATUS_MAX_STALE_MS of 60 s, on a
+ * clock the tests move (it stands still otherwise); pages are not let go for an hour of it.
  */
 const clock = fileClock();
-const PAST_EVERY_SNAPSHOT = 60 * 60_000;
+const MAX_STALE_MS = 60_000;
 
 let harness: Harness;
-let limits: Harness;
+let closedOrigin: string;
+let file: string | undefined;
+/** Writes the pages file: `default` at `baseUrl`, then `nowhere`. */
+function writePages(baseUrl: string): string {
+  const pages = [
+    { slug: 'default', baseUrl },
+    { slug: 'nowhere', baseUrl: `${closedOrigin}/status/api/v2` },
+  ];
+  if (file === undefined) file = statusPagesFile(pages);
+  else writeFileSync(file, JSON.stringify({ pages }));
+  return file;
+}
+let made = 0;
+/** Points page `default` at a feed of its own, `feed`; its simulator page's slug. */
+function freshFeed(feed = createSimulatedFeed()): string {
+  made += 1;
+  const slug = `fresh-${made}`;
+  harness.simulator.setStatusPage(slug, feed);
+  writePages(harness.simulator.statusPageUrl(slug));
+  expect(harness.gateway.reloadStatusPages()).toBe(true);
+  return slug;
+}
+/** The path of `document` of the feed `slug`, as the simulator's faults name it. */
+const documentOf = (slug: string, document = '/summary.json') => `/${slug}/api/v2${document}`;
+
 beforeAll(async () => {
   // A loopback port that was just free, closed again: nothing listens there.
   const closed = await listen(() => {});
   await closed.close();
-  [harness, limits] = await Promise.all([
-    startHarness({
-      env: (simulator) => ({
-        UPSTREAM_TIMEOUT_MS: 300,
-        STATUS_CACHE_TTL_MS: 0,
-        STATUS_MAX_STALE_MS: 60_000,
-        STATUS_PAGE_IDLE_MS: 1,
-        STATUS_PAGES_FILE: statusPagesFile([
-          { slug: 'default', baseUrl: simulator.statusBaseUrl },
-          { slug: 'nowhere', baseUrl: `${closed.origin}/status/api/v2` },
-        ]),
-      }),
+  closedOrigin = closed.origin;
+  harness = await startHarness({
+    env: (simulator) => ({
+      UPSTREAM_TIMEOUT_MS: 300,
+      STATUS_CACHE_TTL_MS: 0,
+      STATUS_MAX_STALE_MS: MAX_STALE_MS,
+      STATUS_PAGE_IDLE_MS: 60 * 60_000,
+      STATUS_PAGES_FILE: writePages(simulator.statusBaseUrl),
     }),
-    startHarness({
-      env: { STATUS_CACHE_TTL_MS: 0, STATUS_MAX_STALE_MS: 50, UPSTREAM_RETRIES: 1 },
-    }),
-  ]);
+  });
   // A gateway's first read compiles its way through the code, longer on a busy machine than a
   // test's 300 ms timeout: done here, for no test to count it.
   await harness.execute('{ statusPage { name } }');
 });
-afterAll(() => Promise.all([harness.close(), limits.close()]));
-beforeEach(async () => {
-  clock.advance(PAST_EVERY_SNAPSHOT);
-  for (const { simulator } of [harness, limits]) simulator.clearFaults();
-  // Its reads leave no refetch behind: without a snapshot that may stand in, each waits for its own.
-  limits.simulator.resetRequests();
-  await untilPagesLetGo(harness);
+afterAll(() => harness.close());
+beforeEach(() => {
+  harness.simulator.clearFaults();
 });
 
 describe('status feed faults with no snapshot to fall back on', () => {
   for (const { name, fault, code, reason } of cases) {
     it(`answers ${name} with ${code}, naming the endpoint, and stays up`, async () => {
+      const slug = freshFeed();
       const logged = harness.logs.length;
-      harness.simulator.setFault('status', '/summary.json', fault);
+      harness.simulator.setFault('status', documentOf(slug), fault);
 
       const { status, body } = await harness.execute('{ statusPage { name } }');
 
@@ -146,9 +159,10 @@ describe('status feed faults with no snapshot to fall back on', () => {
 
   it('retries a GET after a 5xx and succeeds when the upstream recovers', async () => {
     // UPSTREAM_RETRIES is 2 (the default).
+    const slug = freshFeed();
     harness.simulator.setFault(
       'status',
-      '/summary.json',
+      documentOf(slug),
       { kind: 'status', status: 502 },
       { times: 2 },
     );
@@ -156,29 +170,34 @@ describe('status feed faults with no snapshot to fall back on', () => {
       '{ statusPage { name } }',
     );
     expect(body.errors).toBeUndefined();
-    expect(harness.simulator.requestCount(SUMMARY)).toBe(3);
+    expect(harness.simulator.requestCount(pagePath(slug))).toBe(3);
   });
 
   it('gives up after the retry limit', async () => {
-    // UPSTREAM_RETRIES is 1.
-    limits.simulator.setFault('status', '/summary.json', { kind: 'status', status: 500 });
-    const { body } = await limits.execute('{ statusPage { name } }');
+    // UPSTREAM_RETRIES is 2 (the default): three requests.
+    const slug = freshFeed();
+    harness.simulator.setFault('status', documentOf(slug), { kind: 'status', status: 500 });
+    const { body } = await harness.execute('{ statusPage { name } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
-    expect(limits.simulator.requestCount(SUMMARY)).toBe(2);
+    expect(harness.simulator.requestCount(pagePath(slug))).toBe(3);
   });
 
   it('does not retry a 4xx', async () => {
     // UPSTREAM_RETRIES is 2.
-    harness.simulator.setFault('status', '/summary.json', { kind: 'status', status: 404 });
+    const slug = freshFeed();
+    harness.simulator.setFault('status', documentOf(slug), { kind: 'status', status: 404 });
     await harness.execute('{ statusPage { name } }');
-    expect(harness.simulator.requestCount(SUMMARY)).toBe(1);
+    expect(harness.simulator.requestCount(pagePath(slug))).toBe(1);
   });
 
   it('fails only the fields that need the failing endpoint', async () => {
-    harness.simulator.setFault('status', '/scheduled-maintenances/upcoming.json', {
-      kind: 'status',
-      status: 503,
-    });
+    const feed = createSimulatedFeed();
+    const slug = freshFeed(feed);
+    harness.simulator.setFault(
+      'status',
+      documentOf(slug, '/scheduled-maintenances/upcoming.json'),
+      { kind: 'status', status: 503 },
+    );
     const summaryOnly = await harness.execute(
       '{ statusPage { name scheduledMaintenances { id } } }',
     );
@@ -191,7 +210,7 @@ describe('status feed faults with no snapshot to fall back on', () => {
     expect(body.errors?.[0]?.message).toContain('GET /scheduled-maintenances/upcoming.json');
     // The rest of the page still answers: one document failing never removes another's data.
     expect(body.data?.statusPage).toEqual({
-      name: harness.simulator.statusFeed.summary.page.name,
+      name: feed.summary.page.name,
       upcomingMaintenances: null,
     });
   });
@@ -200,11 +219,12 @@ describe('status feed faults with no snapshot to fall back on', () => {
 describe('stale-if-error', () => {
   it('serves the last good snapshot while the feed fails, with its fetch time', async () => {
     // STATUS_MAX_STALE_MS is 60 s.
+    const slug = freshFeed();
     const logged = harness.logs.length;
     const good = await harness.execute<{ statusPage: { name: string; fetchedAt: string } }>(
       '{ statusPage { name fetchedAt } }',
     );
-    harness.simulator.setFault('status', '*', { kind: 'status', status: 503 });
+    faultPage(harness.simulator, slug, { kind: 'status', status: 503 });
 
     const stale = await harness.execute<{ statusPage: { name: string; fetchedAt: string } }>(
       '{ statusPage { name fetchedAt } }',
@@ -222,11 +242,17 @@ describe('stale-if-error', () => {
   });
 
   it('stops serving a snapshot older than STATUS_MAX_STALE_MS', async () => {
-    // STATUS_MAX_STALE_MS is 50 ms.
-    await limits.execute('{ statusPage { name } }');
-    limits.simulator.setFault('status', '*', { kind: 'html' });
-    clock.advance(51);
-    const { body } = await limits.execute('{ statusPage { name } }');
+    // STATUS_MAX_STALE_MS is 60 s.
+    const slug = freshFeed();
+    const good = await harness.execute('{ statusPage { name } }');
+    expect(good.body.errors).toBeUndefined();
+    faultPage(harness.simulator, slug, { kind: 'html' });
+    clock.advance(MAX_STALE_MS - 1);
+    // Still within it: the last good snapshot stands in.
+    const within = await harness.execute('{ statusPage { name } }');
+    expect(within.body).toEqual(good.body);
+    clock.advance(2);
+    const { body } = await harness.execute('{ statusPage { name } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
   });
 });

@@ -11,6 +11,7 @@ import { sharedHarnesses } from '../../helpers/shared-harness.js';
  * With no VERIFY_API set (`auto`, the default) the gateway asks the server which API it speaks,
  * once, remembers it, and asks again after a failure: it works against today's Sourcify (APIv2
  * only), a server with both APIs (3.9.1) and a server from before APIv2 (session API only).
+ * VERIFY_API set to one API is tested on the gateways of explorer-failures.test.ts, set so.
  */
 
 const DAI = fixtureContract('Dai');
@@ -34,7 +35,7 @@ type Outcome = {
 };
 
 /*
- * A gateway for each VERIFY_API. The tests of `auto` share one, which each starts where the test
+ * One gateway, of `auto`, that the tests share, which each starts where the test
  * needs its detection (`spokeAndForgot`): knowing no API, so that its next call asks the server,
  * and having last spoken another API than the one the test's server speaks, so that it says what
  * it finds. Its settings are those of every test of it: a wait for the job and a poll interval
@@ -179,14 +180,5 @@ describe('VERIFY_API unset (auto), the service down', () => {
     });
     expect(recovered).toBeTruthy();
     expect(harness.simulator.requestCount(PROBE)).toBe(2);
-  });
-});
-
-describe('VERIFY_API set', () => {
-  it.each(['session', 'v2'] as const)('%s is used as it is, without asking', async (api) => {
-    harness = await shared.use({ env: { VERIFY_API: api }, simulator: { sourcify: null } });
-    expect((await verify(DAI)).outcome?.__typename).toBe('VerificationResult');
-    expect(harness.simulator.requestCount(PROBE)).toBe(0);
-    expect(harness.simulator.verification.received[0]?.api).toBe(api === 'v2' ? 'v2' : undefined);
   });
 });

@@ -1,13 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EtherscanFailure } from '../../../simulator/src/server.js';
 import { fixtureContract } from '../../../simulator/src/verification/fixture.js';
-import { type Harness, startHarness } from '../../helpers/harness.js';
+import { PROBE_PATH } from '../../../src/upstreams/verification/api-detection.js';
+import type { VerifyApi } from '../../../src/upstreams/verification/model.js';
+import type { Harness } from '../../helpers/harness.js';
+import { sharedHarnesses } from '../../helpers/shared-harness.js';
 
 /*
  * Etherscan failing behind the verification service, as real Sourcify servers report it: 502
  * with its own JSON error (session API `{ error, message }`, APIv2 `etherscan_request_failed`)
  * when Etherscan is unreachable, answers 5xx or rejects the API key; 429 for Etherscan's rate
- * limit (APIv2 `etherscan_limit`), without Retry-After.
+ * limit (APIv2 `etherscan_limit`), without Retry-After. And what else VERIFY_API set to one API
+ * does, on the same gateways: it is used without asking the server, and a session API the server
+ * no longer has is told to the operator (`VERIFY_API=auto`: api-detection.test.ts).
  */
 
 const DAI = fixtureContract('Dai');
@@ -44,26 +49,41 @@ const MODES = [
   },
 ] as const;
 
+/*
+ * A gateway for each VERIFY_API set (not `auto`), against a server with both APIs (today's APIv2
+ * beside 3.9.1's session API). A threshold of 2: were Etherscan's failures counted, the circuit
+ * would open after two.
+ */
+const shared = sharedHarnesses();
+const forced = (api: VerifyApi) =>
+  ({
+    logLevel: 'trace',
+    env: {
+      VERIFY_API: api,
+      VERIFY_POLL_INTERVAL_MS: 10,
+      CIRCUIT_FAILURE_THRESHOLD: 2,
+      CIRCUIT_COOLDOWN_MS: 60_000,
+    },
+    simulator: { sourcify: null },
+  }) as const;
+afterAll(() => shared.close());
+
+describe('VERIFY_API set', () => {
+  it.each(['session', 'v2'] as const)('%s is used as it is, without asking', async (api) => {
+    const harness = await shared.use(forced(api));
+    const { body } = await harness.execute<{ verifyContract: Outcome }>(VERIFY, {
+      input: { address: DAI.address, chainId: DAI.chainId },
+    });
+    expect(body.data?.verifyContract.__typename).toBe('VerificationResult');
+    expect(harness.simulator.requestCount(`/verify${PROBE_PATH}`)).toBe(0);
+    expect(harness.simulator.verification.received[0]?.api).toBe(api === 'v2' ? 'v2' : undefined);
+  });
+});
+
 describe.each(MODES)('Etherscan failing, VERIFY_API=$api', ({ api, path, errorId }) => {
   let harness: Harness;
-  beforeAll(async () => {
-    // A threshold of 2: were these answers counted, the circuit would open after two.
-    harness = await startHarness({
-      logLevel: 'trace',
-      env: {
-        VERIFY_API: api,
-        VERIFY_POLL_INTERVAL_MS: 10,
-        CIRCUIT_FAILURE_THRESHOLD: 2,
-        CIRCUIT_COOLDOWN_MS: 60_000,
-      },
-      // Today's APIv2 beside 3.9.1's session API, for both modes.
-      simulator: { sourcify: null },
-    });
-  });
-  afterAll(() => harness.close());
-  beforeEach(() => {
-    harness.simulator.verification.reset();
-    harness.simulator.resetRequests();
+  beforeEach(async () => {
+    harness = await shared.use(forced(api));
   });
 
   const verify = async (input: Record<string, unknown> = {}) => {
@@ -140,4 +160,55 @@ describe.each(MODES)('Etherscan failing, VERIFY_API=$api', ({ api, path, errorId
       expect(harness.logs.some((line) => line.msg === 'upstream circuit open')).toBe(false);
     },
   );
+});
+
+describe('VERIFY_API=session against a server without the session API (sourcify-server ≥ 3.10)', () => {
+  const WETH = fixtureContract('WETH9');
+  const SESSION_VERIFY = /* GraphQL */ `
+    mutation ($input: VerifyContractInput!) {
+      verifyContract(input: $input) { __typename ... on Error { message } }
+    }
+  `;
+
+  it('tells the operator to set VERIFY_API=v2, logging it once, while lookups keep working', async () => {
+    const harness = await shared.use(forced('session'));
+    const logged = harness.logs.length;
+    harness.simulator.verification.setServerVersion('3.12.1');
+    // Three, past the threshold of 2: were they counted, the lookups after would be refused.
+    for (let i = 0; i < 3; i += 1) {
+      const { body } = await harness.execute<{
+        verifyContract: { __typename: string; message: string };
+      }>(SESSION_VERIFY, { input: { address: DAI.address, chainId: DAI.chainId } });
+      expect(body.data?.verifyContract).toEqual({
+        __typename: 'UpstreamUnavailableError',
+        message:
+          'The verification service POST /session/verify/etherscan is unavailable: it has no session API (Sourcify removed it in sourcify-server 3.10); the gateway must be configured with VERIFY_API=v2',
+      });
+    }
+    const told = harness.logs.slice(logged).filter((line) => line.level === 50);
+    expect(told).toHaveLength(1);
+    expect(told[0]?.msg).toContain('VERIFY_API=v2');
+    // Not a failure of the service: it answers its chain list and lookups.
+    const { body } = await harness.execute<{
+      supportedChains: { id: string }[];
+      contract: { verified: boolean };
+    }>(
+      `{ supportedChains { id } contract(chainId: "1", address: "${WETH.address}") { verified } }`,
+    );
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.contract.verified).toBe(true);
+    expect(body.data?.supportedChains.length).toBeGreaterThan(0);
+  });
+
+  it('verifies as before against sourcify-server 3.9.1', async () => {
+    const harness = await shared.use(forced('session'));
+    const logged = harness.logs.length;
+    harness.simulator.verification.setServerVersion('3.9.1');
+    const { body } = await harness.execute<{ verifyContract: { __typename: string } }>(
+      SESSION_VERIFY,
+      { input: { address: DAI.address, chainId: DAI.chainId } },
+    );
+    expect(body.data?.verifyContract.__typename).toBe('VerificationResult');
+    expect(harness.logs.slice(logged).some((line) => line.level === 50)).toBe(false);
+  });
 });
