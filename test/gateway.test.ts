@@ -17,10 +17,7 @@ describe('the GraphQL endpoint', () => {
     });
   /** POSTs an operation as a client that takes plain JSON does, and parses the answer. */
   const execute = async (query: string, variables?: Record<string, unknown>) => {
-    const { status, text } = await post(
-      JSON.stringify({ query, variables }),
-      'application/json',
-    );
+    const { status, text } = await post(JSON.stringify({ query, variables }), 'application/json');
     return {
       status,
       body: JSON.parse(text) as { data?: unknown; errors?: { message: string }[] },
