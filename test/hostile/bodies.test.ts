@@ -1,57 +1,87 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type InProcessGateway, startInProcess } from '../helpers/in-process.js';
 
-/** A body sent in chunks, with no Content-Length to refuse it by. */
-function chunked(text: string, chunkBytes = 64 * 1024): ReadableStream<Uint8Array> {
-  const bytes = new TextEncoder().encode(text);
-  let offset = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (offset >= bytes.length) return controller.close();
-      controller.enqueue(bytes.subarray(offset, offset + chunkBytes));
-      offset += chunkBytes;
-    },
+/**
+ * POSTs `text` to `/graphql` in chunks of `chunkBytes`, with no Content-Length to refuse it by;
+ * resolves with the answer's status and parsed body.
+ */
+function postChunked(
+  gateway: InProcessGateway,
+  contentType: string,
+  text: string,
+  chunkBytes = 64 * 1024,
+): Promise<{ status: number; body: { errors?: { extensions?: unknown }[] } }> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const outgoing = request(
+      {
+        method: 'POST',
+        path: '/graphql',
+        headers: { host: 'gateway', 'content-type': contentType, accept: 'application/json' },
+        createConnection: gateway.connect,
+      },
+      (response) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString()),
+          }),
+        );
+      },
+    );
+    // The server may stop reading once it refused: what is still being sent then is lost.
+    outgoing.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    const bytes = Buffer.from(text);
+    const writeFrom = (offset: number) => {
+      if (answered || offset >= bytes.length) {
+        outgoing.end();
+        return;
+      }
+      outgoing.write(bytes.subarray(offset, offset + chunkBytes), () =>
+        writeFrom(offset + chunkBytes),
+      );
+    };
+    writeFrom(0);
   });
 }
 
+/** The listener alone (its body limit), in process. */
 describe('one body limit for every content type', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({ env: { MAX_BODY_BYTES: 10_000 } });
+  let gateway: InProcessGateway;
+  beforeAll(() => {
+    gateway = startInProcess({ env: { MAX_BODY_BYTES: 10_000 } });
   });
-  afterAll(() => harness.close());
-
-  const post = (contentType: string, body: ReadableStream<Uint8Array> | string) =>
-    harness.fetch('/graphql', {
-      method: 'POST',
-      headers: { 'content-type': contentType, accept: 'application/json' },
-      body,
-      duplex: 'half',
-    } as RequestInit);
+  afterAll(() => gateway.close());
 
   it('refuses a 5 MB chunked application/graphql body with 413', async () => {
-    const response = await post(
+    const response = await postChunked(
+      gateway,
       'application/graphql',
-      chunked(`{ __typename } #${'x'.repeat(5_000_000)}`),
+      `{ __typename } #${'x'.repeat(5_000_000)}`,
     );
     expect(response.status).toBe(413);
-    expect(
-      ((await response.json()) as { errors: { extensions: unknown }[] }).errors[0]?.extensions,
-    ).toEqual({
-      code: 'PAYLOAD_TOO_LARGE',
-    });
+    expect(response.body.errors?.[0]?.extensions).toEqual({ code: 'PAYLOAD_TOO_LARGE' });
   });
 
   it('refuses a chunked JSON body over the limit with 413, and still reads small ones', async () => {
-    const big = await post(
+    const big = await postChunked(
+      gateway,
       'application/json',
-      chunked(JSON.stringify({ query: `{ __typename } #${'x'.repeat(50_000)}` })),
+      JSON.stringify({ query: `{ __typename } #${'x'.repeat(50_000)}` }),
     );
     expect(big.status).toBe(413);
-    const small = await post('application/graphql', '{ statusPage { name } }');
+    const small = await gateway.request('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/graphql', accept: 'application/json' },
+      body: '{ __typename }',
+    });
     expect(small.status).toBe(200);
-    expect(
-      ((await small.json()) as { data: { statusPage: { name: string } } }).data.statusPage.name,
-    ).toBeTruthy();
+    expect(JSON.parse(small.text)).toEqual({ data: { __typename: 'Query' } });
   });
 });

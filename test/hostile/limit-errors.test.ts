@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type InProcessGateway, startInProcess } from '../helpers/in-process.js';
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await startHarness({
+/** What the limits and coercion refuse is refused before anything runs: the listener alone. */
+let gateway: InProcessGateway;
+beforeAll(() => {
+  gateway = startInProcess({
     env: {
       MAX_TOKENS: 60,
       MAX_COST: 20,
@@ -14,7 +15,17 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(() => harness.close());
+afterAll(() => gateway.close());
+
+/** POSTs an operation and parses its answer. */
+async function execute(query: string, variables?: Record<string, unknown>) {
+  const { text } = await gateway.request('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { body: JSON.parse(text) as { errors?: { message: string }[] } };
+}
 
 describe('limit errors say which limit, with a code', () => {
   it.each([
@@ -40,7 +51,7 @@ describe('limit errors say which limit, with a code', () => {
     ],
     ['MAX_TOKENS', `{ statusPage { ${'name '.repeat(60)} } }`, 'Token limit of 60 exceeded.'],
   ])('%s', async (limit, query, message) => {
-    const { body } = await harness.execute(query);
+    const { body } = await execute(query);
     expect(body.errors).toEqual([
       expect.objectContaining({ message, extensions: { code: 'BAD_USER_INPUT', limit } }),
     ]);
@@ -48,7 +59,7 @@ describe('limit errors say which limit, with a code', () => {
 
   it('rounds the cost it found up: a whole number from 100', async () => {
     // (2 + 1.5 × (2 + 1.5 × 1)) × 17 = 123.25: pages, edges, cursor, times `first`.
-    const { body } = await harness.execute('{ pages(first: 17) { edges { cursor } } }');
+    const { body } = await execute('{ pages(first: 17) { edges { cursor } } }');
     expect(body.errors).toEqual([
       expect.objectContaining({
         message: 'Query Cost limit of 20 exceeded, found 124.',
@@ -61,7 +72,7 @@ describe('limit errors say which limit, with a code', () => {
 describe('with introspection off', () => {
   it('names no enum value or input field in coercion errors', async () => {
     // Within the limits above: the error is the coercion's.
-    const { body } = await harness.execute(
+    const { body } = await execute(
       'query ($s: [ComponentStatus!]) { statusPage { components(status: $s) { id } } }',
       { s: ['OPERATIONL'] },
     );

@@ -1,26 +1,33 @@
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { openRawSocket } from '../helpers/raw-socket.js';
+import { type InProcessGateway, startInProcess } from '../helpers/in-process.js';
 
 /*
  * What node's HTTP parser refuses never reaches a listener: node answered it with a bare status
  * line. The gateway answers it with the same JSON error body and code as every other refusal.
+ * The listener alone: in process.
  */
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await startHarness();
+let gateway: InProcessGateway;
+beforeAll(() => {
+  gateway = startInProcess();
 });
 afterAll(async () => {
-  await harness?.close();
+  await gateway?.close();
 });
 
-/** Sends `bytes` on a raw connection and resolves with all it received once the server closes. */
+/** Sends `bytes` on a raw connection and resolves with all it received once the server ends it. */
 async function exchange(bytes: string): Promise<{ status: number; body: unknown }> {
-  const { socket, closed, received } = await openRawSocket(harness.origin);
-  socket.write(bytes);
-  await closed;
-  const [head = '', body = ''] = received().split('\r\n\r\n');
+  const connection = gateway.connect();
+  let received = '';
+  connection.on('data', (chunk) => {
+    received += String(chunk);
+  });
+  const ended = once(connection, 'end');
+  connection.write(bytes);
+  await ended;
+  connection.destroy();
+  const [head = '', body = ''] = received.split('\r\n\r\n');
   return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
 }
 
@@ -49,6 +56,6 @@ describe('requests node cannot parse', () => {
       body: { errors: [{ message: expect.any(String), extensions: { code: 'BAD_REQUEST' } }] },
     });
     // And keeps serving.
-    expect((await harness.fetch('/health')).status).toBe(200);
+    expect((await gateway.request('/health')).status).toBe(200);
   });
 });

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VERIFIABLE_CONTRACTS } from '../../simulator/src/verification/fixture.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { sessionEra } from '../helpers/session-era.js';
 
 // Shaped like an Etherscan key: 34 capital letters and digits.
 const API_KEY = 'K7QX2M9VD4HB8NRT3WZJ5FPC6LYG1SEA0U';
@@ -16,15 +15,16 @@ const forms = {
   'cut short': API_KEY.slice(0, 12),
 };
 
-describe('the apiKey in every form an upstream could echo it in', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({
-      env: { VERIFY_API: 'v2', VERIFY_POLL_INTERVAL_MS: 10, VERIFY_WAIT_MS: 300 },
-    });
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({
+    env: { VERIFY_API: 'v2', VERIFY_POLL_INTERVAL_MS: 10, VERIFY_WAIT_MS: 300 },
   });
-  afterAll(() => harness.close());
+});
+afterEach(() => harness.simulator.clearFaults());
+afterAll(() => harness.close());
 
+describe('the apiKey in every form an upstream could echo it in', () => {
   it.each(Object.entries(forms))('is cut from verifyContract answers: %s', async (_form, echo) => {
     harness.simulator.verification.setOutcome('*', {
       reject: 'etherscan_request_failed',
@@ -70,12 +70,11 @@ describe('the apiKey in every form an upstream could echo it in', () => {
 
 describe('an upstream Retry-After too large for a client to use', () => {
   it('is passed on as a day at most, never an Int overflow', async () => {
-    const harness = await startHarness(sessionEra());
-    harness.simulator.setFault('verify', '/session/verify/etherscan', {
-      kind: 'status',
-      status: 429,
-      headers: { 'retry-after': '99999999999' },
-    });
+    harness.simulator.setFault(
+      'verify',
+      `/v2/verify/etherscan/${contract?.chainId}/${contract?.address}`,
+      { kind: 'status', status: 429, headers: { 'retry-after': '99999999999' } },
+    );
     const { body } = await harness.execute<{
       verifyContract: { __typename: string; retryAfterSeconds: number };
     }>(
@@ -89,6 +88,5 @@ describe('an upstream Retry-After too large for a client to use', () => {
       __typename: 'RateLimitedError',
       retryAfterSeconds: 86_400,
     });
-    await harness.close();
   });
 });
