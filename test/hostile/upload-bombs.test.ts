@@ -4,7 +4,7 @@ import { fixtureContract } from '../../simulator/src/verification/fixture.js';
 import { jsonHeapBound } from '../../src/json-budget.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { openRawSocket } from '../helpers/raw-socket.js';
+import { openRawSocket, type RawSocket } from '../helpers/raw-socket.js';
 import { closeOf, initialise, openedSocket } from '../helpers/subscriptions.js';
 import { largeStdJsonInput, sourceInput } from '../helpers/verification-inputs.js';
 
@@ -18,8 +18,6 @@ import { largeStdJsonInput, sourceInput } from '../helpers/verification-inputs.j
  */
 
 const MiB = 1_048_576;
-/** `MAX_JSON_VALUES` and `MAX_JSON_DEPTH` as they ship. */
-const JSON_BUDGET = { maxValues: 100_000, maxDepth: 64 };
 const GREETER = fixtureContract('Greeter');
 const DAI = fixtureContract('Dai');
 const FROM_SOURCE = `mutation ($input: VerifyFromSourceInput!) {
@@ -119,19 +117,33 @@ describe('request bodies counted before they are parsed', () => {
 });
 
 /**
- * A gateway with a JSON budget of 1,000 values 16 deep, which the 8 MiB bodies above would be
- * refused by before their own limits, and an allowance of 2 verifications a minute, which they
- * would spend: for the tests of the budget on every transport, and of the allowance (whose upload
- * is within that budget: 84 values, 8 deep).
+ * A gateway with a JSON budget of 1,000 values 16 deep (`BUDGET`), which the 8 MiB bodies above
+ * would be refused by before their own limits; an allowance of `ALLOWANCE` verifications a minute,
+ * which they would spend; and `ROOM` for request bodies. For the tests of the budget on every
+ * transport, of the allowance (its client's own, behind a proxy; its upload within that budget: 84
+ * values, 8 deep) and of the room (their uploads too).
  */
+const BUDGET = { maxValues: 1_000, maxDepth: 16 };
+/** More than the room's tests take from their client (an upload each admitted). */
+const ALLOWANCE = 20;
+/** The upload the room's tests hold, its body unsent. */
+const HELD = 2 * MiB;
+/**
+ * `REQUEST_BODIES_HEAP_SHARE` in bytes: room for an upload of `HELD` and one of 400,000 bytes
+ * besides (over `MAX_BODY_BYTES`, 256 KiB), not for a second of `HELD`'s size.
+ */
+const ROOM = jsonHeapBound(HELD, BUDGET) + jsonHeapBound(400_000, BUDGET);
 let budgeted: Harness;
 beforeAll(async () => {
   budgeted = await startHarness({
     env: {
-      MAX_JSON_VALUES: 1_000,
-      MAX_JSON_DEPTH: 16,
-      VERIFY_RATE_LIMIT: 2,
+      MAX_JSON_VALUES: BUDGET.maxValues,
+      MAX_JSON_DEPTH: BUDGET.maxDepth,
+      VERIFY_RATE_LIMIT: ALLOWANCE,
       VERIFY_RATE_WINDOW_MS: 60_000,
+      TRUSTED_PROXIES: 1,
+      REQUEST_BODIES_HEAP_SHARE: (ROOM / getHeapStatistics().heap_size_limit).toFixed(8),
+      VERIFY_MAX_CONCURRENT_UPLOADS: 10,
     },
     logLevel: 'silent',
   });
@@ -183,124 +195,146 @@ describe('the same budget on every transport', () => {
 });
 
 describe('large uploads, before their body is read', () => {
-  /** A raw POST of a large body declared by its Content-Length, of which `sent` is sent. */
-  async function startUpload(origin: string, declared: number, sent: string) {
-    const raw = await openRawSocket(origin);
+  /**
+   * A raw POST of a body declared by its Content-Length, of which `sent` is sent, with `headers`
+   * (lines without their CRLF).
+   */
+  async function startPost(declared: number, sent: string, headers: string[] = []) {
+    const raw = await openRawSocket(budgeted.origin);
     raw.socket.write(
       'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        headers.map((header) => `${header}\r\n`).join('') +
         `Content-Length: ${declared}\r\n\r\n${sent}`,
     );
     return raw;
   }
+  /**
+   * An upload of a standard JSON input of `bytes`, its connection closed once it is answered: an
+   * answered upload's room comes back only when its connection closes or carries its next request
+   * (not at its answer), and the next test counts the room from empty.
+   */
+  const upload = (bytes: number) =>
+    budgeted.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', connection: 'close' },
+      body: JSON.stringify({
+        query: FROM_SOURCE,
+        variables: { input: sourceInput(DAI, { stdJsonInput: largeStdJsonInput(bytes) }) },
+      }),
+    });
 
   it('take the allowance once: past it, one is refused 429 RATE_LIMITED without its body', async () => {
     const harness = budgeted;
     harness.simulator.verification.reset();
+    // A client of its own: the allowance is its alone.
+    const client = { 'x-forwarded-for': '203.0.113.40' };
     // The upload takes one verification before its body is read, and its resolver none.
-    const upload = JSON.stringify({
+    const body = JSON.stringify({
       query: FROM_SOURCE,
       variables: { input: sourceInput(GREETER, { stdJsonInput: largeStdJsonInput(400_000) }) },
     });
     const first = await harness.fetch('/graphql', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: upload,
+      // Closed once answered, as `upload`'s: its room given back for the tests after.
+      headers: { 'content-type': 'application/json', connection: 'close', ...client },
+      body,
     });
     expect(((await first.json()) as Answer).data?.verifyContractFromSource?.__typename).toBe(
       'VerificationResult',
     );
-    const second = await harness.execute<{ verifyContractFromSource: { __typename: string } }>(
-      FROM_SOURCE,
-      { input: sourceInput(DAI) },
-    );
-    expect(second.body.data?.verifyContractFromSource.__typename).not.toBe('RateLimitedError');
+    const rest: string[] = [];
+    for (let i = 1; i < ALLOWANCE; i += 1) {
+      const { body } = await harness.execute<{ verifyContractFromSource: { __typename: string } }>(
+        FROM_SOURCE,
+        { input: sourceInput(DAI) },
+        { headers: client },
+      );
+      rest.push(body.data?.verifyContractFromSource.__typename ?? 'none');
+    }
+    expect(rest).toHaveLength(ALLOWANCE - 1);
+    expect(rest).not.toContain('RateLimitedError');
 
-    // The allowance is spent: 429 at once, with 100 bytes of 8 MiB sent.
-    const raw = await startUpload(harness.origin, 8 * MiB, upload.slice(0, 100));
+    // The allowance is spent: 429 at once, with 100 bytes of `HELD` sent.
+    const raw = await startPost(HELD, body.slice(0, 100), [
+      `X-Forwarded-For: ${client['x-forwarded-for']}`,
+    ]);
     const answer = await eventually(
       () => raw.received().includes('"RATE_LIMITED"') && raw.received(),
     );
     raw.socket.destroy();
     expect(answer).toMatch(/^HTTP\/1\.1 429 /);
     expect(answer).toMatch(/\r\nretry-after: \d+\r\n/i);
-    expect(harness.simulator.verification.received).toHaveLength(2);
+    expect(harness.simulator.verification.received).toHaveLength(ALLOWANCE);
   });
 
-  it('are admitted while the heap their declared bytes count fits REQUEST_BODIES_HEAP_SHARE', async () => {
-    const held = 2 * MiB;
-    // Room for the upload held below and a small one (over MAX_BODY_BYTES, 256 KiB, and under
-    // 400,000 bytes), not for a second of its size.
-    const room = jsonHeapBound(held, JSON_BUDGET) + jsonHeapBound(400_000, JSON_BUDGET);
-    const harness = await startHarness({
-      env: {
-        REQUEST_BODIES_HEAP_SHARE: (room / getHeapStatistics().heap_size_limit).toFixed(8),
-        VERIFY_MAX_CONCURRENT_UPLOADS: 10,
-      },
-      logLevel: 'silent',
+  /**
+   * Holds bodies of `declared` bytes, their bodies unsent, until `check` passes with none of them
+   * refused: one refused while the test before was still giving its room back (an answered upload's
+   * when its connection has closed) is held again.
+   */
+  async function holdUntil<T>(declared: number[], check: () => Promise<T | false>) {
+    let raws: RawSocket[] = [];
+    const result = await eventually(async () => {
+      if (raws.length === 0 || raws.some((raw) => raw.received() !== '')) {
+        for (const raw of raws) raw.socket.destroy();
+        raws = [];
+        for (const bytes of declared) raws.push(await startPost(bytes, '{"query":'));
+      }
+      const checked = await check();
+      return checked !== false && raws.every((raw) => raw.received() === '') && checked;
     });
-    try {
-      // Admitted once the gateway has read its headers: until then, one of its size still fits.
-      const raw = await startUpload(harness.origin, held, '{"query":');
-      const upload = (bytes: number) =>
-        harness.fetch('/graphql', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            query: FROM_SOURCE,
-            variables: { input: sourceInput(DAI, { stdJsonInput: largeStdJsonInput(bytes) }) },
-          }),
-        });
-      const refused = await eventually(async () => {
-        const response = await upload(held - 100_000);
-        return response.status === 503 && response;
-      });
-      expect(((await refused.json()) as Answer).errors?.[0]?.extensions).toEqual({
-        code: 'TOO_MANY_UPLOADS',
-        limit: 'REQUEST_BODIES_HEAP_SHARE',
-      });
-      expect(refused.headers.get('retry-after')).toBe('1');
-      const small = await upload(280_000);
-      expect(small.status).toBe(200);
-      raw.socket.destroy();
-      // Given back when its client goes: one of its size fits again.
-      await eventually(async () => (await upload(held - 100_000)).status === 200);
-    } finally {
-      await harness.close();
-    }
+    return { raws, result };
+  }
+
+  it('are admitted while the heap their declared bytes count fits REQUEST_BODIES_HEAP_SHARE', async () => {
+    // Admitted once the gateway has read its headers: until then, one of its size still fits.
+    const { raws, result: refused } = await holdUntil([HELD], async () => {
+      const response = await upload(HELD - 100_000);
+      return response.status === 503 && response;
+    });
+    expect(((await refused.json()) as Answer).errors?.[0]?.extensions).toEqual({
+      code: 'TOO_MANY_UPLOADS',
+      limit: 'REQUEST_BODIES_HEAP_SHARE',
+    });
+    expect(refused.headers.get('retry-after')).toBe('1');
+    const small = await upload(280_000);
+    expect(small.status).toBe(200);
+    for (const raw of raws) raw.socket.destroy();
+    // Given back when its client goes: one of its size fits again.
+    await eventually(async () => (await upload(HELD - 100_000)).status === 200);
   });
 
   it('every body, small ones too, within REQUEST_BODIES_HEAP_SHARE: past it, 503 SERVER_BUSY unread', async () => {
-    const held = 200_000;
-    // Room for the body held below and nothing as large besides.
-    const room = jsonHeapBound(held, JSON_BUDGET) + jsonHeapBound(50_000, JSON_BUDGET);
-    const harness = await startHarness({
-      env: { REQUEST_BODIES_HEAP_SHARE: (room / getHeapStatistics().heap_size_limit).toFixed(8) },
-      logLevel: 'silent',
+    const harness = budgeted;
+    // Held: an upload of `HELD` and two small bodies, which leave less room than a query of
+    // 100,000 bytes takes.
+    const small = [200_000, 150_000];
+    const left =
+      ROOM -
+      jsonHeapBound(HELD, BUDGET) -
+      small.reduce((sum, bytes) => sum + jsonHeapBound(bytes, BUDGET), 0);
+    expect(left).toBeLessThan(jsonHeapBound(100_000, BUDGET));
+    const query = (padding: number) =>
+      harness.fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ statusPage { name } } # ${'x'.repeat(padding)}` }),
+      });
+    const { raws, result: refused } = await holdUntil([HELD, ...small], async () => {
+      const response = await query(100_000);
+      return response.status === 503 && response;
     });
-    try {
-      const raw = await startUpload(harness.origin, held, '{"query":');
-      const query = (padding: number) =>
-        harness.fetch('/graphql', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: `{ statusPage { name } } # ${'x'.repeat(padding)}` }),
-        });
-      const refused = await eventually(async () => {
-        const response = await query(100_000);
-        return response.status === 503 && response;
-      });
-      expect(refused.headers.get('retry-after')).toBe('1');
-      expect(((await refused.json()) as Answer).errors?.[0]?.extensions).toEqual({
-        code: 'SERVER_BUSY',
-        limit: 'REQUEST_BODIES_HEAP_SHARE',
-      });
-      // A small body still fits, and a GET has none to count.
-      expect((await query(10)).status).toBe(200);
-      expect((await harness.fetch('/graphql?query=%7B__typename%7D')).status).toBe(200);
-      raw.socket.destroy();
-      await eventually(async () => (await query(100_000)).status === 200);
-    } finally {
-      await harness.close();
-    }
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as Answer).errors?.[0]?.extensions).toEqual({
+      code: 'SERVER_BUSY',
+      limit: 'REQUEST_BODIES_HEAP_SHARE',
+    });
+    // A small body still fits, and a GET has none to count.
+    expect((await query(10)).status).toBe(200);
+    expect((await harness.fetch('/graphql?query=%7B__typename%7D')).status).toBe(200);
+    for (const raw of raws) raw.socket.destroy();
+    // Given back when their clients go: the query fits, and an upload of the held one's size.
+    await eventually(async () => (await query(100_000)).status === 200);
+    await eventually(async () => (await upload(HELD - 100_000)).status === 200);
   });
 });

@@ -13,9 +13,10 @@ const PAGE = 'subscription { statusPageChanged { status { indicator } } }';
 /** Where the simulator serves page `slug`'s documents. */
 const documentOf = (slug: string, document: string) => `/status/${slug}/api/v2/${document}`;
 
-// Each shutdown test ends its gateway: it has one of its own.
+// Shutting down ends the gateway: one of its own, quiesced once for the streams open before and one
+// opened after.
 describe('shutting down with subscriptions open', () => {
-  it('completes every stream (SSE and graphql-ws), closes the sockets with 1001, and drains', async () => {
+  it('completes every stream (SSE and graphql-ws), one opened while shutting down at once, closes the sockets with 1001, and drains', async () => {
     const harness = await startHarness({ logLevel: 'silent' });
     const sse = await subscribeSse(harness.origin, COMPONENT_CHANGES);
     const page = await subscribeSse(harness.origin, PAGE, undefined, { method: 'GET' });
@@ -31,6 +32,10 @@ describe('shutting down with subscriptions open', () => {
 
     // As main.ts does on SIGTERM.
     harness.gateway.quiesce();
+    // Opened while shutting down, before the listener closes: completed at once.
+    const late = await subscribeSse(harness.origin, COMPONENT_CHANGES);
+    await late.completed;
+    expect(late.completedByServer).toBe(true);
     // Resolves once every connection is gone; nothing waits for the grace period.
     await harness.drain(60_000);
     await Promise.all([sse.completed, page.completed, ws.completed, wsPage.completed]);
@@ -43,15 +48,6 @@ describe('shutting down with subscriptions open', () => {
 
     await harness.gateway.close();
     await harness.simulator.close();
-  });
-
-  it('completes a subscription opened while shutting down at once', async () => {
-    const harness = await startHarness({ logLevel: 'silent' });
-    harness.gateway.quiesce();
-    const late = await subscribeSse(harness.origin, COMPONENT_CHANGES);
-    await late.completed;
-    expect(late.completedByServer).toBe(true);
-    await harness.close();
   });
 });
 
