@@ -51,11 +51,15 @@ type Outcome = Record<string, unknown> & {
 /** Bytes of sources one verification may send (VERIFY_MAX_SOURCE_BYTES): megabytes. */
 const MAX_SOURCE_BYTES = 4_000_000;
 
+/** Verifications one client may start a minute (VERIFY_RATE_LIMIT): the allowance's test spends them. */
+const RATE_LIMIT = 2;
+
 /*
- * One gateway per configuration, each reset through the simulator before a test uses it: the
- * verifications and their request bodies (MAX_BODY_BYTES 10,000, VERIFY_MAX_SOURCE_BYTES
- * 4,000,000 for megabytes of sources, one upload at a time), and the per-client allowance
- * (VERIFY_RATE_LIMIT 2, which the others' many verifications from one client would exceed).
+ * One gateway for the file, reset through the simulator before each test: the verifications and
+ * their request bodies (MAX_BODY_BYTES 10,000, VERIFY_MAX_SOURCE_BYTES 4,000,000 for megabytes of
+ * sources, one upload at a time) and the per-client allowance (VERIFY_RATE_LIMIT 2). Behind one
+ * trusted proxy, every request names a client of its own (`ownClient`): no verification counts
+ * against another's allowance but in the allowance's test, whose requests share one.
  */
 const shared = sharedHarnesses();
 afterAll(() => shared.close());
@@ -67,8 +71,21 @@ const verifications = () =>
       VERIFY_MAX_CONCURRENT_UPLOADS: 1,
       VERIFY_WAIT_MS: 3_000,
       VERIFY_POLL_INTERVAL_MS: 20,
+      VERIFY_RATE_LIMIT: RATE_LIMIT,
+      TRUSTED_PROXIES: 1,
     },
   });
+
+let clients = 0;
+/**
+ * The `x-forwarded-for` of a client of its own: a new one for each request, or per `test` one its
+ * requests share (named by the test).
+ */
+function ownClient(per: 'request' | 'test' = 'request'): { 'x-forwarded-for': string } {
+  clients += 1;
+  const name = per === 'test' ? (expect.getState().currentTestName ?? '') : `request ${clients}`;
+  return { 'x-forwarded-for': name.replaceAll(',', ';') };
+}
 
 describe('verifyContractFromSource and verifyContractFromMetadata', () => {
   let harness: Harness;
@@ -77,9 +94,11 @@ describe('verifyContractFromSource and verifyContractFromMetadata', () => {
   });
 
   const fromSource = async (input: Record<string, unknown>) => {
-    const { body } = await harness.execute<{ verifyContractFromSource: Outcome }>(FROM_SOURCE, {
-      input,
-    });
+    const { body } = await harness.execute<{ verifyContractFromSource: Outcome }>(
+      FROM_SOURCE,
+      { input },
+      { headers: ownClient() },
+    );
     expect(body.errors).toBeUndefined();
     return body.data?.verifyContractFromSource as Outcome;
   };
@@ -124,9 +143,11 @@ describe('verifyContractFromSource and verifyContractFromMetadata', () => {
   });
 
   it('verifies from metadata and sources', async () => {
-    const { body } = await harness.execute<{ verifyContractFromMetadata: Outcome }>(FROM_METADATA, {
-      input: metadataInput(),
-    });
+    const { body } = await harness.execute<{ verifyContractFromMetadata: Outcome }>(
+      FROM_METADATA,
+      { input: metadataInput() },
+      { headers: ownClient() },
+    );
     expect(body.data?.verifyContractFromMetadata).toMatchObject({
       __typename: 'VerificationResult',
       contracts: [{ status: 'PERFECT' }],
@@ -246,7 +267,7 @@ describe('request bodies of source verifications', () => {
   const post = (body: unknown) =>
     harness.fetch('/graphql', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...ownClient() },
       body: JSON.stringify(body),
     });
   /** A standard JSON input of about `bytes`, as a Foundry build of many files is. */
@@ -317,9 +338,11 @@ describe('source verifications against a server without APIv2', () => {
     // does not matter, and the next test's reset brings APIv2 back.
     const harness = await verifications();
     harness.simulator.verification.setServerVersion('session-only');
-    const { body } = await harness.execute<{ verifyContractFromSource: Outcome }>(FROM_SOURCE, {
-      input: sourceInput(),
-    });
+    const { body } = await harness.execute<{ verifyContractFromSource: Outcome }>(
+      FROM_SOURCE,
+      { input: sourceInput() },
+      { headers: ownClient() },
+    );
     expect(body.data?.verifyContractFromSource.__typename).toBe('UpstreamUnavailableError');
     expect(body.data?.verifyContractFromSource.message).toContain('the server has no APIv2');
   });
@@ -327,26 +350,33 @@ describe('source verifications against a server without APIv2', () => {
 
 describe('the per-client allowance', () => {
   it('counts the three ways to verify together', async () => {
-    const harness = await shared.use({ env: { VERIFY_RATE_LIMIT: 2, VERIFY_WAIT_MS: 100 } });
+    const harness = await verifications();
+    const headers = ownClient('test');
     const answers = [
       (
-        await harness.execute<{ verifyContractFromSource: Outcome }>(FROM_SOURCE, {
-          input: sourceInput(),
-        })
+        await harness.execute<{ verifyContractFromSource: Outcome }>(
+          FROM_SOURCE,
+          { input: sourceInput() },
+          { headers },
+        )
       ).body.data?.verifyContractFromSource.__typename,
       (
         await harness.execute<{ verifyContract: Outcome }>(
           `mutation ($input: VerifyContractInput!) { verifyContract(input: $input) { __typename } }`,
           { input: { address: WETH.address, chainId: WETH.chainId } },
+          { headers },
         )
       ).body.data?.verifyContract.__typename,
       (
-        await harness.execute<{ verifyContractFromMetadata: Outcome }>(FROM_METADATA, {
-          input: metadataInput(DAI),
-        })
+        await harness.execute<{ verifyContractFromMetadata: Outcome }>(
+          FROM_METADATA,
+          { input: metadataInput(DAI) },
+          { headers },
+        )
       ).body.data?.verifyContractFromMetadata.__typename,
     ];
-    expect(answers[2]).toBe('RateLimitedError');
-    expect(answers.slice(0, 2)).not.toContain('RateLimitedError');
+    expect(answers).toHaveLength(RATE_LIMIT + 1);
+    expect(answers[RATE_LIMIT]).toBe('RateLimitedError');
+    expect(answers.slice(0, RATE_LIMIT)).not.toContain('RateLimitedError');
   });
 });

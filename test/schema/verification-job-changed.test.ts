@@ -65,8 +65,8 @@ const STALE_MS = 5_000;
 /*
  * One gateway for the watches, the stuck job and the per-client limit, reset through the simulator
  * before each test; polled every interval, without backing off, so that the watches' jobs end
- * well before they turn stale. The gateway that shuts down and the one of a server without APIv2
- * (the API the gateway found is kept) are their tests' own.
+ * well before they turn stale. The gateway that shuts down is its test's own. (A job id given to
+ * the session API: verification.test.ts, whose gateway speaks it.)
  */
 const shared = sharedHarnesses();
 afterAll(() => shared.close());
@@ -301,17 +301,6 @@ describe('verificationJobChanged and the subscription limits', () => {
     harness.gateway.quiesce();
     await subscriber.completed;
     expect(subscriber.events).toHaveLength(1);
-    await harness.close();
-  });
-});
-
-describe('verificationJobChanged with the session API', () => {
-  it('answers one InvalidInputError on id (the session API has no jobs), then the end', async () => {
-    // Its own gateway: with VERIFY_API=auto it keeps speaking the API it found this server to speak.
-    const harness = await startHarness({ simulator: { sourcify: 'session-only' } });
-    const subscriber = await overSse(harness, crypto.randomUUID());
-    await subscriber.completed;
-    expect(subscriber.events.map(typeOf)).toEqual(['InvalidInputError']);
     await harness.close();
   });
 });

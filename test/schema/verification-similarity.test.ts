@@ -33,33 +33,59 @@ const SIMILARITY = /* GraphQL */ `
 
 type Outcome = Record<string, unknown> & { __typename: string; message?: string };
 
-const bySimilarity = async (harness: Harness, input: Record<string, unknown>) => {
-  const { body } = await harness.execute<{ verifyContractBySimilarity: Outcome }>(SIMILARITY, {
-    input,
-  });
+let clients = 0;
+/**
+ * The `x-forwarded-for` of a client of its own (the gateway trusts one proxy): a new one for each
+ * request, or per `test` one its requests share (named by the test). With one verification a
+ * minute each (VERIFY_RATE_LIMIT 1), no test's verifications count against another's.
+ */
+function ownClient(per: 'request' | 'test' = 'request'): { 'x-forwarded-for': string } {
+  clients += 1;
+  const name = per === 'test' ? (expect.getState().currentTestName ?? '') : `request ${clients}`;
+  return { 'x-forwarded-for': name.replaceAll(',', ';') };
+}
+
+const bySimilarity = async (
+  harness: Harness,
+  input: Record<string, unknown>,
+  client = ownClient(),
+) => {
+  const { body } = await harness.execute<{ verifyContractBySimilarity: Outcome }>(
+    SIMILARITY,
+    { input },
+    { headers: client },
+  );
   expect(body.errors).toBeUndefined();
   return body.data?.verifyContractBySimilarity as Outcome;
 };
 
+/*
+ * One gateway for the file, reset through the simulator before each test: one verification a
+ * client a minute (VERIFY_RATE_LIMIT 1) behind one trusted proxy, each request a client of its own
+ * (`ownClient`) but where a test's requests share one to spend its allowance.
+ */
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({
+    env: {
+      VERIFY_WAIT_MS: 1_000,
+      VERIFY_POLL_INTERVAL_MS: 20,
+      VERIFY_WATCH_INTERVAL_MS: 100,
+      // Any job seen running is stale: Sourcify's job times are whole seconds.
+      VERIFY_JOB_STALE_MS: 1,
+      VERIFY_RATE_LIMIT: 1,
+      TRUSTED_PROXIES: 1,
+    },
+  });
+});
+afterAll(() => harness.close());
+beforeEach(() => {
+  harness.simulator.verification.reset();
+  harness.simulator.clearFaults();
+  harness.simulator.resetRequests();
+});
+
 describe('verifyContractBySimilarity', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await startHarness({
-      env: {
-        VERIFY_WAIT_MS: 1_000,
-        VERIFY_POLL_INTERVAL_MS: 20,
-        VERIFY_WATCH_INTERVAL_MS: 100,
-        // Any job seen running is stale: Sourcify's job times are whole seconds.
-        VERIFY_JOB_STALE_MS: 1,
-      },
-    });
-  });
-  afterAll(() => harness.close());
-  beforeEach(() => {
-    harness.simulator.verification.reset();
-    harness.simulator.clearFaults();
-    harness.simulator.resetRequests();
-  });
   const closers: (() => unknown)[] = [];
   afterEach(async () => {
     await Promise.all(closers.splice(0).map((close) => close()));
@@ -187,21 +213,21 @@ describe('verifyContractBySimilarity', () => {
 
 describe('verifyContractBySimilarity against a server without APIv2', () => {
   it('answers UpstreamUnavailableError saying so, from the allowance the other ways share', async () => {
-    const harness = await startHarness({
-      simulator: { sourcify: 'session-only' },
-      env: { VERIFY_RATE_LIMIT: 1 },
-    });
-    try {
-      const answer = await bySimilarity(harness, { chainId: DAI.chainId, address: DAI.address });
-      expect(answer.__typename).toBe('UpstreamUnavailableError');
-      expect(answer.message).toContain('the server has no APIv2');
-      const { body } = await harness.execute<{ verifyContract: Outcome }>(
-        'mutation ($input: VerifyContractInput!) { verifyContract(input: $input) { __typename } }',
-        { input: { chainId: WETH.chainId, address: WETH.address } },
-      );
-      expect(body.data?.verifyContract.__typename).toBe('RateLimitedError');
-    } finally {
-      await harness.close();
-    }
+    // Similarity always speaks APIv2, whichever API the gateway found; the next reset brings it back.
+    harness.simulator.verification.setServerVersion('session-only');
+    const client = ownClient('test');
+    const answer = await bySimilarity(
+      harness,
+      { chainId: DAI.chainId, address: DAI.address },
+      client,
+    );
+    expect(answer.__typename).toBe('UpstreamUnavailableError');
+    expect(answer.message).toContain('the server has no APIv2');
+    const { body } = await harness.execute<{ verifyContract: Outcome }>(
+      'mutation ($input: VerifyContractInput!) { verifyContract(input: $input) { __typename } }',
+      { input: { chainId: WETH.chainId, address: WETH.address } },
+      { headers: client },
+    );
+    expect(body.data?.verifyContract.__typename).toBe('RateLimitedError');
   });
 });

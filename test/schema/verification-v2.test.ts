@@ -194,6 +194,9 @@ describe('verifyContract with VERIFY_API=v2', () => {
     // Sourcify's own error: the circuit (threshold 1) stays closed.
     expect((await send())?.errorId).toBeTruthy();
     expect(blind.simulator.requestCount(`/verify/v2/verify/etherscan/5/${DAI.address}`)).toBe(2);
+    // The failed GET /chains is remembered (for a minute at the default VERIFY_CHAINS_TTL_MS): one
+    // request for both verifications.
+    expect(blind.simulator.requestCount('/verify/chains')).toBe(1);
   });
 
   it('maps a failed job to VerificationRejectedError with its code', async () => {

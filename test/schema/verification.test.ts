@@ -4,6 +4,7 @@ import type { ConfigVariableName } from '../../src/config.js';
 import type { Harness } from '../helpers/harness.js';
 import { sessionEra } from '../helpers/session-era.js';
 import { sharedHarnesses } from '../helpers/shared-harness.js';
+import { subscribeSse } from '../helpers/subscriptions.js';
 
 const VERIFY_PATH = '/verify/session/verify/etherscan';
 
@@ -77,10 +78,10 @@ const [first, second, third] = VERIFIABLE_CONTRACTS;
 if (!first || !second || !third) throw new Error('the simulator knows at least three contracts');
 
 /*
- * Two gateways for the file, each reset through the simulator before a test uses it. The service's
- * chain list is fetched again on every read (a test's own list is the one read), except by a
- * gateway that must never have had one: a failed fetch of the list is answered from memory for
- * a minute, so the tests of a service without a list have a gateway of their own.
+ * One gateway for the file, reset through the simulator before each test. It fetches the service's
+ * chain list again on every read (VERIFY_CHAINS_TTL_MS 0), and then remembers a failed fetch no
+ * longer (a failure is never trusted longer than a list): a test's own list is the one read, and
+ * a test of a service without a list hides it (`setChains(null)`) until the next test's reset.
  */
 const shared = sharedHarnesses();
 afterAll(() => shared.close());
@@ -91,9 +92,9 @@ function sessionGateway(env: Partial<Record<ConfigVariableName, string | number>
   return shared.use({ ...options, env: options.env });
 }
 const withChains = () => sessionGateway({ VERIFY_CHAINS_TTL_MS: 0 });
-/** The gateway of a service without a chain list (GET /chains answers 404). */
+/** The gateway, its service without a chain list (GET /chains answers 404) until the next reset. */
 async function withoutChains(): Promise<Harness> {
-  const harness = await sessionGateway();
+  const harness = await withChains();
   harness.simulator.verification.setChains(null);
   return harness;
 }
@@ -369,15 +370,25 @@ describe('Mutation.verifyContract', () => {
     },
   );
 
-  it('leaves the chain check to the service when it has no chain list', async () => {
+  it('leaves the chain check to the service when it has no chain list, and asks for the list again at VERIFY_CHAINS_TTL_MS 0', async () => {
     const isolated = await withoutChains();
-    const { body } = await client(isolated).verify({
-      address: first.address,
-      chainId: '999999999',
+    const unsupported = { address: first.address, chainId: '999999999' };
+    for (const sent of [1, 2]) {
+      const { body } = await client(isolated).verify(unsupported);
+      expect(body.data?.verifyContract.__typename).toBe('VerificationRejectedError');
+      expect(body.data?.verifyContract.status).toBe(400);
+      expect(isolated.simulator.requestCount(VERIFY_PATH)).toBe(sent);
+      // The failed fetch is not remembered: each verification asks for the list.
+      expect(isolated.simulator.requestCount('/verify/chains')).toBe(sent);
+    }
+    // The list back: the very next verification is checked against it, nothing sent.
+    isolated.simulator.verification.setChains(isolated.simulator.verification.chains);
+    const { body } = await client(isolated).verify(unsupported);
+    expect(body.data?.verifyContract).toMatchObject({
+      __typename: 'InvalidInputError',
+      field: 'chainId',
     });
-    expect(body.data?.verifyContract.__typename).toBe('VerificationRejectedError');
-    expect(body.data?.verifyContract.status).toBe(400);
-    expect(isolated.simulator.requestCount(VERIFY_PATH)).toBe(1);
+    expect(isolated.simulator.requestCount(VERIFY_PATH)).toBe(2);
   });
 });
 
@@ -440,5 +451,26 @@ describe('Query.supportedChains', () => {
       extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: 'verification service' },
     });
     expect(body.errors?.[0]?.message).toContain('GET /chains');
+  });
+});
+
+describe('verificationJobChanged with the session API', () => {
+  it('answers one InvalidInputError on id (the session API has no jobs), then the end', async () => {
+    // A server from before APIv2: a job asked of it there would fail, not be unknown.
+    const harness = await withChains();
+    harness.simulator.verification.setServerVersion('session-only');
+    const subscriber = await subscribeSse<{ verificationJobChanged: { __typename: string } }>(
+      harness.origin,
+      'subscription ($id: ID!) { verificationJobChanged(id: $id) { __typename ... on InvalidInputError { field } } }',
+      { id: crypto.randomUUID() },
+    );
+    try {
+      await subscriber.completed;
+      expect(subscriber.events.map((event) => event.data?.verificationJobChanged)).toEqual([
+        { __typename: 'InvalidInputError', field: 'id' },
+      ]);
+    } finally {
+      await subscriber.close();
+    }
   });
 });

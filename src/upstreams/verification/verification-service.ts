@@ -139,8 +139,9 @@ export function createVerificationService(options: VerificationServiceOptions) {
   const chains = new SnapshotCache<readonly Chain[]>({
     ttlMs: chainsTtlMs,
     maxStaleMs: 24 * chainsTtlMs,
-    // A server without a chain list should not cost a request on every verification.
-    failureTtlMs: 60_000,
+    // A server without a chain list should not cost a request on every verification; but a failure
+    // is never trusted longer than a list would be (VERIFY_CHAINS_TTL_MS=0 asks every time).
+    failureTtlMs: Math.min(60_000, chainsTtlMs),
     load: async (requestId) => {
       const list = toChains(await client.getJson('/chains', WireChains, { requestId }), logger);
       checkConfigured(list);
