@@ -7,17 +7,30 @@ import { type Harness, startHarness } from '../helpers/harness.js';
 import { allEnded } from '../helpers/live-subscriptions.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
 import { polledOnce, subscribeSse, subscribeWs, wsClient } from '../helpers/subscriptions.js';
+import { sourceInput } from '../helpers/verification-inputs.js';
 
 const COMPONENT_CHANGES = 'subscription { componentStatusChanged { status } }';
 const PAGE = 'subscription { statusPageChanged { status { indicator } } }';
+const PENDING_VERIFICATION = /* GraphQL */ `
+  mutation ($input: VerifyFromSourceInput!) {
+    verifyContractFromSource(input: $input) { __typename ... on VerificationPending { verificationId } }
+  }
+`;
+const JOB_CHANGES = 'subscription ($id: ID!) { verificationJobChanged(id: $id) { __typename } }';
 /** Where the simulator serves page `slug`'s documents. */
 const documentOf = (slug: string, document: string) => `/status/${slug}/api/v2/${document}`;
 
 // Shutting down ends the gateway: one of its own, quiesced once for the streams open before and one
 // opened after.
 describe('shutting down with subscriptions open', () => {
-  it('completes every stream (SSE and graphql-ws), one opened while shutting down at once, closes the sockets with 1001, and drains', async () => {
-    const harness = await startHarness({ logLevel: 'silent' });
+  it('completes every stream (SSE and graphql-ws, status and a verification job), one opened while shutting down at once, closes the sockets with 1001, and drains', async () => {
+    // A verification answers at once with its job, which stays pending.
+    const harness = await startHarness({ env: { VERIFY_WAIT_MS: 50 }, logLevel: 'silent' });
+    harness.simulator.verification.setJobDelay(null);
+    const { body } = await harness.execute<{
+      verifyContractFromSource: { __typename: string; verificationId: string };
+    }>(PENDING_VERIFICATION, { input: sourceInput() });
+    expect(body.data?.verifyContractFromSource.__typename).toBe('VerificationPending');
     const sse = await subscribeSse(harness.origin, COMPONENT_CHANGES);
     const page = await subscribeSse(harness.origin, PAGE, undefined, { method: 'GET' });
     await page.next();
@@ -28,7 +41,13 @@ describe('shutting down with subscriptions open', () => {
     );
     const ws = subscribeWs(client, COMPONENT_CHANGES);
     const wsPage = subscribeWs(client, PAGE);
+    const job = subscribeWs<{ verificationJobChanged: { __typename: string } }>(
+      client,
+      JOB_CHANGES,
+      { id: body.data?.verifyContractFromSource.verificationId },
+    );
     await wsPage.next();
+    expect((await job.next()).data?.verificationJobChanged.__typename).toBe('VerificationPending');
 
     // As main.ts does on SIGTERM.
     harness.gateway.quiesce();
@@ -38,13 +57,21 @@ describe('shutting down with subscriptions open', () => {
     expect(late.completedByServer).toBe(true);
     // Resolves once every connection is gone; nothing waits for the grace period.
     await harness.drain(60_000);
-    await Promise.all([sse.completed, page.completed, ws.completed, wsPage.completed]);
+    await Promise.all([
+      sse.completed,
+      page.completed,
+      ws.completed,
+      wsPage.completed,
+      job.completed,
+    ]);
     expect(sse.completedByServer).toBe(true);
     expect(page.completedByServer).toBe(true);
     expect(await closedWith).toBe(1001);
-    // graphql-ws completed both before the socket closed: neither ended in an error. Both have
+    // graphql-ws completed all three before the socket closed: none ended in an error. All have
     // ended (awaited above), by a `complete` or an `error`, so an error would be recorded by now.
-    expect([ws.failure, wsPage.failure]).toEqual([undefined, undefined]);
+    expect([ws.failure, wsPage.failure, job.failure]).toEqual([undefined, undefined, undefined]);
+    // The job's watch ended with the gateway, after its one event.
+    expect(job.events).toHaveLength(1);
 
     await harness.gateway.close();
     await harness.simulator.close();
