@@ -87,6 +87,56 @@ describe('CORS with CORS_ORIGINS set', () => {
     });
   }
 
+  it('answers cross-origin requests from memory with the CORS headers Yoga gives a miss', async () => {
+    const harness = await listing(`${APP},${ADMIN}`);
+    const HIT = 'response_cache_reads_total{result="hit"}';
+    const post = (query: string, headers: Record<string, string> = {}) =>
+      harness.fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body: JSON.stringify({ query }),
+      });
+    const read = async (answer: Response) => ({ answer, body: await answer.text() });
+    for (const [i, origin] of [APP, ADMIN, 'https://evil.example'].entries()) {
+      // An answer that reads no snapshot is never kept: Yoga's own headers, CORS plugin's included.
+      const fromYoga = await read(await post('{ __typename }', { origin }));
+      // An origin CORS_ORIGINS does not list gets no CORS header at all (the tests above).
+      expect(fromYoga.answer.headers.get('access-control-allow-origin')).toBe(
+        origin === 'https://evil.example' ? null : origin,
+      );
+      // A query of its own for each origin, so that its first request is a miss.
+      const query = `{ statusPage { name ${['id', 'url', 'timeZone'][i]} } }`;
+      const before = await harness.metric(HIT);
+      const miss = await read(await post(query, { origin }));
+      const hit = await read(await post(query, { origin }));
+      expect(await harness.metric(HIT)).toBe(before + 1);
+      expect(hit.body).toBe(miss.body);
+      expect(corsHeaders(miss.answer)).toEqual(corsHeaders(fromYoga.answer));
+      expect(corsHeaders(hit.answer)).toEqual(corsHeaders(fromYoga.answer));
+      expect(hit.answer.headers.get('vary')).toBe('Accept, Accept-Encoding, Origin');
+      expect(miss.answer.headers.get('vary')).toBe('Accept, Accept-Encoding, Origin');
+      const notModified = await post(query, {
+        origin,
+        'if-none-match': String(hit.answer.headers.get('etag')),
+      });
+      expect(notModified.status).toBe(304);
+      expect(corsHeaders(notModified)).toEqual(corsHeaders(fromYoga.answer));
+    }
+    const allowed = await post('{ statusPage { name } }', { origin: ADMIN });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(ADMIN);
+    expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(allowed.headers.get('access-control-expose-headers')).toBe('x-request-id');
+    const refused = await post('{ statusPage { name } }', { origin: 'https://evil.example' });
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    // The same answer to a same-origin request: from memory, without CORS headers, and saying
+    // that it varies by Origin, so that no shared cache hands it to a cross-origin caller.
+    const before = await harness.metric(HIT);
+    const sameOrigin = await post('{ statusPage { name } }');
+    expect(await harness.metric(HIT)).toBe(before + 1);
+    expect(corsHeaders(sameOrigin)).toEqual({});
+    expect(sameOrigin.headers.get('vary')).toBe('Accept, Accept-Encoding, Origin');
+  });
+
   it('matches an origin listed with a trailing slash or in capitals as browsers send it', async () => {
     const harness = await listing('HTTPS://App.Example.com/');
     const { miss, mutation } = await answersTo(harness, APP);
