@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type Duplex, duplexPair } from 'node:stream';
 import type { LevelWithSilent } from 'pino';
 import WebSocket, { type ClientOptions } from 'ws';
@@ -21,6 +21,8 @@ export interface InProcessAnswer {
 
 export interface InProcessGateway {
   readonly gateway: Gateway;
+  /** The production node:http server, listening nowhere: each connection is given to it. */
+  readonly server: Server;
   /** Every line the gateway logged, parsed. */
   readonly logs: Record<string, unknown>[];
   /** Sends one request to the listener over a connection of its own; `path` as on the wire. */
@@ -134,6 +136,7 @@ export function startInProcess(
 
   return {
     gateway,
+    server,
     logs,
     request,
     websocket,
