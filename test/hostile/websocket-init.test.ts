@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { type InProcessGateway, startInProcess } from '../helpers/in-process.js';
-import { initialise } from '../helpers/subscriptions.js';
+import { closeOf, initialise } from '../helpers/subscriptions.js';
 
 /*
  * Finding: 1,000 WebSockets each sending a 250 KB `connection_init` payload, kept for the socket's
@@ -51,6 +51,13 @@ describe('connection_init payloads', () => {
     expect(small.acked).toBe(true);
     const bare = await initialiseWith(JSON.stringify({ type: 'connection_init' }));
     expect(bare.acked).toBe(true);
-    for (const { socket } of [small, bare]) socket.close();
+    // Closed before the next test, which opens as many sockets as one client may hold.
+    await Promise.all(
+      [small, bare].map(({ socket }) => {
+        const closed = closeOf(socket);
+        socket.close();
+        return closed;
+      }),
+    );
   });
 });
