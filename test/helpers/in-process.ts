@@ -1,6 +1,7 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type Duplex, duplexPair } from 'node:stream';
 import type { LevelWithSilent } from 'pino';
+import WebSocket, { type ClientOptions } from 'ws';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createHttpServer } from '../../src/http/server.js';
 import { type GatewayEnv, gatewayConfig, keptLogger } from './harness.js';
@@ -20,6 +21,8 @@ export interface InProcessAnswer {
 
 export interface InProcessGateway {
   readonly gateway: Gateway;
+  /** The production node:http server, listening nowhere: each connection is given to it. */
+  readonly server: Server;
   /** Every line the gateway logged, parsed. */
   readonly logs: Record<string, unknown>[];
   /** Sends one request to the listener over a connection of its own; `path` as on the wire. */
@@ -33,6 +36,16 @@ export interface InProcessGateway {
   ): Promise<Omit<InProcessAnswer, 'text'> & { body: { data?: unknown; errors?: GraphQLError[] } }>;
   /** A connection to the listener (the client's end), for what no HTTP client sends. */
   connect(): Duplex;
+  /**
+   * A `ws` WebSocket to the listener at `path` (as on the wire), over a connection of its own,
+   * not yet open: its `open`, or `unexpected-response` when the handshake is refused.
+   * @default path '/graphql', protocols ['graphql-transport-ws']
+   */
+  websocket(path?: string, protocols?: string[], options?: ClientOptions): WebSocket;
+  /** A WebSocket as `websocket` makes it, once open; rejects if the handshake is refused. */
+  openedWebSocket(path?: string, protocols?: string[], options?: ClientOptions): Promise<WebSocket>;
+  /** How many connections to the listener are open now, as a listening server's `getConnections`. */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
@@ -73,6 +86,10 @@ export function startInProcess(
     connections.add(served);
     // As over TCP, an end destroyed is a connection gone for the other end too (a pair only ends).
     client.once('close', () => served.destroy());
+    // And a client's socket is not half-open: once the server ended it, it is closed (as `net`'s
+    // are, `allowHalfOpen` off; ending a pair's side waits for the other to be read, which a
+    // server done with the connection no longer does).
+    client.once('end', () => client.destroy());
     served.once('close', () => {
       connections.delete(served);
       client.destroy();
@@ -111,10 +128,29 @@ export function startInProcess(
       outgoing.end(body);
     });
 
+  const websocket: InProcessGateway['websocket'] = (
+    path = '/graphql',
+    protocols = ['graphql-transport-ws'],
+    options = {},
+  ) => new WebSocket(`ws://gateway${path}`, protocols, { ...options, createConnection: connect });
+
   return {
     gateway,
+    server,
     logs,
     request,
+    websocket,
+    openedWebSocket: (...args) =>
+      new Promise((resolve, reject) => {
+        const socket = websocket(...args);
+        socket.once('open', () => resolve(socket));
+        socket.once('unexpected-response', (_request, response) => {
+          reject(new Error(`handshake refused with ${response.statusCode}`));
+          socket.terminate();
+        });
+        socket.once('error', reject);
+      }),
+    openConnections: () => connections.size,
     async execute(query) {
       const { text, ...answer } = await request('/graphql', {
         method: 'POST',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { DEFAULT_MANIFEST } from '../../src/persisted-documents/manifest.js';
 import {
   ENTRY_OVERHEAD_BYTES,
@@ -140,14 +140,7 @@ const onPort = (harness: Harness): Target => ({
 
 const inProcess = (gateway: InProcessGateway): Target => ({
   request: gateway.request,
-  socket: () =>
-    new Promise((resolve, reject) => {
-      const socket = new WebSocket('ws://gateway/graphql', ['graphql-transport-ws'], {
-        createConnection: gateway.connect,
-      });
-      socket.once('open', () => resolve(socket));
-      socket.once('error', reject);
-    }),
+  socket: () => gateway.openedWebSocket(),
 });
 
 /*

@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
+import { type InProcessGateway, startInProcess } from '../helpers/in-process.js';
 
 /*
  * Finding: 1,100 distinct documents of about 250 KB each (`{ __typename }` and a long comment:
@@ -34,12 +34,13 @@ const DOCUMENT_BYTES = 200_000;
 /** Unbounded, they would keep 400 × 200 KB of text, twice over for the errors' messages. */
 const DOCUMENTS = 400;
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await startHarness({ logLevel: 'silent' });
+/** The listener alone (what it keeps of documents it parses): in process. */
+let gateway: InProcessGateway;
+beforeAll(() => {
+  gateway = startInProcess({ logLevel: 'silent' });
 });
 afterAll(async () => {
-  await harness?.close();
+  await gateway?.close();
 });
 
 /** A distinct document of about `DOCUMENT_BYTES`: one field and a comment, or a syntax error. */
@@ -47,14 +48,14 @@ const documentOf = (i: number, broken: boolean) =>
   `{ __typename } # ${i} ${'x'.repeat(DOCUMENT_BYTES)}${broken ? '\n}' : ''}`;
 
 async function post(query: string) {
-  const response = await harness.fetch('/graphql', {
+  const response = await gateway.request('/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ query }),
   });
   return {
     status: response.status,
-    body: (await response.json()) as {
+    body: JSON.parse(response.text) as {
       data?: { __typename: string };
       errors?: { message: string }[];
     },
@@ -105,19 +106,19 @@ const registration = (query: string) => ({
 });
 
 async function answer(body: unknown) {
-  const response = await harness.fetch('/graphql', {
+  const response = await gateway.request('/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: JSON.parse(response.text) };
 }
 
 describe('what the parse cache keeps of a request', () => {
   it('nothing: every request is collected once answered, however its document failed, and a failure kept is answered as the first time', async () => {
     const requests: WeakRef<IncomingMessage>[] = [];
     const track = (request: IncomingMessage) => requests.push(new WeakRef(request));
-    harness.server.on('request', track);
+    gateway.server.on('request', track);
     const bodies = Array.from({ length: 100 }, (_, i) => [
       // An APQ registration that does not parse: the red team's flood.
       registration(`{ statusPage { name } # ${i}\n`),
@@ -133,7 +134,7 @@ describe('what the parse cache keeps of a request', () => {
     for (const body of bodies) first.push(await answer(body));
     // Again: now from the cache, each answered as the first time.
     for (const [i, body] of bodies.entries()) expect(await answer(body)).toEqual(first[i]);
-    harness.server.off('request', track);
+    gateway.server.off('request', track);
 
     expect(
       first.slice(0, 4).map(({ status, body }) => [status, body.errors?.[0]?.extensions]),
@@ -148,7 +149,8 @@ describe('what the parse cache keeps of a request', () => {
       locations: [{ line: 2, column: 1 }],
     });
     expect(requests).toHaveLength(bodies.length * 2);
-    harness.server.closeIdleConnections();
+    // Each request's connection is closed with its answer (`Connection: close`): none is left.
+    await eventually(() => gateway.openConnections() === 0);
     await eventually(() => {
       gc();
       return requests.every((request) => request.deref() === undefined);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { type Harness, startHarness } from '../helpers/harness.js';
-import { initialise, openedSocket } from '../helpers/subscriptions.js';
+import { type InProcessGateway, startInProcess } from '../helpers/in-process.js';
+import { closeOf, initialise } from '../helpers/subscriptions.js';
 
 /*
  * Finding: 1,000 WebSockets each sending a 250 KB `connection_init` payload, kept for the socket's
@@ -9,29 +9,31 @@ import { initialise, openedSocket } from '../helpers/subscriptions.js';
  * over 4 KiB closes its socket with 4400, and no payload is kept (the gateway reads none).
  */
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await startHarness({ logLevel: 'silent' });
+/** Sockets sending a large `connection_init` at once. */
+const SOCKETS = 50;
+
+/** The listener alone (what it answers a socket's first message): in process. */
+let gateway: InProcessGateway;
+beforeAll(() => {
+  // Every socket comes from one client, all open at once: none is refused at the handshake.
+  gateway = startInProcess({ env: { MAX_WEBSOCKETS_PER_CLIENT: SOCKETS }, logLevel: 'silent' });
 });
 afterAll(async () => {
-  await harness?.close();
+  await gateway?.close();
 });
 
 /** Opens a graphql-ws socket, sends `init`, and resolves with the ack or the close. */
 async function initialiseWith(init: string) {
-  const socket = await openedSocket(harness.origin);
+  const socket = await gateway.openedWebSocket();
   return { ...(await initialise(socket, init)), socket };
 }
-
-const openConnections = () =>
-  new Promise<number>((resolve) => harness.server.getConnections((_, count) => resolve(count)));
 
 const initWith = (payload: unknown) => JSON.stringify({ type: 'connection_init', payload });
 
 describe('connection_init payloads', () => {
   it('closes every socket whose connection_init is over 4 KiB with 4400, and keeps none open', async () => {
     const big = initWith({ token: 'x'.repeat(250_000) });
-    const answers = await Promise.all(Array.from({ length: 50 }, () => initialiseWith(big)));
+    const answers = await Promise.all(Array.from({ length: SOCKETS }, () => initialiseWith(big)));
     for (const answer of answers) {
       expect(answer).toMatchObject({
         acked: false,
@@ -40,8 +42,8 @@ describe('connection_init payloads', () => {
       });
     }
     // The server holds none of them any more.
-    await eventually(async () => (await openConnections()) === 0);
-    expect((await harness.fetch('/health')).status).toBe(200);
+    await eventually(() => gateway.openConnections() === 0);
+    expect((await gateway.request('/health')).status).toBe(200);
   });
 
   it('acknowledges a connection_init with a small payload, as clients send them', async () => {
@@ -49,6 +51,13 @@ describe('connection_init payloads', () => {
     expect(small.acked).toBe(true);
     const bare = await initialiseWith(JSON.stringify({ type: 'connection_init' }));
     expect(bare.acked).toBe(true);
-    for (const { socket } of [small, bare]) socket.close();
+    // Closed before the next test, which opens as many sockets as one client may hold.
+    await Promise.all(
+      [small, bare].map(({ socket }) => {
+        const closed = closeOf(socket);
+        socket.close();
+        return closed;
+      }),
+    );
   });
 });
