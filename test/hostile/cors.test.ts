@@ -114,7 +114,7 @@ describe('CORS with CORS_ORIGINS set', () => {
   });
 
   it('answers cross-origin requests from memory with the CORS headers Yoga gives a miss', async () => {
-    const harness = await listing(`${APP},${ADMIN}`);
+    const harness = two;
     const HIT = 'response_cache_reads_total{result="hit"}';
     const post = (query: string, headers: Record<string, string> = {}) =>
       harness.fetch('/graphql', {
