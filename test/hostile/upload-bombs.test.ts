@@ -208,15 +208,11 @@ describe('large uploads, before their body is read', () => {
     );
     return raw;
   }
-  /**
-   * An upload of a standard JSON input of `bytes`, its connection closed once it is answered: an
-   * answered upload's room comes back only when its connection closes or carries its next request
-   * (not at its answer), and the next test counts the room from empty.
-   */
+  /** An upload of a standard JSON input of `bytes`: its room comes back with its answer. */
   const upload = (bytes: number) =>
     budgeted.fetch('/graphql', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', connection: 'close' },
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         query: FROM_SOURCE,
         variables: { input: sourceInput(DAI, { stdJsonInput: largeStdJsonInput(bytes) }) },
@@ -235,8 +231,7 @@ describe('large uploads, before their body is read', () => {
     });
     const first = await harness.fetch('/graphql', {
       method: 'POST',
-      // Closed once answered, as `upload`'s: its room given back for the tests after.
-      headers: { 'content-type': 'application/json', connection: 'close', ...client },
+      headers: { 'content-type': 'application/json', ...client },
       body,
     });
     expect(((await first.json()) as Answer).data?.verifyContractFromSource?.__typename).toBe(
@@ -269,8 +264,8 @@ describe('large uploads, before their body is read', () => {
 
   /**
    * Holds bodies of `declared` bytes, their bodies unsent, until `check` passes with none of them
-   * refused: one refused while the test before was still giving its room back (an answered upload's
-   * when its connection has closed) is held again.
+   * refused: one refused while the test before was still giving its room back (its held bodies',
+   * once the gateway has seen their sockets close) is held again.
    */
   async function holdUntil<T>(declared: number[], check: () => Promise<T | false>) {
     let raws: RawSocket[] = [];
@@ -285,6 +280,60 @@ describe('large uploads, before their body is read', () => {
     });
     return { raws, result };
   }
+
+  it('give their room back when they are answered, their keep-alive connection left open', async () => {
+    // A client of its own: its allowance is not the other tests'.
+    const client = '203.0.113.41';
+    const large = JSON.stringify({
+      query: FROM_SOURCE,
+      variables: {
+        input: sourceInput(GREETER, { stdJsonInput: largeStdJsonInput(HELD - 100_000) }),
+      },
+    });
+    // While one of these is counted, a second does not fit.
+    expect(2 * jsonHeapBound(Buffer.byteLength(large), BUDGET)).toBeGreaterThan(ROOM);
+    const second = () =>
+      budgeted.fetch('/graphql', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          connection: 'close',
+          'x-forwarded-for': client,
+        },
+        body: large,
+      });
+    // Answered verified, and answered refused once read (its body a bomb of objects).
+    const answered = [
+      { body: large, answer: '"VerificationResult"' },
+      { body: bodyWith(objects(HELD - 100_000)), answer: '"JSON_TOO_COMPLEX"' },
+    ];
+    for (const { body, answer } of answered) {
+      const raw = await openRawSocket(budgeted.origin);
+      let closing = false;
+      void raw.ended.then(() => {
+        closing = true;
+      });
+      raw.socket.write(
+        'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+          `X-Forwarded-For: ${client}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await eventually(() => raw.received().includes(answer));
+      const admitted = await eventually(async () => {
+        const response = await second();
+        return response.status === 200 && response;
+      });
+      expect(((await admitted.json()) as Answer).data?.verifyContractFromSource?.__typename).toBe(
+        'VerificationResult',
+      );
+      // Admitted while the first's connection is open: its answer gave the room back, not its close.
+      expect(closing).toBe(false);
+      expect(raw.socket.destroyed).toBe(false);
+      raw.socket.destroy();
+    }
+    // Given back once each, not more: with one held, a second of its size is refused again.
+    const { raws } = await holdUntil([HELD], async () => (await second()).status === 503);
+    for (const raw of raws) raw.socket.destroy();
+  });
 
   it('are admitted while the heap their declared bytes count fits REQUEST_BODIES_HEAP_SHARE', async () => {
     // Admitted once the gateway has read its headers: until then, one of its size still fits.
