@@ -211,12 +211,19 @@ describe('subscriptions and garbage', () => {
     expect(used() + 64 * MiB).toBeLessThan(line);
     // Garbage from here on: held until the line is crossed, then let go. (Made as garbage from the
     // start, V8 may collect it before the line is ever reached: how often depends on the machine.)
-    const garbage = await fillPast(line);
-    garbage.length = 0;
-    expect(used()).toBeGreaterThan(line);
-    expect(await firstOverSse(origin, '198.51.100.2')).toEqual({
-      data: { statusPageChanged: { name } },
+    // A collection of V8's own while the last of it was still held is read a turn later as live
+    // objects over the line (rightly, then), and the gateway stands by that reading for 10 s: such
+    // a try proves nothing either way and is made again. A rule that counted garbage refuses them all.
+    const admitted = await eventually(async () => {
+      await collect();
+      const garbage = await fillPast(line);
+      garbage.length = 0;
+      // Over the line when the gateway reads it, unless V8 collected it in between.
+      if (used() <= line) return false;
+      const first = await firstAndGone(origin, '198.51.100.2');
+      return first.data !== undefined && first;
     });
+    expect(admitted).toEqual({ data: { statusPageChanged: { name } } });
 
     // Live from here on: held, the garbage above collected first.
     await collect();
