@@ -365,7 +365,10 @@ async function control<T>(origin: string, method: string, path: string, body?: u
 }
 
 /** The simulator (`simulator/src/main.ts`, through tsx) on a free loopback port, ready when its health check answers. */
-export async function spawnSimulator(preset: Preset): Promise<SimulatorProcess> {
+export async function spawnSimulator(
+  preset: Preset,
+  { readyTimeoutMs }: { readyTimeoutMs?: number } = {},
+): Promise<SimulatorProcess> {
   const port = await freePort();
   const managed = spawnNode({
     name: 'simulator',
@@ -374,7 +377,7 @@ export async function spawnSimulator(preset: Preset): Promise<SimulatorProcess> 
     port,
     env: { SIMULATOR_PORT: String(port), SIMULATOR_HOST: LOOPBACK, SIMULATOR_PRESET: preset },
   });
-  await waitForHttp(managed, '/_simulator/health');
+  await waitForHttp(managed, '/_simulator/health', readyTimeoutMs);
   const { origin } = managed;
   return {
     ...managed,
@@ -505,6 +508,11 @@ export interface ContenderSpec {
   core?: number | undefined;
   /** A command node runs under (see `SpawnOptions.runUnder`). */
   runUnder?: readonly string[];
+  /**
+   * How long it may take to answer `readyPath`, or a cold start its first query.
+   * @default 20_000 (30_000 for a cold start)
+   */
+  readyTimeoutMs?: number;
 }
 
 export function gatewaySpec(simulator: SimulatorProcess): ContenderSpec {
@@ -537,7 +545,7 @@ export async function spawnContender(spec: ContenderSpec): Promise<GraphqlServer
 /** Spawns a contender and waits until its ready path answers. */
 export async function startContender(spec: ContenderSpec): Promise<GraphqlServer> {
   const server = await spawnContender(spec);
-  await waitForHttp(server, spec.readyPath);
+  await waitForHttp(server, spec.readyPath, spec.readyTimeoutMs);
   return server;
 }
 
@@ -557,7 +565,7 @@ export async function coldStart(spec: ContenderSpec, body: string): Promise<numb
         answeredAt = performance.now();
         return true;
       },
-      { timeoutMs: 30_000, intervalMs: 5 },
+      { timeoutMs: spec.readyTimeoutMs ?? 30_000, intervalMs: 5 },
     );
     return answeredAt - server.spawnedAt;
   } finally {
