@@ -17,10 +17,11 @@ export default defineConfig({
     // third of the suite importing the gateway again: 314-316 s with it, 176-183 s without (two
     // full runs each, 2026-11-26, 97 files).
     isolate: false,
-    // One test file per core, where vitest leaves one core to itself: most of a file's time is
-    // waiting on sockets, processes and timers, so a second file fills it. The suite took 302 s
-    // with vitest's one worker on 2 cores and 199 s with two (2026-11-29, 134 files, all passing).
-    maxWorkers: availableParallelism(),
+    // One test file per core and one more: most of a file's time is waiting on sockets, processes
+    // and timers, which another file fills. On 2 cores the suite took 302 s with vitest's default
+    // of one worker, 199 s with two; then 174 s with two against 150 s with three (2026-11-29,
+    // 134 files, all passing; each pair from one commit, run back to back on a quiet machine).
+    maxWorkers: availableParallelism() + 1,
     testTimeout: 20_000,
     // Hooks start gateways, Redis, Chromium and processes that load the source through tsx: seconds
     // on a quiet machine, past 20 s on a loaded one (replica tests failed "not ready" there).
