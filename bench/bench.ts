@@ -88,10 +88,9 @@ const coldStartRuns = smoke ? 1 : 3;
 const SMOKE_ANSWERS = 2 * Number(values.connections);
 /**
  * A smoke run's wait for a contender to start and for each answer, past autocannon's 10 s and the
- * 20 s of a start: `npm test` runs the smoke beside the test suite at a low priority (`nice`),
- * on what CPU the suite leaves, where Mesh's page tree on the large preset took up to 7.8 s at p99
- * even at normal priority. What fails a smoke run is a contender that does not answer, not one that
- * is slow.
+ * 20 s of a start: on a loaded machine (run beside the test suite, the smoke's Mesh answered the
+ * large preset's page tree in up to 7.8 s at p99). What fails a smoke run is a contender that does
+ * not answer, not one that is slow.
  */
 const SMOKE_WAIT_SECONDS = 180;
 /**
@@ -129,7 +128,7 @@ if (
   process.exit(1);
 }
 // 16 loads with their warm-ups and start-ups, the cold starts and the composition, with room; a
-// smoke run, on what CPU the test suite leaves it, has ten minutes.
+// smoke run, on whatever CPU it is given, has ten minutes.
 watchdog(
   smoke
     ? 600_000
