@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type Duplex, duplexPair } from 'node:stream';
 import type { LevelWithSilent } from 'pino';
@@ -36,6 +37,8 @@ export interface InProcessGateway {
   ): Promise<Omit<InProcessAnswer, 'text'> & { body: { data?: unknown; errors?: GraphQLError[] } }>;
   /** A connection to the listener (the client's end), for what no HTTP client sends. */
   connect(): Duplex;
+  /** Writes `bytes` on a connection of its own and resolves with all it received once the server ends it. */
+  exchange(bytes: string): Promise<string>;
   /**
    * A `ws` WebSocket to the listener at `path` (as on the wire), over a connection of its own,
    * not yet open: its `open`, or `unexpected-response` when the handshake is refused.
@@ -160,6 +163,18 @@ export function startInProcess(
       return { ...answer, body: JSON.parse(text) };
     },
     connect,
+    async exchange(bytes) {
+      const connection = connect();
+      let received = '';
+      connection.on('data', (chunk) => {
+        received += String(chunk);
+      });
+      const ended = once(connection, 'end');
+      connection.write(bytes);
+      await ended;
+      connection.destroy();
+      return received;
+    },
     async close() {
       for (const connection of connections) connection.destroy();
       await gateway.close();

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
@@ -207,15 +206,7 @@ describe('shutting down', () => {
     gateway = startInProcess({ logLevel: 'info' });
     // As main.ts does on SIGTERM, before the server drains.
     gateway.gateway.quiesce();
-    const connection = gateway.connect();
-    let received = '';
-    connection.on('data', (chunk) => {
-      received += String(chunk);
-    });
-    const ended = once(connection, 'end');
-    connection.write(UPGRADE);
-    await ended;
-    connection.destroy();
+    const received = await gateway.exchange(UPGRADE);
     expect(lastAnswer(received)).toMatchObject({
       ...SHUTTING_DOWN,
       headers: { ...SHUTTING_DOWN.headers, 'x-request-id': 'late-socket' },

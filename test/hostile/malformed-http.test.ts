@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InProcessGateway, startInProcess } from '../helpers/in-process.js';
 
@@ -16,17 +15,9 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-/** Sends `bytes` on a raw connection and resolves with all it received once the server ends it. */
+/** Sends `bytes` on a raw connection and parses what the server answered before it ended it. */
 async function exchange(bytes: string): Promise<{ status: number; body: unknown }> {
-  const connection = gateway.connect();
-  let received = '';
-  connection.on('data', (chunk) => {
-    received += String(chunk);
-  });
-  const ended = once(connection, 'end');
-  connection.write(bytes);
-  await ended;
-  connection.destroy();
+  const received = await gateway.exchange(bytes);
   const [head = '', body = ''] = received.split('\r\n\r\n');
   return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
 }

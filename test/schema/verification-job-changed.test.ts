@@ -65,8 +65,8 @@ const STALE_MS = 5_000;
 /*
  * One gateway for the watches, the stuck job and the per-client limit, reset through the simulator
  * before each test; polled every interval, without backing off, so that the watches' jobs end
- * well before they turn stale. The gateway that shuts down is its test's own. (A job id given to
- * the session API: verification.test.ts, whose gateway speaks it.)
+ * well before they turn stale. (A job id given to the session API: verification.test.ts, whose
+ * gateway speaks it; a watch ended by shutdown: test/subscriptions/lifecycle.test.ts.)
  */
 const shared = sharedHarnesses();
 afterAll(() => shared.close());
