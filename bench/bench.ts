@@ -220,7 +220,7 @@ interface Turn {
 
 /**
  * A smoke run checks that every contender works; it measures nothing. So the gateway is started once
- * for the scenarios of the realistic preset (a to d), and Mesh, which keeps nothing between
+ * for each preset's scenarios (a to d, then a-large), and Mesh, which keeps nothing between
  * requests, once for every scenario, both at the same time, and each scenario loads those, where a
  * full run starts fresh ones for every scenario, one after another. A smoke run started 5 gateways
  * and 4 Meshes one after another for them; now 2 and 1.
@@ -435,19 +435,18 @@ async function runScenario(
 
   // The gateway's answers are captured first, so that the raw floor sends the same bytes.
   const fixture = resolve(BENCH_CACHE, `raw-floor-${scenario.id}.json`);
-  const reused = smoke && scenario.preset === 'realistic';
   if (smoke && !('skip' in scenario.mesh) && wantedContender('mesh')) {
     // Started beside the gateway, not after its loads.
     void keptContender('mesh', meshSpec(supergraph)).catch(() => undefined);
   }
-  const capturing = reused
+  const capturing = smoke
     ? await keptContender('gateway', gatewaySpec(simulator))
     : await startContender(onServerCore(gatewaySpec(simulator)));
   let gatewayAnswerBytes: number;
   try {
     gatewayAnswerBytes = await captureRawFloorFixture(capturing, scenario.captureBodies, fixture);
   } catch (error) {
-    if (!reused) await capturing.stop();
+    if (!smoke) await capturing.stop();
     throw error;
   }
   // A full run loads a gateway that has answered nothing yet; a smoke run, which checks that
@@ -478,8 +477,6 @@ async function runScenario(
       scenario.id,
     )),
   );
-  // A smoke run's own gateway for this scenario alone, once loaded.
-  if (smoke && !reused) await capturing.stop();
 
   if (scenario.passThrough && wantedContender('raw-pass-through')) {
     const passThrough = await measure(
@@ -915,6 +912,7 @@ async function main() {
     try {
       for (const scenario of scenarios.filter(({ id }) => wantedScenario(id)))
         results.push(await runScenario(simulator, supergraph, scenario));
+      // The large preset's scenario needs a gateway that has held nothing of the realistic one.
       await stopKept('gateway');
       cold = onlyScenarios || onlyContenders ? undefined : await coldStarts(simulator, supergraph);
 
