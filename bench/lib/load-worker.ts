@@ -103,9 +103,11 @@ const requests: autocannon.Request[] = options.requests.map((request) => {
 const settings = {
   url: url.origin,
   connections: options.connections,
+  // autocannon sees that a load of `amount` answers is over only when it takes a sample: at its
+  // default of one a second, each short load of a smoke run would last a second, answered or not.
   ...(options.answers === undefined
     ? { duration: options.durationSeconds }
-    : { amount: options.answers }),
+    : { amount: options.answers, sampleInt: 50 }),
   timeout: options.timeoutSeconds ?? 10,
 };
 // Off the main thread autocannon leaves its histograms encoded, for the caller to aggregate with
