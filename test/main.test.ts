@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { stripVTControlCharacters } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../simulator/src/server.js';
 import { eventually } from './helpers/eventually.js';
 import { startOtlpReceiver } from './helpers/otlp-receiver.js';
@@ -66,62 +66,101 @@ describe('npm start', () => {
     simulator = undefined;
   });
 
-  it('simulates both upstreams when neither is set, says so first, serves, and stops on SIGTERM', async () => {
-    const started = start('npm start', { PORT: '0', HOST: '127.0.0.1' });
-    child = started.child;
-    const ready = await waitFor(() => readyLine(started.lines));
-    expect(started.lines.slice(0, 2).map((line) => line.msg)).toEqual([
-      expect.stringMatching(
-        /^status feed: SIMULATED at http:\/\/127\.0\.0\.1:\d+\/status\/api\/v2 /,
-      ),
-      expect.stringMatching(/^verification service: SIMULATED at http:\/\/127\.0\.0\.1:\d+/),
-    ]);
-    expect(ready.msg).toBe(
-      `GraphQL and GraphiQL at ${ready.url}; introspection on; metrics at ${new URL(String(ready.url)).origin}/metrics; tracing off`,
-    );
-
-    const response = await fetch(String(ready.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        query: '{ statusPage { name components(topLevel: true) { name } } }',
-      }),
+  describe('with neither upstream set', { shuffle: false }, () => {
+    /*
+     * One process for these tests, in order: what it says first, what it serves, then how it stops
+     * (the last test ends it), so never shuffled. Each start is a simulator and a gateway.
+     */
+    let started: ReturnType<typeof start>;
+    let ready: Record<string, unknown>;
+    beforeAll(async () => {
+      started = start('npm start', { PORT: '0', HOST: '127.0.0.1' });
+      ready = await waitFor(() => readyLine(started.lines));
     });
-    const body = (await response.json()) as { data: { statusPage: { components: unknown[] } } };
-    expect(body.data.statusPage.components.length).toBeGreaterThan(0);
-
-    child.kill('SIGTERM');
-    const [code] = await once(child, 'exit');
-    expect(code).toBe(0);
-  });
-
-  it('serves several simulated pages when no page is configured, one of them incident.io-shaped', async () => {
-    const started = start('npm start', { PORT: '0', HOST: '127.0.0.1' });
-    child = started.child;
-    const ready = await waitFor(() => readyLine(started.lines));
-    const response = await fetch(String(ready.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        query:
-          '{ statusPages { slug name components { id status } } statusOverview { indicator } }',
-      }),
+    afterAll(() => {
+      if (started?.child.exitCode === null) started.child.kill('SIGKILL');
     });
-    const body = (await response.json()) as {
-      data: { statusPages: { slug: string; components: { id: string }[] }[] };
-      errors?: unknown;
-    };
-    expect(body.errors).toBeUndefined();
-    expect(body.data.statusPages.map((page) => page.slug)).toEqual([
-      'ledger',
-      'cloud',
-      'ai-vendor',
-    ]);
-    const vendor = body.data.statusPages[2];
-    // ULIDs: 26 characters of Crockford's base 32.
-    expect(vendor?.components.every(({ id }) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))).toBe(true);
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+
+    it('simulates both upstreams, says so first, and serves', async () => {
+      expect(started.lines.slice(0, 2).map((line) => line.msg)).toEqual([
+        expect.stringMatching(
+          /^status feed: SIMULATED at http:\/\/127\.0\.0\.1:\d+\/status\/api\/v2 /,
+        ),
+        expect.stringMatching(/^verification service: SIMULATED at http:\/\/127\.0\.0\.1:\d+/),
+      ]);
+      expect(ready.msg).toBe(
+        `GraphQL and GraphiQL at ${ready.url}; introspection on; metrics at ${new URL(String(ready.url)).origin}/metrics; tracing off`,
+      );
+
+      const response = await fetch(String(ready.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: '{ statusPage { name components(topLevel: true) { name } } }',
+        }),
+      });
+      const body = (await response.json()) as { data: { statusPage: { components: unknown[] } } };
+      expect(body.data.statusPage.components.length).toBeGreaterThan(0);
+    });
+
+    it('serves several simulated pages when no page is configured, one of them incident.io-shaped', async () => {
+      const response = await fetch(String(ready.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query:
+            '{ statusPages { slug name components { id status } } statusOverview { indicator } }',
+        }),
+      });
+      const body = (await response.json()) as {
+        data: { statusPages: { slug: string; components: { id: string }[] }[] };
+        errors?: unknown;
+      };
+      expect(body.errors).toBeUndefined();
+      expect(body.data.statusPages.map((page) => page.slug)).toEqual([
+        'ledger',
+        'cloud',
+        'ai-vendor',
+      ]);
+      const vendor = body.data.statusPages[2];
+      // ULIDs: 26 characters of Crockford's base 32.
+      expect(vendor?.components.every(({ id }) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))).toBe(true);
+    });
+
+    it('finishes in-flight operations on SIGTERM, then exits 0', async () => {
+      const { child } = started;
+      const simulatorOrigin = new URL(String(started.lines[0]?.url)).origin;
+      await fetch(`${simulatorOrigin}/_simulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ upstream: 'status', path: '*', fault: { kind: 'delay', ms: 800 } }),
+      });
+
+      const upstreamRequests = async () => {
+        const requests = await fetch(`${simulatorOrigin}/_simulator/requests`);
+        return ((await requests.json()) as { count: number }).count;
+      };
+      const before = await upstreamRequests();
+      // The incident history, which the tests before did not ask for: the gateway asks upstream.
+      const inFlight = fetch(String(ready.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ statusPage { name incidentHistory { id } } }' }),
+      });
+      // In flight once the simulator has the gateway's request for the history.
+      await eventually(async () => (await upstreamRequests()) > before);
+      child.kill('SIGTERM');
+
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as {
+        data: { statusPage: { name: string; incidentHistory: { id: string }[] } };
+      };
+      expect(body.data.statusPage.name).toBeTruthy();
+      expect(body.data.statusPage.incidentHistory.length).toBeGreaterThan(0);
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(0);
+    });
   });
 
   it('says exactly which upstream is real and which simulated', async () => {
@@ -143,39 +182,6 @@ describe('npm start', () => {
     expect(verification?.url).not.toBe(simulator.verifyBaseUrl);
     expect(ready.statusFeed).toBe(simulator.statusBaseUrl);
     expect(ready.verificationService).toBe(`${String(verification?.url)} (auto)`);
-  });
-
-  it('finishes in-flight operations on SIGTERM before it exits', async () => {
-    const started = start('npm start', { PORT: '0', HOST: '127.0.0.1' });
-    child = started.child;
-    const ready = await waitFor(() => readyLine(started.lines));
-    const simulatorOrigin = new URL(String(started.lines[0]?.url)).origin;
-    await fetch(`${simulatorOrigin}/_simulator/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ upstream: 'status', path: '*', fault: { kind: 'delay', ms: 800 } }),
-    });
-
-    const upstreamRequests = async () => {
-      const requests = await fetch(`${simulatorOrigin}/_simulator/requests`);
-      return ((await requests.json()) as { count: number }).count;
-    };
-    const before = await upstreamRequests();
-    const inFlight = fetch(String(ready.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ statusPage { name } }' }),
-    });
-    // In flight once the simulator has the gateway's request for the page.
-    await eventually(async () => (await upstreamRequests()) > before);
-    child.kill('SIGTERM');
-
-    const response = await inFlight;
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { data: { statusPage: { name: string } } };
-    expect(body.data.statusPage.name).toBeTruthy();
-    const [code] = await once(child, 'exit');
-    expect(code).toBe(0);
   });
 
   it('simulates nothing in production: the gateway refuses to start without its upstreams', async () => {
