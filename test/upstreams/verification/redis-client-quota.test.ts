@@ -8,11 +8,16 @@ import { eventually } from '../../helpers/eventually.js';
 import { useRedisServer } from '../../helpers/redis-server.js';
 
 const OPTIONS = { limit: 2, windowMs: 60_000 };
+/**
+ * Past the test connections' 200 ms: a command that timed out on a loaded machine would be counted
+ * alone, as it should be, which is not what these tests count on. None of them pauses Redis.
+ */
+const COMMAND_TIMEOUT = { commandTimeoutMs: 5_000 };
 
 const redisServer = useRedisServer();
 
 async function quotas(count: number) {
-  const connections = await redisServer.replicas(count);
+  const connections = await redisServer.replicas(count, COMMAND_TIMEOUT);
   return connections.map(({ redis }) => new RedisClientQuota({ ...OPTIONS, redis }));
 }
 
@@ -75,7 +80,7 @@ describe('RedisClientQuota', () => {
   });
 
   it('counts alone while Redis is down, and never fails for it', async () => {
-    const [connection] = await redisServer.replicas(1);
+    const [connection] = await redisServer.replicas(1, COMMAND_TIMEOUT);
     if (!connection) throw new Error('one connection');
     const a = new RedisClientQuota({ ...OPTIONS, redis: connection.redis });
     await a.take('192.0.2.1');
