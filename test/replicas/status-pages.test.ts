@@ -12,6 +12,7 @@ import {
   startRedisServer,
 } from '../helpers/redis-server.js';
 import { statusPagesFile } from '../helpers/status-pages-file.js';
+import { steadyLoad } from '../helpers/steady-load.js';
 
 const TTL_MS = 1_000;
 /** The simulator's own pages: the ledger demo, and the two vendor pages it serves by default. */
@@ -65,24 +66,16 @@ describe('replicas serving several pages on one Redis', () => {
     const loadMs = 5 * TTL_MS;
     simulator.resetRequests();
     const started = Date.now();
-    let answers = 0;
-    let n = 0;
-    // Six clients per replica, each operation new (read through the snapshot caches, not the
+    // Four clients per replica, each operation new (read through the snapshot caches, not the
     // response cache), every one over all three pages.
-    const client = async (replica: GatewayProcess) => {
-      while (Date.now() - started < loadMs) {
-        n += 1;
-        const { status, body } = await replica.execute(
-          `{ statusPages { slug status { indicator } } n${n}: __typename }`,
-        );
-        expect(status).toBe(200);
-        expect(body.errors).toBeUndefined();
-        answers += 1;
-      }
-    };
-    await Promise.all(
-      replicas.flatMap((replica) => Array.from({ length: 6 }, () => client(replica))),
-    );
+    const answers = await steadyLoad({ clients: 8, forMs: loadMs }, async (client, n) => {
+      const replica = replicas[client % 2] as GatewayProcess;
+      const { status, body } = await replica.execute(
+        `{ statusPages { slug status { indicator } } n${n}: __typename }`,
+      );
+      expect(status).toBe(200);
+      expect(body.errors).toBeUndefined();
+    });
     const elapsed = Date.now() - started;
     const counts = Object.fromEntries(
       SLUGS.map((slug) => [slug, simulator.requestCount(summaryOf(slug))]),
