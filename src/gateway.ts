@@ -277,6 +277,9 @@ export function createGateway(config: Config, { logger, primary }: GatewayOption
       subscriptionAbort,
       ...(tracing ? [useTracing(tracing)] : []),
       useRequestLog(),
+      // Before the body limit: a cross-site upload is refused before it takes the client's
+      // verification allowance, or any room for bodies.
+      useCsrfPrevention(),
       useBodyLimit<GatewayServerContext>({
         maxBytes: config.limits.maxBodyBytes,
         json: config.limits.json,
@@ -293,7 +296,6 @@ export function createGateway(config: Config, { logger, primary }: GatewayOption
           },
         },
       }),
-      useCsrfPrevention(),
       useGetParams(config.limits.json),
       usePersistedDocuments({
         manifest: withDocuments(

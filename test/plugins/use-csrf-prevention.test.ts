@@ -35,6 +35,37 @@ describe('cross-site request forgery', () => {
     expect(harness.simulator.requestCount()).toBe(0);
   });
 
+  it("blocks a cross-site upload before it takes the client's verification allowance", async () => {
+    // No upstream: what matters is whether the allowance of one was spent on the blocked upload.
+    const gateway = startInProcess({ env: { VERIFY_RATE_LIMIT: '1' } });
+    try {
+      const upload = await gateway.request('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        // Over MAX_BODY_BYTES: as large as only a source verification may send.
+        body: JSON.stringify({ query: MUTATION, pad: 'x'.repeat(300_000) }),
+      });
+      expect(upload.status).toBe(400);
+      expect(JSON.parse(upload.text)).toMatchObject({
+        errors: [{ extensions: { code: 'CSRF_BLOCKED' } }],
+      });
+      const verify = async () => {
+        const response = await gateway.request('/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: MUTATION }),
+        });
+        return (JSON.parse(response.text) as { data: { verifyContract: { __typename: string } } })
+          .data.verifyContract.__typename;
+      };
+      // The allowance is whole: the first verification is tried, the second refused.
+      expect(await verify()).toBe('UpstreamUnavailableError');
+      expect(await verify()).toBe('RateLimitedError');
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('blocks a POST without a content type', async () => {
     const response = await harness.fetch('/graphql', {
       method: 'POST',
