@@ -34,7 +34,9 @@ export function useQueryLimits(limits: QueryLimits): Plugin[] {
       ignoreIntrospection: true,
       ...rejection('MAX_DEPTH'),
     }) as Plugin,
-    maxAliasesPlugin({ n: maxAliases, ...rejection('MAX_ALIASES') }) as Plugin,
+    // Every alias, `__typename`'s too (graphql-armor leaves them out by default): each is a key of
+    // the answer to build and send, as MAX_ALIASES says.
+    maxAliasesPlugin({ n: maxAliases, allowList: [], ...rejection('MAX_ALIASES') }) as Plugin,
     maxDirectivesPlugin({ n: maxDirectives, ...rejection('MAX_DIRECTIVES') }) as Plugin,
     costLimitPlugin({ maxCost, ignoreIntrospection: true, ...rejection('MAX_COST') }) as Plugin,
   ];

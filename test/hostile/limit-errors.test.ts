@@ -34,6 +34,8 @@ describe('limit errors say which limit, with a code', () => {
       '{ a: statusPage { name } b: statusPage { name } }',
       'Aliases limit of 1 exceeded, found 2.',
     ],
+    // graphql-armor leaves `__typename` out by default: each alias is an answer key all the same.
+    ['MAX_ALIASES', '{ a: __typename b: __typename }', 'Aliases limit of 1 exceeded, found 2.'],
     [
       'MAX_DEPTH',
       '{ statusPage { components { group { name } } } }',
