@@ -4,7 +4,7 @@
  * loaded with autocannon at the same concurrency and duration; the gateway and its raw floor in
  * turns, round after round, each reporting its median round.
  *
- * `npm run bench` (a few minutes) or `npm run bench -- --smoke` (1 s per contender, for CI).
+ * `npm run bench` (a few minutes) or `npm run bench -- --smoke` (two answers per connection, for CI).
  * Options: --duration <s> (of a load, 10), --rounds <n> (6) and --round-duration <s> (5) of the
  * gateway and raw floor's turns, --connections <n>, --warmup <s>, --pin
  * (see `cpu-pinning.ts`); --only a,b (scenario ids) and
@@ -699,8 +699,11 @@ function render(
   overview: Awaited<ReturnType<typeof overviewCost>> | undefined,
 ): string {
   const out: string[] = [
-    `# Benchmark${smoke ? ' (smoke)' : ''}: ${connections} connections, ${durationSeconds} s per contender ` +
-      `(after ${warmupSeconds} s warm-up), Node ${process.version}, ${cpus().length} CPUs`,
+    `# Benchmark${smoke ? ' (smoke)' : ''}: ${connections} connections, ` +
+      (smoke
+        ? `${SMOKE_ANSWERS / connections} answers per connection per contender`
+        : `${durationSeconds} s per contender (after ${warmupSeconds} s warm-up)`) +
+      `, Node ${process.version}, ${cpus().length} CPUs`,
     '',
     'Every contender and the simulator run in their own processes on loopback, on the same ' +
       'machine as autocannon' +
