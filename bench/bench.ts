@@ -85,7 +85,8 @@ const coldStartRuns = smoke ? 1 : 3;
  * answers the page tree in about 0.7 s a request: in a second of load on a busy machine it could
  * answer nothing, and the gateway's thousands a second are no more proof that it works.
  */
-const SMOKE_ANSWERS = 2 * Number(values.connections);
+const SMOKE_ANSWERS_PER_CONNECTION = 2;
+const SMOKE_ANSWERS = SMOKE_ANSWERS_PER_CONNECTION * Number(values.connections);
 /**
  * A smoke run's wait for a contender to start and for each answer, past autocannon's 10 s and the
  * 20 s of a start: on a loaded machine (run beside the test suite, the smoke's Mesh answered the
@@ -93,6 +94,8 @@ const SMOKE_ANSWERS = 2 * Number(values.connections);
  * not answer, not one that is slow.
  */
 const SMOKE_WAIT_SECONDS = 180;
+/** How long a process may take to start: a smoke run's wait, else each starter's own. */
+const startWait = smoke ? { readyTimeoutMs: SMOKE_WAIT_SECONDS * 1_000 } : {};
 /**
  * With `--pin`, autocannon (this process) on one core and each server under load on another, pinned
  * before anything is spawned (the simulator shares the load's core). Off by default: pinned, the
@@ -104,7 +107,7 @@ const cores = values.pin ? pinLoadGenerator() : undefined;
 const onServerCore = (spec: ContenderSpec): ContenderSpec => ({
   ...spec,
   ...(cores ? { core: cores.server } : {}),
-  ...(smoke ? { readyTimeoutMs: SMOKE_WAIT_SECONDS * 1_000 } : {}),
+  ...startWait,
 });
 const listOf = (text: string | undefined) =>
   text === undefined ? undefined : new Set(text.split(',').map((item) => item.trim()));
@@ -701,7 +704,7 @@ function render(
   const out: string[] = [
     `# Benchmark${smoke ? ' (smoke)' : ''}: ${connections} connections, ` +
       (smoke
-        ? `${SMOKE_ANSWERS / connections} answers per connection per contender`
+        ? `${SMOKE_ANSWERS_PER_CONNECTION} answers per connection per contender`
         : `${durationSeconds} s per contender (after ${warmupSeconds} s warm-up)`) +
       `, Node ${process.version}, ${cpus().length} CPUs`,
     '',
@@ -847,10 +850,7 @@ async function main() {
   log('compiling the contenders');
   runBin('tsc', ['-p', 'bench/tsconfig.contenders.json']);
 
-  const simulator = await spawnSimulator(
-    'realistic',
-    smoke ? { readyTimeoutMs: SMOKE_WAIT_SECONDS * 1_000 } : {},
-  );
+  const simulator = await spawnSimulator('realistic', startWait);
   try {
     const supergraph = resolve(BENCH_CACHE, 'mesh-supergraph.graphql');
     log('composing the Mesh supergraph');
